@@ -1,0 +1,177 @@
+#include "core.h"
+
+#include <emscripten/emscripten.h>
+
+#include <memory>
+#include <string>
+
+#include "../server/server.h"
+
+namespace {
+
+using sw::server::Action;
+using sw::server::ActionKind;
+using sw::server::Exchange;
+using sw::server::InterpreterServer;
+
+constexpr uint32_t kAwaitEngine = 5;
+
+std::string g_lastError;
+
+struct ExchangeBox {
+  uint32_t server = 0;
+  std::unique_ptr<Exchange> exchange;
+  sw_action_view view{};
+  std::string headerBlock;  // keeps the serialized headers alive for the view
+};
+
+uint32_t ptr(const void* p) { return uint32_t(reinterpret_cast<uintptr_t>(p)); }
+InterpreterServer* serverOf(uint32_t h) { return reinterpret_cast<InterpreterServer*>(uintptr_t(h)); }
+ExchangeBox* boxOf(uint32_t h) { return reinterpret_cast<ExchangeBox*>(uintptr_t(h)); }
+
+const sw_action_view* publish(ExchangeBox* box, const Action& a) {
+  sw_action_view& v = box->view;
+  v = {};
+  v.kind = uint32_t(a.kind);
+  switch (a.kind) {
+    case ActionKind::Respond:
+      v.status = uint32_t(a.response.status);
+      v.body_ptr = ptr(a.response.body.data());
+      v.body_len = uint32_t(a.response.body.size());
+      box->headerBlock = sw::http::serializeHeaderBlock(a.response.headers);
+      break;
+    case ActionKind::ReadBody:
+      v.body_ptr = ptr(box->exchange->bodyBuffer());
+      v.body_len = uint32_t(box->exchange->bodyCapacity());
+      break;
+    case ActionKind::RunEngine:
+      // Hand the payload to the engine now; the exchange waits for engineFinished/engineThrew.
+      sw_host_engine_run(box->server, ptr(box), a.payload.data(), uint32_t(a.payload.size()));
+      v.kind = kAwaitEngine;
+      break;
+    case ActionKind::Forward:
+      v.body_ptr = ptr(a.forwardPath.data());
+      v.body_len = uint32_t(a.forwardPath.size());
+      box->headerBlock = sw::http::serializeHeaderBlock(a.forwardHeaders);
+      v.extra_ptr = ptr(a.interpreterKey.data());
+      v.extra_len = uint32_t(a.interpreterKey.size());
+      break;
+  }
+  if (!box->headerBlock.empty() && (a.kind == ActionKind::Respond || a.kind == ActionKind::Forward)) {
+    v.headers_ptr = ptr(box->headerBlock.data());
+    v.headers_len = uint32_t(box->headerBlock.size());
+  }
+  return &v;
+}
+
+// Runs one step; anything thrown becomes the protocol's generic 502.
+template <typename F>
+const sw_action_view* guarded(uint32_t h, F&& step) {
+  ExchangeBox* box = boxOf(h);
+  try {
+    return publish(box, step(*box->exchange));
+  } catch (...) {
+    try {
+      return publish(box, box->exchange->fail());
+    } catch (...) {
+      return nullptr;  // out of memory even for the error: the shim treats this like a trap
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE uint32_t sw_server_new(const char* engine, uint32_t engine_len) {
+  try {
+    auto info = sw::server::parseEngineInfo(std::string_view(engine, engine_len), g_lastError);
+    if (!info) return 0;
+    return ptr(new InterpreterServer(std::move(*info)));
+  } catch (const std::exception& e) {
+    g_lastError = e.what();
+    return 0;
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE void sw_server_free(uint32_t server) { delete serverOf(server); }
+
+EMSCRIPTEN_KEEPALIVE const char* sw_last_error() { return g_lastError.c_str(); }
+
+EMSCRIPTEN_KEEPALIVE uint32_t sw_exchange_new(uint32_t server) {
+  try {
+    auto box = std::make_unique<ExchangeBox>();
+    box->server = server;
+    box->exchange = serverOf(server)->newExchange();
+    return ptr(box.release());
+  } catch (...) {
+    return 0;
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE void sw_exchange_free(uint32_t exchange) { delete boxOf(exchange); }
+
+EMSCRIPTEN_KEEPALIVE char* sw_exchange_input(uint32_t exchange, uint32_t len) {
+  try {
+    return boxOf(exchange)->exchange->inputBuffer(len);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_start(uint32_t exchange, uint32_t method_len,
+                                                             uint32_t url_len, uint32_t headers_len,
+                                                             uint32_t has_body, uint32_t has_interpreter) {
+  return guarded(exchange, [&](Exchange& ex) -> const Action& {
+    std::string_view in = ex.input();
+    if (uint64_t(method_len) + url_len + headers_len > in.size()) return ex.fail();
+    sw::http::RequestHead head;
+    head.method = std::string(in.substr(0, method_len));
+    head.url = std::string(in.substr(method_len, url_len));
+    head.headers = sw::http::parseHeaderBlock(in.substr(method_len + url_len, headers_len));
+    head.hasBody = has_body != 0;
+    return ex.start(head, has_interpreter != 0);
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_body_received(uint32_t exchange, uint32_t n) {
+  return guarded(exchange, [&](Exchange& ex) -> const Action& { return ex.bodyReceived(n); });
+}
+
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_body_failed(uint32_t exchange) {
+  return guarded(exchange, [&](Exchange& ex) -> const Action& { return ex.bodyFailed(); });
+}
+
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_engine_finished(uint32_t exchange, uint32_t len) {
+  return guarded(exchange, [&](Exchange& ex) -> const Action& {
+    std::string_view in = ex.input();
+    if (len > in.size()) return ex.fail();
+    return ex.engineFinished(in.substr(0, len));
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_engine_threw(uint32_t exchange, uint32_t is_limit,
+                                                                    uint32_t len) {
+  return guarded(exchange, [&](Exchange& ex) -> const Action& {
+    std::string_view in = ex.input();
+    if (len > in.size()) return ex.fail();
+    return ex.engineThrew(is_limit != 0, std::string(in.substr(0, len)));
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_fallback_response() {
+  // For when no exchange can be made (the engine description is invalid, or memory ran out).
+  static ExchangeBox box;
+  static InterpreterServer fallbackServer(sw::server::EngineInfo{"unknown", "unknown", "unknown", {}, false});
+  try {
+    box.exchange = fallbackServer.newExchange();
+    return publish(&box, box.exchange->fail());
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_fail(uint32_t exchange) {
+  return guarded(exchange, [&](Exchange& ex) -> const Action& { return ex.fail(); });
+}
+}

@@ -1,0 +1,150 @@
+// cpp/server: InterpreterServer, the runtime Worker's protocol logic (SPEC §2–§3).
+//
+// Sans-I/O: the server never performs I/O itself. Each request is an Exchange, a small state machine that the shim
+// drives: it returns the next Action (send this response, read the body into this buffer, run the engine with this
+// payload, forward to the Interpreter Durable Object) and is fed the answer. Every protocol rule lives here, so the
+// shim stays a marshaller and the whole surface is testable natively.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../http/http.h"
+#include "../json/json.h"
+
+namespace sw::server {
+
+struct Limits {
+  double fuel = 0;
+  double memoryBytes = 0;
+  double codeBytes = 65536;
+  double requestBytes = 98304;
+};
+
+// What the server knows about the engine it fronts (the Engine contract's identity fields, SPEC §5.1).
+struct EngineInfo {
+  std::string language;
+  std::string engineName;
+  std::string build;
+  Limits limits;
+  bool sessions = false;
+};
+
+// Parses the engine description the shim passes at start-up:
+// {"language","engineName","build","limits":{"fuel","memoryBytes","codeBytes","requestBytes"},"sessions":bool}.
+// Returns nullopt and sets `error` when a field is missing or has the wrong type.
+std::optional<EngineInfo> parseEngineInfo(std::string_view json, std::string& error);
+
+// Time source, injectable for tests.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual double monotonicMs() = 0;
+  virtual int64_t epochMs() = 0;
+};
+Clock& systemClock();
+
+// ISO-8601 UTC with milliseconds, as Date.prototype.toISOString() prints it.
+std::string isoTime(int64_t epochMs);
+
+// Result and log limits (SPEC §3.2–§3.3).
+constexpr std::size_t kMaxResultBytes = 65536;
+constexpr std::size_t kMaxLogEntries = 200;
+constexpr std::size_t kMaxLogUnits = 32768;
+constexpr std::size_t kMaxHostMessageUnits = 2048;
+
+// An ErrorResponse (SPEC §3.6).
+http::Response errorResponse(Clock& clock, int status, std::string_view code, std::string_view message,
+                             std::string_view contextJson = "{}");
+// The generic fallback for anything unexpected: 502 INTERNAL_ERROR "Engine execution failed".
+http::Response internalErrorResponse(Clock& clock);
+
+// The optional `language` check of POST /execute (SPEC §2.4).
+bool languageMatches(std::string_view requested, std::string_view runtimeLanguage);
+std::string normalizeLanguage(std::string_view requested);
+
+bool isValidInterpreterKey(std::string_view key);
+bool isValidEnvKey(std::string_view key);
+
+enum class ActionKind : uint32_t {
+  Respond = 1,      // send `response`
+  ReadBody = 2,     // read at most `bodyLimit + 1` bytes of the request body into bodyBuffer(), then bodyReceived()
+  RunEngine = 3,    // call the engine with `payload` (JSON {code, envVars?}), then engineFinished()/engineThrew()
+  Forward = 4,      // forward to the Interpreter DO for `interpreterKey` at `forwardPath`, relay its response
+};
+
+struct Action {
+  ActionKind kind = ActionKind::Respond;
+  http::Response response;
+  std::size_t bodyLimit = 0;
+  std::string payload;
+  std::string interpreterKey;
+  std::string forwardPath;
+  std::vector<http::Header> forwardHeaders;  // headers to add to the forwarded request
+};
+
+class InterpreterServer;
+
+// One request.
+class Exchange {
+ public:
+  Exchange(const InterpreterServer& server, Clock& clock);
+
+  // hasInterpreterBinding: whether env.INTERPRETER exists in this Worker.
+  const Action& start(const http::RequestHead& head, bool hasInterpreterBinding);
+  // The buffer the body is read into: capacity bodyLimit + 1 bytes, followed by json::kPadding writable bytes.
+  char* bodyBuffer() { return body_.data(); }
+  std::size_t bodyCapacity() const { return body_.size() - json::kPadding; }
+  // `n` bytes were written to bodyBuffer(); n == bodyLimit + 1 means the body was longer than the limit.
+  const Action& bodyReceived(std::size_t n);
+  // Reading the body failed midway (the stream errored or ended short of its Content-Length).
+  const Action& bodyFailed();
+  // The engine returned an outcome, serialized as JSON.
+  const Action& engineFinished(std::string_view outcomeJson);
+  // The engine threw: `limit` when it was an ExecutionLimitError.
+  const Action& engineThrew(bool limit, std::string_view message);
+  // Something unexpected happened outside the server (for example the shim caught a trap).
+  const Action& fail();
+
+  const Action& action() const { return action_; }
+  // Reserves a padded input buffer of `len` bytes (+ padding) for a JSON document the shim copies in.
+  char* inputBuffer(std::size_t len);
+  std::string_view input() const { return std::string_view(input_.data(), inputLen_); }
+
+ private:
+  const Action& respond(http::Response r);
+  const Action& validationError(int status, std::string_view message);
+  const Action& validateExecute(const char* data, std::size_t len);
+  const Action& finishExecution(std::string body);
+
+  const InterpreterServer& server_;
+  Clock& clock_;
+  Action action_;
+  std::vector<char> body_;
+  std::vector<char> input_;
+  std::size_t inputLen_ = 0;
+  std::string code_;
+  double startedMs_ = 0;
+};
+
+class InterpreterServer {
+ public:
+  explicit InterpreterServer(EngineInfo engine) : engine_(std::move(engine)) {}
+  const EngineInfo& engine() const { return engine_; }
+  std::unique_ptr<Exchange> newExchange(Clock& clock = systemClock()) const {
+    return std::make_unique<Exchange>(*this, clock);
+  }
+
+ private:
+  EngineInfo engine_;
+};
+
+// Maps an engine outcome (SPEC §5.1 EngineOutcome, as JSON) into the fields after `durationMs` of an
+// ExecutionResult, enforcing the result and log limits. Exposed for tests.
+std::string assembleOutcome(const json::Value& outcome);
+
+}  // namespace sw::server

