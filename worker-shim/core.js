@@ -14,13 +14,8 @@ const AWAIT_ENGINE = 5;
 
 let corePromise = null;
 
-// Engine runs started by the core through sw_host_engine_run, keyed by exchange handle.
-const pendingRuns = new Map();
-// Servers (one per engine object) inside the current core instance.
-let servers = new Map();
-const enginesByServer = new Map();
-
 function loadCore(wasmModule = coreWasm) {
+  // Emscripten uses this object as the module itself, so per-instance state lives on it.
   return createCore({
     locateFile: (path) => path, // import.meta.url is undefined in workerd
     instantiateWasm(imports, receive) {
@@ -28,17 +23,20 @@ function loadCore(wasmModule = coreWasm) {
       receive(instance, wasmModule);
       return instance.exports;
     },
+    servers: new Map(), // engine object -> server handle
+    enginesByServer: new Map(), // server handle -> engine object
+    pendingRuns: new Map(), // exchange handle -> promise of the engine's outcome
     hostEngineRun(server, exchange, payloadPtr, payloadLen) {
-      const engine = enginesByServer.get(server);
-      const text = decoder.decode(getCore.instance.HEAPU8.subarray(payloadPtr, payloadPtr + payloadLen));
+      const engine = this.enginesByServer.get(server);
       let run;
       try {
+        const text = decoder.decode(this.HEAPU8.subarray(payloadPtr, payloadPtr + payloadLen));
         run = Promise.resolve(engine.run(JSON.parse(text)));
       } catch (error) {
         run = Promise.reject(error);
       }
       run.catch(() => {}); // settled by the exchange loop; never an unhandled rejection
-      pendingRuns.set(exchange, run);
+      this.pendingRuns.set(exchange, run);
     },
     print: (line) => console.log("[core]", line),
     printErr: (line) => console.error("[core]", line),
@@ -47,11 +45,7 @@ function loadCore(wasmModule = coreWasm) {
 
 /** The core instance for this isolate (created once, recreated after a trap). */
 export async function getCore() {
-  if (!corePromise) {
-    corePromise = loadCore().then((core) => (getCore.instance = core));
-    servers = new Map();
-    enginesByServer.clear();
-  }
+  if (!corePromise) corePromise = loadCore().then((core) => (getCore.instance = core));
   return corePromise;
 }
 
@@ -67,7 +61,7 @@ function engineDescription(engine) {
 }
 
 function serverFor(core, engine) {
-  let server = servers.get(engine);
+  let server = core.servers.get(engine);
   if (server === undefined) {
     const bytes = encoder.encode(engineDescription(engine));
     const ptr = core._malloc(bytes.length);
@@ -80,9 +74,9 @@ function serverFor(core, engine) {
       while (core.HEAPU8[end] !== 0) end++;
       console.error("[sandbox-workers] invalid Engine:", decoder.decode(core.HEAPU8.subarray(p, end)));
     } else {
-      enginesByServer.set(server, engine);
+      core.enginesByServer.set(server, engine);
     }
-    servers.set(engine, server);
+    core.servers.set(engine, server);
   }
   return server;
 }
@@ -156,8 +150,8 @@ function isLimitError(error) {
 }
 
 async function settleEngine(core, exchange) {
-  const run = pendingRuns.get(exchange);
-  pendingRuns.delete(exchange);
+  const run = core.pendingRuns.get(exchange);
+  core.pendingRuns.delete(exchange);
   let outcome;
   try {
     outcome = await run;
@@ -242,7 +236,7 @@ export async function handleRequest(engine, request, env) {
   } catch (error) {
     // A trap (or a shim bug): the core's state is suspect, so start over with a fresh instance.
     console.error("[sandbox-workers] core failure:", error);
-    pendingRuns.delete(exchange);
+    core.pendingRuns.delete(exchange);
     if (error instanceof WebAssembly.RuntimeError) {
       discardCore();
       return fallbackResponse();

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds one or more flavours: native (unit tests, ASan+UBSan), wasm (the core module + unit tests for Node),
+# fuzz (libFuzzer targets). Default: native and wasm.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$SW_ROOT"
+mkdir -p build/tmp
+export TMPDIR="$SW_ROOT/build/tmp"   # keep emcc's temporary files inside the project
+
+build_preset() {
+  local preset="$1"; shift
+  cmake --preset "$preset" >"build/configure-$preset.log" 2>&1 || { cat "build/configure-$preset.log"; return 1; }
+  cmake --build --preset "$preset" "$@"
+}
+
+flavours=("$@")
+[ ${#flavours[@]} -gt 0 ] || flavours=(native wasm)
+for f in "${flavours[@]}"; do
+  case "$f" in
+    native) step "build: native (unit tests, ASan+UBSan)" build_preset native ;;
+    wasm) step "build: wasm (core module for the Worker, unit tests for Node)" build_preset wasm ;;
+    core) step "build: wasm core module" build_preset wasm --target sw_core ;;
+    fuzz) step "build: fuzz targets (clang-16, libFuzzer)" build_preset fuzz ;;
+    *) echo "unknown flavour: $f (native, wasm, core, fuzz)"; exit 2 ;;
+  esac
+done

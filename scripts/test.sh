@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `npm test`: bootstrap if needed, build every flavour, run every test suite, print one summary.
+# Every suite runs even if an earlier one failed; the exit code is non-zero if any failed.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$SW_ROOT"
+export PATH="$SW_ROOT/node_modules/.bin:$PATH"
+FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+
+passed=()
+failed=()
+suite() {
+  local name="$1"; shift
+  if step "$name" "$@"; then passed+=("$name"); else failed+=("$name"); fi
+}
+
+run_fuzzer() {
+  local target="$1" corpus_src="$2"
+  local corpus; corpus="$SW_ROOT/build/fuzz/corpus-$target"
+  mkdir -p "$corpus" && cp -n "$corpus_src"/* "$corpus"/ 2>/dev/null || true
+  # -error_exitcode: any crash, leak or sanitizer report fails the suite.
+  "build/fuzz/$target" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -error_exitcode=1 \
+    -print_final_stats=1 "$corpus" >"build/fuzz/$target.log" 2>&1 || { tail -40 "build/fuzz/$target.log"; return 1; }
+  grep -E "^stat::number_of_executed_units" "build/fuzz/$target.log" | sed 's/^/    /'
+}
+
+t_start=$(sw_now_ms)
+step "bootstrap" bash scripts/bootstrap.sh
+suite "build native" bash scripts/build.sh native
+suite "unit tests (native, ASan+UBSan)" build/native/sw_unit_tests --use-colour no
+suite "build wasm" bash scripts/build.sh wasm
+suite "unit tests (Emscripten build under Node)" /usr/bin/node build/wasm/sw_unit_tests.cjs --use-colour no
+suite "build fuzz" bash scripts/build.sh fuzz
+suite "fuzz: request parser and validator (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_request test/fuzz/corpus/request
+if [ -f test/wasi/run.sh ]; then
+  suite "WASI host guests" bash test/wasi/run.sh
+fi
+suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
+suite "integration tests (workerd via Miniflare)" "$SW_NODE" --test --test-reporter=spec test/integration/
+
+echo
+echo "Summary ($(sw_fmt_ms $(( $(sw_now_ms) - t_start ))) total):"
+for s in "${passed[@]}"; do echo "  PASS  $s"; done
+for s in "${failed[@]}"; do echo "  FAIL  $s"; done
+echo "suites: ${#passed[@]} passed, ${#failed[@]} failed"
+[ ${#failed[@]} -eq 0 ]
