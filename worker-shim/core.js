@@ -156,16 +156,16 @@ async function settleEngine(core, exchange) {
   try {
     outcome = await run;
   } catch (error) {
-    const message = error && typeof error === "object" && "message" in error ? String(error.message) : String(error);
-    const len = copyIn(core, exchange, message);
-    return core._sw_exchange_engine_threw(exchange, isLimitError(error) ? 1 : 0, len);
+    const hasMessage = error instanceof Error || (typeof error?.message === "string" && isLimitError(error));
+    const len = hasMessage ? copyIn(core, exchange, String(error.message)) : 0;
+    return core._sw_exchange_engine_threw(exchange, (isLimitError(error) ? 1 : 0) | (hasMessage ? 2 : 0), len);
   }
   let text;
   try {
     text = JSON.stringify(outcome ?? null);
   } catch (error) {
     const len = copyIn(core, exchange, `Engine returned an outcome that cannot be serialized: ${error?.message ?? error}`);
-    return core._sw_exchange_engine_threw(exchange, 0, len);
+    return core._sw_exchange_engine_threw(exchange, 2, len);
   }
   return core._sw_exchange_engine_finished(exchange, copyIn(core, exchange, text));
 }

@@ -150,12 +150,14 @@ EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_engine_finished(uint32_t 
   });
 }
 
-EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_engine_threw(uint32_t exchange, uint32_t is_limit,
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_engine_threw(uint32_t exchange, uint32_t flags,
                                                                     uint32_t len) {
   return guarded(exchange, [&](Exchange& ex) -> const Action& {
     std::string_view in = ex.input();
     if (len > in.size()) return ex.fail();
-    return ex.engineThrew(is_limit != 0, std::string(in.substr(0, len)));
+    std::optional<std::string> message;
+    if (flags & 2) message = std::string(in.substr(0, len));
+    return ex.engineThrew((flags & 1) != 0, message ? std::optional<std::string_view>(*message) : std::nullopt);
   });
 }
 

@@ -42,8 +42,9 @@ const sw_action_view* sw_exchange_body_received(uint32_t exchange, uint32_t n);
 const sw_action_view* sw_exchange_body_failed(uint32_t exchange);
 // The outcome JSON was copied into sw_exchange_input(exchange, len).
 const sw_action_view* sw_exchange_engine_finished(uint32_t exchange, uint32_t len);
-// The message was copied into sw_exchange_input(exchange, len).
-const sw_action_view* sw_exchange_engine_threw(uint32_t exchange, uint32_t is_limit, uint32_t len);
+// flags: bit 0 = the thrown value was an ExecutionLimitError, bit 1 = it carried a message, which was copied into
+// sw_exchange_input(exchange, len).
+const sw_action_view* sw_exchange_engine_threw(uint32_t exchange, uint32_t flags, uint32_t len);
 const sw_action_view* sw_exchange_fail(uint32_t exchange);
 // The 502 INTERNAL_ERROR response, for when no exchange can be created at all.
 const sw_action_view* sw_fallback_response();

@@ -60,9 +60,10 @@ std::string serializeHeaderBlock(const std::vector<Header>& headers) {
 
 std::string urlPath(std::string_view url) {
   std::size_t start = 0;
-  if (auto scheme = url.find("://"); scheme != std::string_view::npos) {
-    start = url.find('/', scheme + 3);
-    if (start == std::string_view::npos) return "/";
+  // "://" starts an authority only before the first '/', '?' or '#' (not inside a relative URL's query).
+  if (auto scheme = url.find("://"); scheme != std::string_view::npos && scheme < url.find_first_of("/?#")) {
+    start = url.find_first_of("/?#", scheme + 3);  // the authority ends at the path, query or fragment
+    if (start == std::string_view::npos || url[start] != '/') return "/";
   }
   std::string_view rest = url.substr(start);
   if (auto cut = rest.find_first_of("?#"); cut != std::string_view::npos) rest = rest.substr(0, cut);

@@ -27,14 +27,16 @@ std::optional<double> jsNumber(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   if (s.empty()) return 0.0;
   std::string text(s);
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+  const char radix = text.size() > 2 && text[0] == '0' ? char(text[1] | 0x20) : 0;
+  if (radix == 'x' || radix == 'b' || radix == 'o') {  // 0x / 0b / 0o, any case, no sign (Number("-0x1") is NaN)
+    const int base = radix == 'x' ? 16 : radix == 'b' ? 2 : 8;
     double v = 0;
     for (std::size_t i = 2; i < text.size(); ++i) {
       char c = text[i];
       int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10
                                                 : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
-      if (d < 0) return std::nullopt;
-      v = v * 16 + d;
+      if (d < 0 || d >= base) return std::nullopt;
+      v = v * base + d;
     }
     return v;
   }
@@ -93,7 +95,7 @@ std::string isoTime(int64_t epochMs) {
   int64_t d = doy - (153 * mp + 2) / 5 + 1;
   int64_t m = mp < 10 ? mp + 3 : mp - 9;
   if (m <= 2) ++y;
-  char buf[40];
+  char buf[96];
   std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ", (long long)y, (long long)m,
                 (long long)d, (long long)(msOfDay / 3600000), (long long)(msOfDay / 60000 % 60),
                 (long long)(msOfDay / 1000 % 60), (long long)(msOfDay % 1000));
@@ -236,6 +238,12 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasInterpreter
       action_.kind = ActionKind::Forward;
       action_.interpreterKey = m.interpreterKey;
       action_.forwardPath = m.interpreterRest;
+      // The reference forwards to new URL(rest, request.url): a rest starting with "//" is scheme-relative, so its
+      // first segment becomes the host and only what follows it is the path.
+      if (action_.forwardPath.rfind("//", 0) == 0) {
+        auto slash = action_.forwardPath.find('/', 2);
+        action_.forwardPath = slash == std::string::npos ? "/" : action_.forwardPath.substr(slash);
+      }
       action_.forwardHeaders = {{"x-interpreter-key", m.interpreterKey}};
       return action_;
     }
@@ -278,6 +286,11 @@ const Action& Exchange::bodyFailed() {
 
 const Action& Exchange::validateExecute(const char* data, std::size_t len) {
   const EngineInfo& engine = server_.engine();
+  // A leading UTF-8 byte-order mark is not part of the document (Request.text() drops it too).
+  if (len >= 3 && std::string_view(data, 3) == "\xEF\xBB\xBF") {
+    data += 3;
+    len -= 3;
+  }
   auto parsed = json::parsePadded(data, len);
   if (!parsed.ok()) return validationError(400, "Invalid JSON");
   const json::Value& body = parsed.value;
@@ -305,7 +318,9 @@ const Action& Exchange::validateExecute(const char* data, std::size_t len) {
     for (const auto& [key, value] : env->members()) {
       if (value.isNull()) continue;
       if (!value.isString()) return validationError(400, "envVars values must be strings");
-      if (!isValidEnvKey(key)) continue;  // silently dropped (SPEC §2.3 step 12)
+      // Silently dropped (SPEC §2.3 step 12). "__proto__" too: the reference assigns envVars[key] = value on a plain
+      // object, which for "__proto__" hits the prototype setter and stores nothing.
+      if (!isValidEnvKey(key) || key == "__proto__") continue;
       w.key(key).string(value.asString());
     }
     w.endObject();
@@ -356,17 +371,15 @@ const Action& Exchange::engineFinished(std::string_view outcomeJson) {
   return finishExecution(assembleOutcome(parsed.value));
 }
 
-const Action& Exchange::engineThrew(bool limit, std::string_view message) {
+const Action& Exchange::engineThrew(bool limit, std::optional<std::string_view> message) {
   if (action_.kind != ActionKind::RunEngine) return fail();
   std::string rest;
   json::Writer w(rest);
   w.beginObject();
   w.key("logs").raw(R"({"stdout":[],"stderr":[]})");
   w.key("results").raw("[]");
-  if (limit)
-    writeHostError(w, "ExecutionLimitError", message);
-  else
-    writeHostError(w, "EngineError", message.empty() ? std::string_view("Execution failed") : message);
+  std::string_view text = message.value_or("Execution failed");
+  writeHostError(w, limit ? "ExecutionLimitError" : "EngineError", text);
   w.endObject();
   return finishExecution(std::move(rest));
 }

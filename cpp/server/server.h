@@ -105,8 +105,9 @@ class Exchange {
   const Action& bodyFailed();
   // The engine returned an outcome, serialized as JSON.
   const Action& engineFinished(std::string_view outcomeJson);
-  // The engine threw: `limit` when it was an ExecutionLimitError.
-  const Action& engineThrew(bool limit, std::string_view message);
+  // The engine threw: `limit` when it was an ExecutionLimitError; `message` is the Error's message, or nullopt when
+  // the thrown value was not an Error (reported as "Execution failed").
+  const Action& engineThrew(bool limit, std::optional<std::string_view> message);
   // Something unexpected happened outside the server (for example the shim caught a trap).
   const Action& fail();
 
