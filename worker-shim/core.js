@@ -28,14 +28,20 @@ function loadCore(wasmModule = coreWasm) {
     pendingRuns: new Map(), // exchange handle -> promise of the engine's outcome
     hostEngineRun(server, exchange, payloadPtr, payloadLen) {
       const engine = this.enginesByServer.get(server);
+      // { value } for a synchronous engine (no promise round trip), { promise } for an async one, { error } for a throw.
       let run;
       try {
         const text = decoder.decode(this.HEAPU8.subarray(payloadPtr, payloadPtr + payloadLen));
-        run = Promise.resolve(engine.run(JSON.parse(text)));
+        const value = engine.run(JSON.parse(text));
+        if (typeof value?.then === "function") {
+          run = { promise: Promise.resolve(value) };
+          run.promise.catch(() => {}); // settled by the exchange loop; never an unhandled rejection
+        } else {
+          run = { value };
+        }
       } catch (error) {
-        run = Promise.reject(error);
+        run = { error };
       }
-      run.catch(() => {}); // settled by the exchange loop; never an unhandled rejection
       this.pendingRuns.set(exchange, run);
     },
     print: (line) => console.log("[core]", line),
@@ -97,18 +103,26 @@ function readView(core, view) {
   };
 }
 
+// The core sends very few distinct header blocks; parse each once.
+const headerBlockCache = new Map();
+
 function headerPairs(core, ptr, len) {
-  const pairs = [];
-  if (len === 0) return pairs;
-  for (const line of decoder.decode(core.HEAPU8.subarray(ptr, ptr + len)).split("\r\n")) {
-    const colon = line.indexOf(": ");
-    if (colon > 0) pairs.push([line.slice(0, colon), line.slice(colon + 2)]);
+  if (len === 0) return [];
+  const block = decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
+  let pairs = headerBlockCache.get(block);
+  if (pairs === undefined) {
+    pairs = [];
+    for (const line of block.split("\r\n")) {
+      const colon = line.indexOf(": ");
+      if (colon > 0) pairs.push([line.slice(0, colon), line.slice(colon + 2)]);
+    }
+    if (headerBlockCache.size < 64) headerBlockCache.set(block, pairs);
   }
   return pairs;
 }
 
 function toResponse(core, action) {
-  const body = core.HEAPU8.slice(action.bodyPtr, action.bodyPtr + action.bodyLen);
+  const body = action.bodyLen === 0 ? null : core.HEAPU8.slice(action.bodyPtr, action.bodyPtr + action.bodyLen);
   return new Response(body, { status: action.status, headers: headerPairs(core, action.headersPtr, action.headersLen) });
 }
 
@@ -137,29 +151,25 @@ async function readBodyInto(core, body, ptr, capacity) {
   return n;
 }
 
+// Encodes `text` straight into the exchange's input buffer; returns the UTF-8 byte length.
 function copyIn(core, exchange, text) {
-  const bytes = encoder.encode(text);
-  const ptr = core._sw_exchange_input(exchange, bytes.length);
+  const max = text.length * 3;
+  const ptr = core._sw_exchange_input(exchange, max);
   if (ptr === 0) throw new Error("core could not allocate an input buffer");
-  core.HEAPU8.set(bytes, ptr);
-  return bytes.length;
+  return encoder.encodeInto(text, core.HEAPU8.subarray(ptr, ptr + max)).written;
 }
 
 function isLimitError(error) {
   return error instanceof ExecutionLimitError || error?.name === "ExecutionLimitError";
 }
 
-async function settleEngine(core, exchange) {
-  const run = core.pendingRuns.get(exchange);
-  core.pendingRuns.delete(exchange);
-  let outcome;
-  try {
-    outcome = await run;
-  } catch (error) {
-    const hasMessage = error instanceof Error || (typeof error?.message === "string" && isLimitError(error));
-    const len = hasMessage ? copyIn(core, exchange, String(error.message)) : 0;
-    return core._sw_exchange_engine_threw(exchange, (isLimitError(error) ? 1 : 0) | (hasMessage ? 2 : 0), len);
-  }
+function reportThrow(core, exchange, error) {
+  const hasMessage = error instanceof Error || (typeof error?.message === "string" && isLimitError(error));
+  const len = hasMessage ? copyIn(core, exchange, String(error.message)) : 0;
+  return core._sw_exchange_engine_threw(exchange, (isLimitError(error) ? 1 : 0) | (hasMessage ? 2 : 0), len);
+}
+
+function reportOutcome(core, exchange, outcome) {
   let text;
   try {
     text = JSON.stringify(outcome ?? null);
@@ -168,6 +178,21 @@ async function settleEngine(core, exchange) {
     return core._sw_exchange_engine_threw(exchange, 2, len);
   }
   return core._sw_exchange_engine_finished(exchange, copyIn(core, exchange, text));
+}
+
+// Hands the engine's answer to the core: synchronously for a synchronous engine, else once its promise settles.
+function settleEngine(core, exchange) {
+  const run = core.pendingRuns.get(exchange);
+  core.pendingRuns.delete(exchange);
+  if (run === undefined) return reportThrow(core, exchange, new Error("the core did not start the engine"));
+  if ("promise" in run) {
+    return run.promise.then(
+      (outcome) => reportOutcome(core, exchange, outcome),
+      (error) => reportThrow(core, exchange, error),
+    );
+  }
+  if ("error" in run) return reportThrow(core, exchange, run.error);
+  return reportOutcome(core, exchange, run.value);
 }
 
 async function forward(core, action, request, env) {
@@ -199,15 +224,12 @@ export async function handleRequest(engine, request, env) {
   const exchange = core._sw_exchange_new(server);
   if (exchange === 0) return fallbackResponse();
   try {
-    const method = encoder.encode(request.method);
-    const url = encoder.encode(request.url);
-    const headers = encoder.encode(headBlock(request));
-    const ptr = core._sw_exchange_input(exchange, method.length + url.length + headers.length);
-    core.HEAPU8.set(method, ptr);
-    core.HEAPU8.set(url, ptr + method.length);
-    core.HEAPU8.set(headers, ptr + method.length + url.length);
+    // The method and URL are ASCII (Fetch normalizes them), so their UTF-8 length is their string length.
+    const { method, url } = request;
+    const written = copyIn(core, exchange, method + url + headBlock(request));
     const hasInterpreter = env?.INTERPRETER != null ? 1 : 0;
-    let view = core._sw_exchange_start(exchange, method.length, url.length, headers.length, request.body ? 1 : 0, hasInterpreter);
+    let view = core._sw_exchange_start(exchange, method.length, url.length, written - method.length - url.length,
+      request.body ? 1 : 0, hasInterpreter);
     for (;;) {
       const action = readView(core, view);
       switch (action.kind) {
@@ -224,9 +246,11 @@ export async function handleRequest(engine, request, env) {
           view = core._sw_exchange_body_received(exchange, n);
           break;
         }
-        case AWAIT_ENGINE:
-          view = await settleEngine(core, exchange);
+        case AWAIT_ENGINE: {
+          const settled = settleEngine(core, exchange);
+          view = typeof settled === "number" ? settled : await settled;
           break;
+        }
         case FORWARD:
           return await forward(core, action, request, env);
         default:

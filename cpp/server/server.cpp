@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace sw::server {
 
@@ -200,7 +201,7 @@ const Action& Exchange::respond(http::Response r) {
   action_ = Action{};
   action_.kind = ActionKind::Respond;
   action_.response = std::move(r);
-  body_ = {};
+  body_.reset();
   input_ = {};
   return action_;
 }
@@ -267,15 +268,16 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasInterpreter
   action_ = Action{};
   action_.kind = ActionKind::ReadBody;
   action_.bodyLimit = std::size_t(requestLimit);
-  body_.assign(action_.bodyLimit + 1 + json::kPadding, '\0');
+  bodySize_ = action_.bodyLimit + 1 + json::kPadding;
+  body_.reset(new char[bodySize_]);
   return action_;
 }
 
 const Action& Exchange::bodyReceived(std::size_t n) {
   if (action_.kind != ActionKind::ReadBody) return fail();
   if (n > action_.bodyLimit) return validationError(413, "Request too large");
-  std::fill(body_.begin() + std::ptrdiff_t(n), body_.end(), '\0');
-  return validateExecute(body_.data(), n);
+  std::memset(body_.get() + n, 0, json::kPadding);  // simdjson reads (and ignores) the padding
+  return validateExecute(body_.get(), n);
 }
 
 const Action& Exchange::bodyFailed() {
@@ -328,7 +330,7 @@ const Action& Exchange::validateExecute(const char* data, std::size_t len) {
   w.endObject();
 
   code_ = code->asString();
-  body_ = {};
+  body_.reset();
   action_ = Action{};
   action_.kind = ActionKind::RunEngine;
   action_.payload = std::move(payload);

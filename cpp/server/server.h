@@ -97,8 +97,8 @@ class Exchange {
   // hasInterpreterBinding: whether env.INTERPRETER exists in this Worker.
   const Action& start(const http::RequestHead& head, bool hasInterpreterBinding);
   // The buffer the body is read into: capacity bodyLimit + 1 bytes, followed by json::kPadding writable bytes.
-  char* bodyBuffer() { return body_.data(); }
-  std::size_t bodyCapacity() const { return body_.size() - json::kPadding; }
+  char* bodyBuffer() { return body_.get(); }
+  std::size_t bodyCapacity() const { return bodySize_ - json::kPadding; }
   // `n` bytes were written to bodyBuffer(); n == bodyLimit + 1 means the body was longer than the limit.
   const Action& bodyReceived(std::size_t n);
   // Reading the body failed midway (the stream errored or ended short of its Content-Length).
@@ -125,7 +125,8 @@ class Exchange {
   const InterpreterServer& server_;
   Clock& clock_;
   Action action_;
-  std::vector<char> body_;
+  std::unique_ptr<char[]> body_;  // uninitialized: only the bytes received and the padding are ever read
+  std::size_t bodySize_ = 0;
   std::vector<char> input_;
   std::size_t inputLen_ = 0;
   std::string code_;
