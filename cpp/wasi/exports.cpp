@@ -1,0 +1,258 @@
+// The C ABI of the WASI host inside the Emscripten core (compiled only under __EMSCRIPTEN__).
+//
+// * `sw_wasi_<name>(host, ...)` for every row of syscalls.def: the guest's import, forwarded by a generated one-line
+//   JavaScript trampoline (gen_wasi_imports.py). Returns the WASI errno, or -1 when the call must not return to the
+//   guest (proc_exit, a limit, a host failure): the trampoline then throws the trap read through sw_wasi_trap_*.
+// * Host lifecycle and the host-side file API used by engines and the command-line runner.
+//
+// Guest memory is reached through two imports the shim implements (wasi_bridge.js): sw_guest_read/sw_guest_write
+// copy between the guest's WebAssembly.Memory and this module's heap. No C++ exception crosses this boundary.
+#ifdef __EMSCRIPTEN__
+
+#include <emscripten/emscripten.h>
+
+#include <cstring>
+#include <string>
+
+#include "../json/json.h"
+#include "internal.h"
+
+extern "C" {
+void sw_guest_read(uint32_t host, uint32_t guestPtr, void* corePtr, uint32_t len);
+void sw_guest_write(uint32_t host, uint32_t guestPtr, const void* corePtr, uint32_t len);
+double sw_guest_size(uint32_t host);
+void sw_wasi_stdio_sink(uint32_t host, uint32_t fd, const char* data, uint32_t len);
+}
+
+namespace {
+
+using namespace sw::wasi;
+
+class JsGuestMemory final : public GuestMemory {
+ public:
+  uint32_t handle = 0;
+  uint64_t size() override { return uint64_t(sw_guest_size(handle)); }
+  void copyOut(uint32_t guestPtr, void* dst, uint32_t len) override { sw_guest_read(handle, guestPtr, dst, len); }
+  void copyIn(uint32_t guestPtr, const void* src, uint32_t len) override {
+    sw_guest_write(handle, guestPtr, src, len);
+  }
+};
+
+struct HostBox {
+  std::unique_ptr<Host> host;
+  JsGuestMemory memory;
+  std::string scratch;  // results handed to JavaScript (dumps, captured output)
+};
+
+std::string g_error;  // creation errors only; per-host state lives in HostBox
+
+HostBox* boxOf(uint32_t h) { return reinterpret_cast<HostBox*>(uintptr_t(h)); }
+uint32_t ptr(const void* p) { return uint32_t(reinterpret_cast<uintptr_t>(p)); }
+
+template <typename F>
+int32_t call(uint32_t h, F&& f) {
+  Host& host = *boxOf(h)->host;
+  try {
+    Errno e = f(host);
+    return e == Errno::Trap ? -1 : int32_t(e);
+  } catch (const std::exception& ex) {
+    host.raiseTrap(TrapKind::HostError, std::string("WASI host failure: ") + ex.what());
+  } catch (...) {
+    host.raiseTrap(TrapKind::HostError, "WASI host failure");
+  }
+  return -1;
+}
+
+std::vector<std::string> stringList(const sw::json::Value* v) {
+  std::vector<std::string> out;
+  if (!v || !v->isArray()) return out;
+  for (const auto& item : v->items()) {
+    if (item.isString()) out.push_back(item.asString());
+  }
+  return out;
+}
+
+// The preopen (workspace kind) whose guest path prefixes `path`; `rel` gets the rest.
+Workspace* workspaceFor(Host& host, std::string_view path, std::string_view& rel) {
+  auto& s = host.state();
+  auto match = [&](std::string_view name, Workspace* ws) -> Workspace* {
+    if (!ws || !path.starts_with(name)) return nullptr;
+    std::string_view rest = path.substr(name.size());
+    if (!rest.empty() && rest.front() != '/') return nullptr;
+    while (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
+    rel = rest;
+    return ws;
+  };
+  if (Workspace* ws = match("/workspace", s.options.workspace.get())) return ws;
+  for (auto& [name, ws] : s.options.extraPreopens) {
+    if (Workspace* w = match(name, ws.get())) return w;
+  }
+  return nullptr;
+}
+
+void appendU32(std::string& out, uint32_t v) {
+  char b[4];
+  sw::wasi::detail::put32(reinterpret_cast<uint8_t*>(b), v);
+  out.append(b, 4);
+}
+
+}  // namespace
+
+extern "C" {
+
+#define SW_WASI(module, name, params, args)                                                       \
+  EMSCRIPTEN_KEEPALIVE int32_t sw_wasi_##name(uint32_t h, SW_WASI_UNPAREN params) {               \
+    return call(h, [&](Host& host) { return sw::wasi::name(host, SW_WASI_UNPAREN args); });       \
+  }
+#define SW_WASI0(module, name)                                                                    \
+  EMSCRIPTEN_KEEPALIVE int32_t sw_wasi_##name(uint32_t h) {                                       \
+    return call(h, [&](Host& host) { return sw::wasi::name(host); });                             \
+  }
+#include "syscalls.def"
+
+EMSCRIPTEN_KEEPALIVE const char* sw_wasi_error() { return g_error.c_str(); }
+
+// An archive shared by the hosts of one engine. The bytes are copied once into the core.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_archive_new(const uint8_t* data, uint32_t len) {
+  try {
+    auto archive = Archive::parse(std::vector<uint8_t>(data, data + len), g_error);
+    if (!archive) return 0;
+    return ptr(new std::shared_ptr<const Archive>(std::move(archive)));
+  } catch (const std::exception& e) {
+    g_error = e.what();
+    return 0;
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE void sw_wasi_archive_free(uint32_t archive) {
+  delete reinterpret_cast<std::shared_ptr<const Archive>*>(uintptr_t(archive));
+}
+
+// config: {"args":[...], "env":["K=V",...], "workspace":bool, "preopens":["/guest/path",...],
+//          "stdio":"capture"|"passthrough", "referencePolicy":bool}
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_host_new(const char* config, uint32_t len, uint32_t archive) {
+  try {
+    auto parsed = sw::json::parseCopy(std::string_view(config, len));
+    if (!parsed.ok() || !parsed.value.isObject()) {
+      g_error = "Invalid WASI host configuration";
+      return 0;
+    }
+    const auto& c = parsed.value;
+    HostOptions o;
+    if (const auto* a = c.find("args")) o.args = stringList(a);
+    o.env = stringList(c.find("env"));
+    if (archive) o.stdlib = *reinterpret_cast<std::shared_ptr<const Archive>*>(uintptr_t(archive));
+    if (const auto* w = c.find("workspace"); w && w->isBool() && w->asBool()) {
+      o.workspace = std::make_shared<Workspace>();
+    }
+    for (const auto& path : stringList(c.find("preopens"))) {
+      if (path.empty() || path.front() != '/') {
+        g_error = "Preopen paths must be absolute: " + path;
+        return 0;
+      }
+      // The runner's directories are not the sandbox workspace: no workspace limits beyond sanity bounds.
+      o.extraPreopens.push_back({path, std::make_shared<Workspace>(WorkspaceLimits{1u << 30, 1ull << 32, 1u << 20})});
+    }
+    if (const auto* s = c.find("stdio"); s && s->isString() && s->asString() == "passthrough") {
+      o.stdio = StdioMode::Passthrough;
+    }
+    if (const auto* p = c.find("referencePolicy"); p && p->isBool()) o.referencePolicy = p->asBool();
+    auto box = std::make_unique<HostBox>();
+    uint32_t handle = ptr(box.get());
+    box->memory.handle = handle;
+    if (o.stdio == StdioMode::Passthrough) {
+      o.stdioSink = [handle](uint32_t fd, std::string_view bytes) {
+        sw_wasi_stdio_sink(handle, fd, bytes.data(), uint32_t(bytes.size()));
+      };
+    }
+    box->host = std::make_unique<Host>(std::move(o));
+    box->host->setMemory(&box->memory);
+    return ptr(box.release());
+  } catch (const std::exception& e) {
+    g_error = e.what();
+    return 0;
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE void sw_wasi_host_free(uint32_t h) { delete boxOf(h); }
+
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_trap_kind(uint32_t h) { return uint32_t(boxOf(h)->host->trap().kind); }
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_trap_exit_code(uint32_t h) { return boxOf(h)->host->trap().exitCode; }
+EMSCRIPTEN_KEEPALIVE const char* sw_wasi_trap_message(uint32_t h) { return boxOf(h)->host->trap().message.data(); }
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_trap_message_len(uint32_t h) {
+  return uint32_t(boxOf(h)->host->trap().message.size());
+}
+EMSCRIPTEN_KEEPALIVE void sw_wasi_clear_trap(uint32_t h) { boxOf(h)->host->clearTrap(); }
+
+EMSCRIPTEN_KEEPALIVE void sw_wasi_set_workspace_disabled(uint32_t h, uint32_t disabled) {
+  if (Workspace* ws = boxOf(h)->host->workspace()) ws->setDisabled(disabled != 0);
+}
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_has_open_guest_fds(uint32_t h) { return boxOf(h)->host->hasOpenGuestFds(); }
+EMSCRIPTEN_KEEPALIVE void sw_wasi_fuel_reset(uint32_t h, double budget) {
+  resetFuel(*boxOf(h)->host, int64_t(budget));
+}
+// Switches the meter to the JavaScript engine's interrupt mode (SPEC 5.5).
+EMSCRIPTEN_KEEPALIVE void sw_wasi_fuel_set_interrupt(uint32_t h, uint32_t address, uint32_t bitsAddress,
+                                                     uint32_t bits) {
+  boxOf(h)->host->fuel().setInterrupt(FuelInterrupt{address, bitsAddress, bits});
+}
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_fuel_interrupted(uint32_t h) { return boxOf(h)->host->fuel().interrupted(); }
+EMSCRIPTEN_KEEPALIVE double sw_wasi_fuel_consumed(uint32_t h) { return double(boxOf(h)->host->fuel().consumed()); }
+
+// Captured output of fd 1 or 2 (all chunks concatenated); the length is sw_wasi_scratch_len.
+EMSCRIPTEN_KEEPALIVE const char* sw_wasi_output(uint32_t h, uint32_t fd) {
+  HostBox* box = boxOf(h);
+  box->scratch = box->host->stdio().text(fd);
+  return box->scratch.data();
+}
+EMSCRIPTEN_KEEPALIVE void sw_wasi_output_reset(uint32_t h) { boxOf(h)->host->stdio().reset(); }
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_scratch_len(uint32_t h) { return uint32_t(boxOf(h)->scratch.size()); }
+
+// Host-side file access by absolute guest path inside /workspace or a runner preopen. Returns the WASI errno.
+EMSCRIPTEN_KEEPALIVE int32_t sw_wasi_fs_write(uint32_t h, const char* path, uint32_t pathLen, const char* data,
+                                              uint32_t dataLen) {
+  try {
+    std::string_view rel;
+    Workspace* ws = workspaceFor(*boxOf(h)->host, std::string_view(path, pathLen), rel);
+    if (!ws) return int32_t(Errno::NoEnt);
+    return int32_t(ws->writeFile(rel, std::string_view(data, dataLen), boxOf(h)->host->state().now()));
+  } catch (...) {
+    return int32_t(Errno::NoMem);
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE int32_t sw_wasi_fs_mkdir(uint32_t h, const char* path, uint32_t pathLen) {
+  try {
+    std::string_view rel;
+    Workspace* ws = workspaceFor(*boxOf(h)->host, std::string_view(path, pathLen), rel);
+    if (!ws) return int32_t(Errno::NoEnt);
+    return int32_t(ws->makeDirectories(rel));
+  } catch (...) {
+    return int32_t(Errno::NoMem);
+  }
+}
+
+// Serializes the tree under a preopen: per entry u8 kind (1 directory, 2 file), u32 path length, the path
+// (relative), u32 data length, the data. Returns the buffer (length: sw_wasi_scratch_len), or 0 if no such preopen.
+EMSCRIPTEN_KEEPALIVE const char* sw_wasi_fs_dump(uint32_t h, const char* path, uint32_t pathLen) {
+  HostBox* box = boxOf(h);
+  try {
+    std::string_view rel;
+    Workspace* ws = workspaceFor(*box->host, std::string_view(path, pathLen), rel);
+    if (!ws || !rel.empty()) return nullptr;
+    box->scratch.clear();
+    ws->forEach([&](const Workspace::Entry& e) {
+      box->scratch.push_back(e.directory ? 1 : 2);
+      appendU32(box->scratch, uint32_t(e.path.size()));
+      box->scratch += e.path;
+      appendU32(box->scratch, uint32_t(e.data.size()));
+      box->scratch += e.data;
+    });
+    return box->scratch.data();
+  } catch (...) {
+    return nullptr;
+  }
+}
+}
+
+#endif  // __EMSCRIPTEN__
