@@ -33,6 +33,7 @@ suite "build fuzz" bash scripts/build.sh fuzz
 suite "fuzz: request parser and validator (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_request test/fuzz/corpus/request
 suite "fuzz: WASI path resolution (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasi_paths test/wasi/corpus/paths
 suite "WASI host: C guests under the core (Node, then a workerd smoke subset)" bash test/wasi/run.sh
+suite "JavaScript engine (QuickJS): driver, upstream and smoke tests" bash engines/javascript/test/run.sh
 suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
 suite "integration tests (workerd via Miniflare)" "$SW_NODE" --test --test-reporter=spec test/integration/
 

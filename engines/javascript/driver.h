@@ -1,0 +1,70 @@
+/* engines/javascript/driver.h: the JavaScript engine's C driver over QuickJS (SPEC §6.1-6.2, §3.2-3.3).
+ *
+ * Plain C, no wasm-specific code except the `sandbox.tick` import (under __wasi__), so the same file builds natively
+ * (gcc/clang, ASan+UBSan) for fast unit tests and as the wasm32-wasi reactor `engine.wasm`.
+ *
+ * One handle = one JSRuntime + one JSContext (one realm). Globals persist across sw_js_eval calls on the same handle
+ * (the session foundation); stateless execution uses a fresh handle (in production: a fresh Wasm instance).
+ *
+ * Buffers crossing the boundary are allocated with sw_alloc and released with sw_free (wasi-libc malloc in the
+ * guest). All lengths are bytes; all text is UTF-8.
+ */
+#ifndef SW_JS_DRIVER_H
+#define SW_JS_DRIVER_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct SwJs SwJs;
+
+/* Defaults and caps (bytes). heap_limit/stack_limit 0 mean the default; stack_limit is clamped to the maximum
+ * because V8's native stack is the real recursion limit when the engine runs under workerd (ENGINES.md §0 #4). */
+#define SW_JS_DEFAULT_HEAP_LIMIT (32u * 1024u * 1024u)
+#define SW_JS_DEFAULT_STACK_LIMIT (512u * 1024u)
+#define SW_JS_MAX_STACK_LIMIT (512u * 1024u)
+
+/* Guest limits (SPEC §3.2, §3.3). */
+#define SW_JS_MAX_LOG_ENTRIES 200
+#define SW_JS_MAX_LOG_UNITS 32768      /* UTF-16 code units across stdout + stderr */
+#define SW_JS_MAX_RESULT_BYTES 65536   /* UTF-8 bytes of the text, or of the JSON text */
+
+/* Creates a runtime + context with console/process installed and SharedArrayBuffer/Atomics removed.
+ * Returns NULL on failure ("JavaScript engine initialization failed"). */
+SwJs *sw_js_new(uint32_t heap_limit, uint32_t stack_limit);
+
+/* Evaluates `code` (code_len bytes, need not be NUL-terminated) as a classic script with top-level await, the
+ * environment being the JSON object `env_json` (env_len bytes; string values only; NULL/0 = empty), runs the job
+ * queue until the script's promise settles, and writes the EngineOutcome JSON
+ *   {"logs":{"stdout":[..],"stderr":[..]},"results":[] | [{"text":..}] | [{"json":..}],"error"?:{name,message,traceback}}
+ * to a fresh buffer (*out_ptr, *out_len; release with sw_free). Returns 0, or -1 if the driver itself failed
+ * (out of host memory, bad handle); guest errors and limits are outcomes, not failures. */
+int32_t sw_js_eval(SwJs *js, const char *code, uint32_t code_len, const char *env_json, uint32_t env_len,
+                   char **out_ptr, uint32_t *out_len);
+
+void sw_js_free(SwJs *js);
+
+void *sw_alloc(uint32_t size);
+void sw_free(void *ptr);
+
+/* Fuel (SPEC §5.5). The interrupt handler charges fuel (the `sandbox.tick` import in the guest, a counter natively)
+ * every SW_JS_TICKS_PER_POLL times QuickJS polls for interrupts (every JS_INTERRUPT_COUNTER_INIT backward
+ * branches/calls, and every 10,000 regex backtracking steps), then interrupts if the interrupt word is non-zero.
+ * The host sets the word when the budget is spent: pass sw_js_interrupt_address() to
+ * sw_wasi_fuel_set_interrupt(host, address, 0, 0). The word is cleared by the host's fuel reset. */
+uint32_t *sw_js_interrupt_word(void);
+uint32_t sw_js_interrupt_address(void); /* the same, as a guest address (wasm32) */
+
+#ifndef __wasi__
+/* Native builds only: a counter standing in for the host's meter. budget < 0 = unmetered. Clears the word. */
+void sw_js_native_fuel_reset(int64_t budget);
+int64_t sw_js_native_fuel_consumed(void);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

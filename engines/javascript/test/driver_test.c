@@ -1,0 +1,191 @@
+/* Native tests of the JavaScript driver at its C API: SPEC §10.3 items 24-46 and 50 (48/49 are TypeScript, 47 is
+ * Intl: not covered by this layer yet). Outcomes are compared as exact EngineOutcome JSON text where the text is
+ * fully determined, by substring otherwise. Built with ASan+UBSan by run.sh. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../driver.h"
+
+static int failures, checks;
+
+static char *run_env(const char *code, const char *env) {
+  SwJs *js = sw_js_new(0, 0);
+  if (!js) { fprintf(stderr, "sw_js_new failed\n"); exit(1); }
+  char *out = NULL;
+  uint32_t len = 0;
+  int rc = sw_js_eval(js, code, (uint32_t)strlen(code), env, env ? (uint32_t)strlen(env) : 0, &out, &len);
+  sw_js_free(js);
+  if (rc != 0 || !out || strlen(out) != len) { fprintf(stderr, "sw_js_eval failed for %s\n", code); exit(1); }
+  return out;
+}
+
+static char *run(const char *code) { return run_env(code, NULL); }
+
+static void expect_eq(const char *what, const char *code, char *got, const char *want) {
+  checks++;
+  if (strcmp(got, want) != 0) {
+    failures++;
+    printf("FAIL %s\n  code: %s\n  want: %s\n  got:  %s\n", what, code, want, got);
+  } else {
+    printf("ok   %s\n", what);
+  }
+  sw_free(got);
+}
+
+static void expect_has(const char *what, const char *code, char *got, const char **parts) {
+  checks++;
+  for (const char **p = parts; *p; p++) {
+    if (!strstr(got, *p)) {
+      failures++;
+      printf("FAIL %s\n  code: %s\n  missing: %s\n  got:  %.400s\n", what, code, *p, got);
+      sw_free(got);
+      return;
+    }
+  }
+  printf("ok   %s\n", what);
+  sw_free(got);
+}
+
+#define EQ(what, code, want) expect_eq(what, code, run(code), want)
+#define EQ_ENV(what, code, env, want) expect_eq(what, code, run_env(code, env), want)
+#define HAS(what, code, ...)                                 \
+  do {                                                       \
+    const char *parts_[] = {__VA_ARGS__, NULL};              \
+    expect_has(what, code, run(code), parts_);               \
+  } while (0)
+
+#define NOLOGS "{\"logs\":{\"stdout\":[],\"stderr\":[]},"
+#define FUEL_OUT                                                                                  \
+  NOLOGS "\"results\":[],\"error\":{\"name\":\"ExecutionLimitError\",\"message\":\"Execution fuel " \
+         "exhausted\",\"traceback\":[]}}"
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+int main(void) {
+  sw_js_native_fuel_reset(-1);
+
+  /* 24 */ EQ("24 1 + 1", "1 + 1;", NOLOGS "\"results\":[{\"text\":\"2\"}]}");
+  /* 25 */ EQ("25 array", "[1, 2, 3]", NOLOGS "\"results\":[{\"json\":[1,2,3]}]}");
+  EQ("25 object", "({ a: 1 })", NOLOGS "\"results\":[{\"json\":{\"a\":1}}]}");
+  /* 26 */ EQ("26 string", "'hi'", NOLOGS "\"results\":[{\"text\":\"'hi'\"}]}");
+  EQ("26 quoting", "'it\\'s a \\\\ \"q\"'", NOLOGS "\"results\":[{\"text\":\"'it\\\\'s a \\\\\\\\ \\\"q\\\"'\"}]}");
+  /* 27 */ EQ("27 bigint", "2n ** 64n", NOLOGS "\"results\":[{\"text\":\"18446744073709551616n\"}]}");
+  /* 28 */ EQ("28 undefined", "undefined", NOLOGS "\"results\":[]}");
+  EQ("28 no expression", "let x = 1;", NOLOGS "\"results\":[]}");
+  EQ("null is text", "null", NOLOGS "\"results\":[{\"text\":\"null\"}]}");
+  EQ("boolean", "1 < 2", NOLOGS "\"results\":[{\"text\":\"true\"}]}");
+  /* 29 */ EQ("29 await + bigint member", "await Promise.resolve({ n: 1, big: 2n ** 64n })",
+             NOLOGS "\"results\":[{\"json\":{\"n\":1,\"big\":\"18446744073709551616n\"}}]}");
+  EQ("await a chain", "const f = async (x) => x * 2; await f(await f(1))", NOLOGS "\"results\":[{\"text\":\"4\"}]}");
+  /* 30 */ HAS("30 return is a SyntaxError", "return 1", "\"results\":[]", "\"name\":\"SyntaxError\"");
+  /* 31 */ EQ("31 function", "function f() { return 2 } f()", NOLOGS "\"results\":[{\"text\":\"2\"}]}");
+  /* 32 */ HAS("32 TypeError", "throw new TypeError(\"oops\")", "\"results\":[]",
+               "\"error\":{\"name\":\"TypeError\",\"message\":\"oops\",\"traceback\":[\"    at <eval> (<input>:1:");
+  /* 33 */ EQ("33 console streams",
+              "console.log(\"a\"); console.info(\"b\"); console.debug(\"c\"); console.warn(\"d\"); console.error(\"e\")",
+              "{\"logs\":{\"stdout\":[\"a\",\"b\",\"c\"],\"stderr\":[\"d\",\"e\"]},\"results\":[]}");
+  /* 34 */ EQ("34 one newline stripped", "console.log(\"x\\n\"); console.error(\"y\\n\"); console.log(\"z\\n\\n\")",
+              "{\"logs\":{\"stdout\":[\"x\",\"z\\n\"],\"stderr\":[\"y\"]},\"results\":[]}");
+  EQ("console display forms", "console.log('s', 1, 2n, null, undefined, {a: [1, 2n]}, true, NaN, Symbol('q'))",
+     "{\"logs\":{\"stdout\":[\"s 1 2n null undefined {\\\"a\\\":[1,\\\"2n\\\"]} true NaN Symbol(q)\"],"
+     "\"stderr\":[]},\"results\":[]}");
+  /* 35 */ EQ_ENV("35 env", "console.log(\"hello\", process.env.NAME)", "{\"NAME\":\"world\"}",
+                  "{\"logs\":{\"stdout\":[\"hello world\"],\"stderr\":[]},\"results\":[]}");
+  /* 36 */ HAS("36 logs before a throw", "console.log(\"before\"); throw new Error(\"boom\")",
+               "{\"logs\":{\"stdout\":[\"before\"],\"stderr\":[]},\"results\":[],\"error\":{\"name\":\"Error\","
+               "\"message\":\"boom\"");
+  /* 37 */ HAS("37 201 console.log", "for (let i = 0; i < 201; i++) console.log(i)", "\"199\"]",
+               "\"error\":{\"name\":\"ExecutionLimitError\",\"message\":\"Output limit exceeded\",\"traceback\":[]}");
+  HAS("37 limit sticks even if caught", "for (let i = 0; i < 300; i++) try { console.log(i) } catch {} 7",
+      "\"results\":[],\"error\":{\"name\":\"ExecutionLimitError\",\"message\":\"Output limit exceeded\"");
+  HAS("37 32,768 UTF-16 units", "console.log('x'.repeat(32768)); console.log('y')",
+      "\"error\":{\"name\":\"ExecutionLimitError\",\"message\":\"Output limit exceeded\"");
+  HAS("37 exactly 32,768 units fit", "console.log('\\u00e9'.repeat(32768)); 1", "\"results\":[{\"text\":\"1\"}]");
+  /* 38 */ HAS("38 result limit", "\"a\".repeat(140000)",
+               "\"results\":[],\"error\":{\"name\":\"ExecutionLimitError\",\"message\":\"Result limit exceeded\"");
+  HAS("38 json result limit", "Array(70000).fill(1)", "\"message\":\"Result limit exceeded\"");
+
+  /* 39, 40: fuel. The native meter charges one unit per interrupt poll, like sandbox.tick in the guest. */
+  {
+    const char *loops[] = {"while (true) {}", "/^(a+)+$/.test(\"a\".repeat(100) + \"!\")",
+                           "for (;;) { try { while (true) {} } catch (e) {} }",
+                           "console.log('lost'); await new Promise(r => r()); while (true) {}", NULL};
+    const char *names[] = {"39 while (true) {}", "40 catastrophic regex", "39 uncatchable by try/catch",
+                           "39 after await, logs dropped"};
+    for (int i = 0; loops[i]; i++) {
+      sw_js_native_fuel_reset(5000);
+      double t0 = now_ms();
+      char *got = run(loops[i]);
+      printf("     (%.0f ms, %lld units)\n", now_ms() - t0, (long long)sw_js_native_fuel_consumed());
+      expect_eq(names[i], loops[i], got, FUEL_OUT);
+    }
+    /* The same handle stays usable after an interrupt once the meter is reset. */
+    SwJs *js = sw_js_new(0, 0);
+    char *out;
+    uint32_t len;
+    sw_js_native_fuel_reset(1000);
+    const char *c1 = "globalThis.kept = 5; while (true) {}", *c2 = "kept + 1";
+    sw_js_eval(js, c1, (uint32_t)strlen(c1), NULL, 0, &out, &len);
+    expect_eq("39 interrupted", "while (true) {}", out, FUEL_OUT);
+    sw_js_native_fuel_reset(1000);
+    sw_js_eval(js, c2, (uint32_t)strlen(c2), NULL, 0, &out, &len);
+    expect_eq("39 instance usable after interrupt", "kept + 1", out, NOLOGS "\"results\":[{\"text\":\"6\"}]}");
+    sw_js_free(js);
+    sw_js_native_fuel_reset(-1);
+  }
+
+  /* 41 */ HAS("41 runaway recursion", "function f() { return 1 + f(); } f();",
+               "\"error\":{\"name\":\"InternalError\",\"message\":\"stack overflow\"");
+  HAS("41 catchable", "function f() { return 1 + f(); } try { f() } catch (e) { e.name }",
+      "\"results\":[{\"text\":\"'InternalError'\"}]");
+  /* 42 */ HAS("42 80 MiB allocation", "new Uint8Array(80 * 1024 * 1024).length", "\"results\":[],\"error\":{");
+  HAS("42 heap cap", "const a = []; for (;;) a.push('x'.repeat(1e6) + a.length)", "\"error\":{\"name\":\"");
+  /* 43 */ EQ("43 no fetch", "typeof fetch === \"undefined\" ? \"gone\" : \"present\"",
+              NOLOGS "\"results\":[{\"text\":\"'gone'\"}]}");
+  HAS("43 await fetch", "await fetch('https://example.com')", "\"name\":\"ReferenceError\"");
+  EQ("43 no Web APIs", "[typeof URL, typeof setTimeout, typeof TextEncoder, typeof WebAssembly, typeof structuredClone]",
+     NOLOGS "\"results\":[{\"json\":[\"undefined\",\"undefined\",\"undefined\",\"undefined\",\"undefined\"]}]}");
+  /* 44 */ EQ("44 SAB/Atomics", "typeof SharedArrayBuffer + \",\" + typeof Atomics",
+              NOLOGS "\"results\":[{\"text\":\"'undefined,undefined'\"}]}");
+  /* 45 */ EQ_ENV("45 non-ASCII env", "process.env.NAME", "{\"NAME\":\"\xe4\xb8\x96\xe7\x95\x8c\"}",
+                  NOLOGS "\"results\":[{\"text\":\"'\xe4\xb8\x96\xe7\x95\x8c'\"}]}");
+  EQ("45 no HOME", "process.env.HOME", NOLOGS "\"results\":[]}");
+  EQ_ENV("45 only string values", "Object.keys(process.env)", "{\"A\":\"1\",\"B\":2}",
+         NOLOGS "\"results\":[{\"json\":[\"A\"]}]}");
+  /* 46 */
+  {
+    char *a = run("globalThis.secret = 42;");
+    expect_eq("46 first call", "globalThis.secret = 42;", a, NOLOGS "\"results\":[{\"text\":\"42\"}]}");
+    EQ("46 fresh handle has no secret", "typeof secret", NOLOGS "\"results\":[{\"text\":\"'undefined'\"}]}");
+  }
+  /* 50 */ HAS("50 a < b > (c) is a comparison", "a < b > (c)", "\"name\":\"ReferenceError\"",
+               "\"message\":\"'a' is not defined\"");
+
+  /* The never-settling promise, and other edges. */
+  EQ("never settles", "await new Promise(() => {})",
+     NOLOGS "\"results\":[],\"error\":{\"name\":\"Error\",\"message\":\"Execution did not complete: a promise never "
+            "settled (timers and indefinitely pending promises are unsupported)\",\"traceback\":[]}}");
+  HAS("rejection", "await Promise.reject(new RangeError('r'))", "\"name\":\"RangeError\",\"message\":\"r\"");
+  EQ("throw a non-Error", "throw 42", NOLOGS "\"results\":[],\"error\":{\"name\":\"Error\",\"message\":\"42\",\"traceback\":[]}}");
+  EQ("promise result is awaited?", "Promise.resolve(1)", NOLOGS "\"results\":[{\"json\":{}}]}");
+  EQ("cyclic falls back to text", "const o = {}; o.o = o; o", NOLOGS "\"results\":[{\"text\":\"[object Object]\"}]}");
+  EQ("function is text", "(function f() {})", NOLOGS "\"results\":[{\"text\":\"function f() {}\"}]}");
+  EQ("symbol is text", "Symbol('s')", NOLOGS "\"results\":[{\"text\":\"Symbol(s)\"}]}");
+  EQ("lone surrogate stays valid JSON", "'\\ud800'", NOLOGS "\"results\":[{\"text\":\"'\\ud800'\"}]}");
+  EQ("astral + control chars", "'\\u{1F600}\\n\\t'",
+     NOLOGS "\"results\":[{\"text\":\"'\xf0\x9f\x98\x80\\n\\t'\"}]}");
+  EQ("classes + private fields", "class A { #x = 3; get x() { return this.#x } } new A().x",
+     NOLOGS "\"results\":[{\"text\":\"3\"}]}");
+  HAS("process.cwd()", "process.cwd()", "\"results\":[{\"text\":\"'/workspace'\"}]");
+  HAS("syntax error", "1 +", "\"name\":\"SyntaxError\"");
+  EQ("empty code", "", NOLOGS "\"results\":[]}");
+
+  printf("\n%d/%d checks passed\n", checks - failures, checks);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The JavaScript engine's tests: build engine.wasm (scripts/build-engines.sh), then
+#   1. the driver's native tests (driver_test.c + QuickJS, gcc, ASan+UBSan): SPEC §10.3 items 24-46, 50;
+#   2. QuickJS's own tests/test_*.js natively with upstream's qjs;
+#   3. the smoke test: engine.wasm under our WASI host (the C++ core) in Node.
+# Every part runs; the exit code is non-zero if any failed.
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"
+cd "$SW_ROOT"
+dir="$SW_ROOT/engines/javascript"
+failed=()
+
+build_native_test() {
+  local src; src=$(bash scripts/build-engines.sh --src-dir)
+  local out="$dir/build/native"
+  local flags=(-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+               -D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv)
+  local stamp; stamp=$(printf '%s %s' "$src" "${flags[*]}" | sha256sum | cut -c1-16)
+  mkdir -p "$out"
+  if [ "$(cat "$out/qjs.stamp" 2>/dev/null)" != "$stamp" ]; then
+    local f pids=() rc=0
+    for f in quickjs libregexp libunicode cutils dtoa; do gcc "${flags[@]}" -w -c "$src/$f.c" -o "$out/$f.o" & pids+=($!); done
+    for f in "${pids[@]}"; do wait "$f" || rc=1; done
+    [ $rc -eq 0 ] || return 1
+    echo "$stamp" >"$out/qjs.stamp"
+  fi
+  gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" -c "$dir/driver.c" -o "$out/driver.o" &&
+  gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" "$dir/test/driver_test.c" "$out/driver.o" \
+    "$out"/{quickjs,libregexp,libunicode,cutils,dtoa}.o -lm -o "$out/driver_test"
+}
+
+core_present() {
+  [ -f worker-shim/generated/core.wasm ] && [ -f worker-shim/generated/wasi_imports.mjs ] || bash scripts/build.sh core
+}
+
+run() { local name="$1"; shift; step "$name" "$@" || failed+=("$name"); }
+
+step "build engine.wasm" bash scripts/build-engines.sh || exit 1
+run "build native driver test (gcc, ASan+UBSan)" build_native_test
+run "driver tests (native)" env ASAN_OPTIONS=detect_leaks=1 "$dir/build/native/driver_test"
+run "QuickJS tests/test_*.js (native qjs)" bash "$dir/test/upstream.sh"
+run "core module present" core_present
+run "smoke: engine.wasm under our WASI host (Node)" "$SW_NODE" "$dir/test/smoke.mjs"
+
+if [ ${#failed[@]} -gt 0 ]; then echo "FAILED: ${failed[*]}"; exit 1; fi
+echo "all JavaScript engine tests passed"

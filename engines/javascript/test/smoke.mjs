@@ -1,0 +1,144 @@
+// Smoke test: engines/javascript/build/engine.wasm (wasm32-wasi reactor) instantiated under OUR WASI host (the C++
+// core, worker-shim/generated/core.{mjs,wasm}) in Node, driven through the driver's exports.
+//
+//   node engines/javascript/test/smoke.mjs [engine.wasm]
+//
+// Fuel runs in interrupt mode: the host writes the driver's interrupt word when the budget is spent
+// (sw_wasi_fuel_set_interrupt), and the driver's QuickJS interrupt handler turns it into "Execution fuel exhausted".
+import fs from 'node:fs';
+import path from 'node:path';
+import assert from 'node:assert/strict';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../../..');
+const generated = path.join(root, 'worker-shim', 'generated');
+const enginePath = process.argv[2] ?? path.join(root, 'engines/javascript/build/engine.wasm');
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const { makeImportObject, bindGuestMemory, unbindGuestMemory, WasiTrap } =
+  await import(pathToFileURL(path.join(generated, 'wasi_imports.mjs')).href);
+const { default: createCore } = await import(pathToFileURL(path.join(generated, 'core.mjs')).href);
+const coreWasm = new WebAssembly.Module(fs.readFileSync(path.join(generated, 'core.wasm')));
+const core = await createCore({
+  locateFile: (p) => p,
+  instantiateWasm(imports, ok) { const i = new WebAssembly.Instance(coreWasm, imports); ok(i, coreWasm); return i.exports; },
+  print: (s) => process.stdout.write(s + '\n'),
+  printErr: (s) => process.stderr.write(s + '\n'),
+});
+
+function withBytes(bytes, fn) {
+  const p = core._malloc(Math.max(1, bytes.length));
+  core.HEAPU8.set(bytes, p);
+  try { return fn(p, bytes.length); } finally { core._free(p); }
+}
+
+let t0 = performance.now();
+const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
+const compileMs = performance.now() - t0;
+
+// One engine instance under one WASI host (SPEC §5.4: args ["sandbox"], empty environment for JavaScript).
+function boot() {
+  const t = performance.now();
+  const config = { args: ['sandbox'], env: [], workspace: false, preopens: [], stdio: 'capture', referencePolicy: true };
+  const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, 0));
+  assert.ok(host, 'sw_wasi_host_new');
+  const instance = new WebAssembly.Instance(engineModule, makeImportObject(core, host, engineModule));
+  const x = instance.exports;
+  bindGuestMemory(core, host, x.memory);
+  x._initialize();
+  core._sw_wasi_fuel_set_interrupt(host, x.sw_js_interrupt_address(), 0, 0);
+  core._sw_wasi_fuel_reset(host, 50_000_000);
+  const handle = x.sw_js_new(0, 0);
+  assert.ok(handle, 'JavaScript engine initialization failed');
+  const bootMs = performance.now() - t;
+
+  function evaluate(code, { env = {}, fuel = 50_000_000 } = {}) {
+    core._sw_wasi_fuel_reset(host, fuel);
+    const src = encoder.encode(code);
+    const envBytes = encoder.encode(JSON.stringify(env));
+    const cp = x.sw_alloc(Math.max(1, src.length));
+    const ep = x.sw_alloc(Math.max(1, envBytes.length));
+    const slots = x.sw_alloc(8);
+    new Uint8Array(x.memory.buffer).set(src, cp);
+    new Uint8Array(x.memory.buffer).set(envBytes, ep);
+    const t = performance.now();
+    let rc;
+    try {
+      rc = x.sw_js_eval(handle, cp, src.length, ep, envBytes.length, slots, slots + 4);
+    } finally {
+      x.sw_free(cp);
+      x.sw_free(ep);
+    }
+    const ms = performance.now() - t;
+    const dv = new DataView(x.memory.buffer);
+    const outPtr = dv.getUint32(slots, true), outLen = dv.getUint32(slots + 4, true);
+    x.sw_free(slots);
+    assert.equal(rc, 0, 'sw_js_eval failed');
+    const outcome = JSON.parse(decoder.decode(new Uint8Array(x.memory.buffer, outPtr, outLen)));
+    x.sw_free(outPtr);
+    return { outcome, ms, fuelConsumed: core._sw_wasi_fuel_consumed(host), memoryBytes: x.memory.buffer.byteLength };
+  }
+  function close() { x.sw_js_free(handle); unbindGuestMemory(core, host); core._sw_wasi_host_free(host); }
+  return { evaluate, close, bootMs, exports: x };
+}
+
+let failed = 0;
+function check(name, fn) {
+  try { fn(); console.log(`ok   ${name}`); } catch (e) { failed++; console.log(`FAIL ${name}\n  ${e?.stack ?? e}`); }
+}
+
+const e = boot();
+console.log(`     compile ${compileMs.toFixed(1)} ms, instantiate + _initialize + sw_js_new ${e.bootMs.toFixed(1)} ms`);
+check('1 + 1 -> text 2, fuel metered', () => {
+  const r = e.evaluate('1 + 1');
+  assert.deepEqual(r.outcome, { logs: { stdout: [], stderr: [] }, results: [{ text: '2' }] });
+  console.log(`     eval ${r.ms.toFixed(2)} ms, fuel ${r.fuelConsumed}, memory ${r.memoryBytes} bytes`);
+});
+check('console + env + await', () => {
+  const r = e.evaluate('console.log("hello", process.env.NAME); await Promise.resolve({ big: 2n ** 64n })',
+    { env: { NAME: '世界' } });
+  assert.deepEqual(r.outcome, { logs: { stdout: ['hello 世界'], stderr: [] }, results: [{ json: { big: '18446744073709551616n' } }] });
+});
+const fuelCases = [
+  ['while (true) {}', 'while (true) {}'],
+  ['catastrophic regex', '/^(a+)+$/.test("a".repeat(100) + "!")'],
+];
+for (const [name, code] of fuelCases) {
+  check(`${name} -> ExecutionLimitError (fuel 2000), instance still usable`, () => {
+    const r = e.evaluate(code, { fuel: 2000 });
+    assert.deepEqual(r.outcome, {
+      logs: { stdout: [], stderr: [] }, results: [],
+      error: { name: 'ExecutionLimitError', message: 'Execution fuel exhausted', traceback: [] },
+    });
+    console.log(`     interrupted after ${r.ms.toFixed(0)} ms (${(r.ms * 1000 / 2000).toFixed(1)} µs per unit)`);
+    assert.deepEqual(e.evaluate('40 + 2').outcome.results, [{ text: '42' }]);
+  });
+}
+check('41 runaway recursion -> InternalError inside the engine (no V8 RangeError)', () => {
+  const r = e.evaluate('function f() { return 1 + f(); } f();');
+  assert.equal(r.outcome.error?.name, 'InternalError', JSON.stringify(r.outcome));
+  assert.deepEqual(e.evaluate('1').outcome.results, [{ text: '1' }]);
+});
+check('42 80 MiB allocation -> error, memory stays under 64 MiB', () => {
+  const r = e.evaluate('new Uint8Array(80 * 1024 * 1024).length');
+  assert.ok(r.outcome.error, JSON.stringify(r.outcome));
+  assert.ok(r.memoryBytes <= 64 * 1024 * 1024);
+});
+check('speed: 1e7 loop iterations (fuel per second)', () => {
+  const r = e.evaluate('let i = 0; while (i < 1e7) i++; i');
+  assert.deepEqual(r.outcome.results, [{ text: '10000000' }]);
+  console.log(`     ${r.ms.toFixed(0)} ms, ${r.fuelConsumed} units -> ${(r.fuelConsumed / r.ms * 1000).toFixed(0)} units/s`);
+});
+e.close();
+
+const fresh = boot();
+check('46 fresh instance: no state from the previous one', () => {
+  assert.deepEqual(fresh.evaluate('typeof secret').outcome.results, [{ text: "'undefined'" }]);
+});
+fresh.close();
+
+console.log(failed ? `\n${failed} smoke check(s) failed` : '\nall smoke checks passed');
+process.exitCode = failed ? 1 : 0;
+void WasiTrap;
