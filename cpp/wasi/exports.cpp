@@ -240,7 +240,11 @@ EMSCRIPTEN_KEEPALIVE const char* sw_wasi_fs_dump(uint32_t h, const char* path, u
     std::string_view rel;
     Workspace* ws = workspaceFor(*box->host, std::string_view(path, pathLen), rel);
     if (!ws || !rel.empty()) return nullptr;
+    // Sized first, so the buffer is allocated (and its fresh pages touched) once, not regrown through every size.
+    std::size_t total = 0;
+    ws->forEach([&](const Workspace::Entry& e) { total += 9 + e.path.size() + e.data.size(); });
     box->scratch.clear();
+    box->scratch.reserve(total);
     ws->forEach([&](const Workspace::Entry& e) {
       box->scratch.push_back(e.directory ? 1 : 2);
       appendU32(box->scratch, uint32_t(e.path.size()));

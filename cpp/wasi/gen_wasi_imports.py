@@ -39,12 +39,15 @@ export function readTrap(core, host) {
   return new WasiTrap(core._sw_wasi_trap_kind(host), message, core._sw_wasi_trap_exit_code(host));
 }
 
+// The epoch tells the core's bridge (cpp/wasi/wasi_bridge.js) to drop its cached view of a guest memory.
 export function bindGuestMemory(core, host, memory) {
   (core.wasiMemories ??= new Map()).set(host, memory);
+  core.wasiMemoriesEpoch = ((core.wasiMemoriesEpoch | 0) + 1) | 0;
 }
 
 export function unbindGuestMemory(core, host) {
   core.wasiMemories?.delete(host);
+  core.wasiMemoriesEpoch = ((core.wasiMemoriesEpoch | 0) + 1) | 0;
 }
 
 // SPEC 5.4 import policy: a non-function import fails instantiation; a function import we do not provide is a stub

@@ -185,6 +185,7 @@ struct HostState {
   Fuel fuel;
   Trap trap;
   std::vector<uint8_t> scratch;  // reused copy buffer for guest <-> core transfers
+  std::vector<Iovec> iovs;       // reused iovec list of fd_read/fd_write/fd_pread/fd_pwrite
 
   uint64_t now() { return options.clock->realtimeNs(); }
 };

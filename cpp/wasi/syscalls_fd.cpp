@@ -130,7 +130,7 @@ Errno fd_write(Host& host, uint32_t fd, uint32_t iovs, uint32_t iovsLen, uint32_
   FdEntry* e = nullptr;
   if (Errno err = lookupIo(s, fd, right::FdWrite, e); err != Errno::Success) return err;
   if (Errno err = gate(*e); err != Errno::Success) return err;
-  std::vector<Iovec> iov;
+  std::vector<Iovec>& iov = s.iovs;  // reused: no allocation per call
   uint64_t total = 0;
   if (Errno err = detail::readIovecs(*s.memory, iovs, iovsLen, iov, total); err != Errno::Success) return err;
   if (!s.memory->inBounds(nwrittenPtr, 4)) return Errno::Fault;
@@ -154,7 +154,7 @@ Errno fd_pwrite(Host& host, uint32_t fd, uint32_t iovs, uint32_t iovsLen, uint64
   if (Errno err = lookupIo(s, fd, right::FdWrite | right::FdSeek, e); err != Errno::Success) return err;
   if (Errno err = gate(*e); err != Errno::Success) return err;
   if (e->kind != FdKind::File) return Errno::Spipe;
-  std::vector<Iovec> iov;
+  std::vector<Iovec>& iov = s.iovs;  // reused: no allocation per call
   uint64_t total = 0;
   if (Errno err = detail::readIovecs(*s.memory, iovs, iovsLen, iov, total); err != Errno::Success) return err;
   if (!s.memory->inBounds(nwrittenPtr, 4)) return Errno::Fault;
@@ -170,7 +170,7 @@ Errno fd_read(Host& host, uint32_t fd, uint32_t iovs, uint32_t iovsLen, uint32_t
   if (Errno err = gate(*e); err != Errno::Success) return err;
   if (e->kind == FdKind::Directory) return Errno::IsDir;
   if (e->kind != FdKind::File) return Errno::Badf;
-  std::vector<Iovec> iov;
+  std::vector<Iovec>& iov = s.iovs;  // reused: no allocation per call
   uint64_t total = 0, nread = 0;
   if (Errno err = detail::readIovecs(*s.memory, iovs, iovsLen, iov, total); err != Errno::Success) return err;
   if (!s.memory->inBounds(nreadPtr, 4)) return Errno::Fault;
@@ -187,7 +187,7 @@ Errno fd_pread(Host& host, uint32_t fd, uint32_t iovs, uint32_t iovsLen, uint64_
   if (Errno err = gate(*e); err != Errno::Success) return err;
   if (e->kind == FdKind::Directory) return Errno::IsDir;
   if (e->kind != FdKind::File) return Errno::Spipe;
-  std::vector<Iovec> iov;
+  std::vector<Iovec>& iov = s.iovs;  // reused: no allocation per call
   uint64_t total = 0, nread = 0;
   if (Errno err = detail::readIovecs(*s.memory, iovs, iovsLen, iov, total); err != Errno::Success) return err;
   if (!s.memory->inBounds(nreadPtr, 4)) return Errno::Fault;

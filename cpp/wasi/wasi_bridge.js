@@ -1,14 +1,44 @@
 // The imports the WASI host needs from JavaScript (linked into the core with --js-library). The shim registers each
 // guest's WebAssembly.Memory in Module.wasiMemories (see the generated wasi_imports.mjs); these copy between that
 // memory and the core's heap. No WASI logic lives here.
+//
+// Every guest memory access of a syscall is one call here, so they are kept cheap: the Uint8Array over the guest's
+// memory is cached (one entry: the last host) and rebuilt when bindGuestMemory/unbindGuestMemory bump
+// Module.wasiMemoriesEpoch or when the range does not fit the view (the buffer was detached by memory.grow); short
+// copies are a byte loop instead of allocating a subarray.
 mergeInto(LibraryManager.library, {
-  sw_guest_read: function (host, guestPtr, corePtr, len) {
-    var mem = Module['wasiMemories'].get(host);
-    HEAPU8.set(new Uint8Array(mem.buffer, guestPtr >>> 0, len >>> 0), corePtr >>> 0);
+  $swGuestCache: '{ host: 0, epoch: -1, view: null }',
+  $swGuestView__deps: ['$swGuestCache'],
+  $swGuestView: function (host, end) {
+    var c = swGuestCache;
+    var epoch = Module['wasiMemoriesEpoch'] | 0;
+    if (c.host !== host || c.epoch !== epoch || end > c.view.length) {
+      var mem = Module['wasiMemories'].get(host);
+      c.host = host;
+      c.epoch = epoch;
+      c.view = new Uint8Array(mem.buffer);
+    }
+    return c.view;
   },
+  sw_guest_read__deps: ['$swGuestView'],
+  sw_guest_read: function (host, guestPtr, corePtr, len) {
+    guestPtr >>>= 0; corePtr >>>= 0; len >>>= 0;
+    var g = swGuestView(host, guestPtr + len);
+    if (len <= 32) {
+      for (var i = 0; i < len; i++) HEAPU8[corePtr + i] = g[guestPtr + i];
+    } else {
+      HEAPU8.set(g.subarray(guestPtr, guestPtr + len), corePtr);
+    }
+  },
+  sw_guest_write__deps: ['$swGuestView'],
   sw_guest_write: function (host, guestPtr, corePtr, len) {
-    var mem = Module['wasiMemories'].get(host);
-    new Uint8Array(mem.buffer, guestPtr >>> 0, len >>> 0).set(HEAPU8.subarray(corePtr >>> 0, (corePtr >>> 0) + (len >>> 0)));
+    guestPtr >>>= 0; corePtr >>>= 0; len >>>= 0;
+    var g = swGuestView(host, guestPtr + len);
+    if (len <= 32) {
+      for (var i = 0; i < len; i++) g[guestPtr + i] = HEAPU8[corePtr + i];
+    } else {
+      g.set(HEAPU8.subarray(corePtr, corePtr + len), guestPtr);
+    }
   },
   sw_guest_size: function (host) {
     var mem = Module['wasiMemories'] && Module['wasiMemories'].get(host);
