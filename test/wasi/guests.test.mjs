@@ -1,4 +1,4 @@
-// Builds every C program in test/wasi/guests/ with clang-16 (wasm32-wasi) into build/wasi-guests/ and runs each one
+// Builds every C (and C++) program in test/wasi/guests/ with clang-16 (wasm32-wasi) into build/wasi-guests/ and runs each one
 // through OUR WASI host (scripts/wasi-run.mjs -> the C++ core), checking the exit code and the expectations written
 // in the guest's header comments (see guests/guest.h). Run: bash test/wasi/run.sh
 import { describe, it, before } from 'node:test';
@@ -17,9 +17,12 @@ const guestsDir = path.join(here, 'guests');
 const outDir = path.join(root, 'build', 'wasi-guests');
 const runner = path.join(root, 'scripts', 'wasi-run.mjs');
 const clang = process.env.CLANG ?? 'clang-16';
+const clangxx = process.env.CLANGXX ?? 'clang++-16';
+// Debian's wasm32 libc++ has no exception support and its headers are not on clang's default path.
+const cxxFlags = ['-std=c++17', '-fno-exceptions', '-nostdinc++', '-isystem', '/usr/lib/llvm-16/include/wasm32-wasi/c++/v1'];
 const only = process.env.WASI_GUEST ? new RegExp(process.env.WASI_GUEST) : null;
 
-const sources = fs.readdirSync(guestsDir).filter((f) => f.endsWith('.c') && (!only || only.test(f))).sort();
+const sources = fs.readdirSync(guestsDir).filter((f) => /\.(c|cpp)$/.test(f) && (!only || only.test(f))).sort();
 
 // Header comments: // RUN: [...]   // EXIT: n   // STDOUT: "..."   // STDERR-HAS: "..."   // FILE: "rel" "content"|null
 function expectations(source) {
@@ -68,11 +71,13 @@ function seedWorkspace(dir) {
 
 async function compile(file) {
   const src = path.join(guestsDir, file);
-  const wasm = path.join(outDir, file.replace(/\.c$/, '.wasm'));
+  const wasm = path.join(outDir, file.replace(/\.(c|cpp)$/, '.wasm'));
   const newest = Math.max(fs.statSync(src).mtimeMs, fs.statSync(path.join(guestsDir, 'guest.h')).mtimeMs);
   if (fs.existsSync(wasm) && fs.statSync(wasm).mtimeMs >= newest) return;
   try {
-    await run(clang, ['--target=wasm32-wasi', '-O2', '-Wall', '-Werror', '-Wl,--strip-debug', src, '-o', wasm]);
+    const cxx = file.endsWith('.cpp');
+    await run(cxx ? clangxx : clang, ['--target=wasm32-wasi', '-O2', '-Wall', '-Werror', '-Wl,--strip-debug',
+      ...(cxx ? cxxFlags : []), src, '-o', wasm]);
   } catch (err) {
     compileErrors.set(file, err.stderr || String(err));
   }
@@ -97,7 +102,7 @@ before(async () => {
 
 describe('WASI guests under the C++ host', { concurrency: Math.max(2, os.cpus().length) }, () => {
   for (const file of sources) {
-    const name = file.replace(/\.c$/, '');
+    const name = file.replace(/\.(c|cpp)$/, '');
     it(name, async () => {
       assert.ok(!compileErrors.has(file), `compile error:\n${compileErrors.get(file)}`);
       const e = expectations(fs.readFileSync(path.join(guestsDir, file), 'utf8'));
