@@ -1,4 +1,5 @@
-// The fuel meter (SPEC §5.5): the guest's `sandbox.tick` import charges one unit per call.
+// The fuel meter (SPEC §5.5): the guest's `sandbox.charge(units)` import charges `units`, `sandbox.tick` one.
+// What a unit means per engine: docs/fuel.md.
 #include "internal.h"
 
 namespace sw::wasi {
@@ -42,9 +43,12 @@ void resetFuel(Host& host, int64_t budget) {
   fuel.reset(budget);
 }
 
-Errno tick(Host& host) {
+// Hard mode: the charge that takes `remaining` below zero traps. Interrupt mode: that charge writes the interrupt
+// words (once per reset) and execution continues; a charge that takes `remaining` below -budget (a second full
+// budget past zero) traps. A charge larger than what is left counts as spent (consumed() caps at the budget).
+Errno charge(Host& host, uint32_t units) {
   Fuel& fuel = host.fuel();
-  if (fuel.tick()) return Errno::Success;
+  if (fuel.charge(units)) return Errno::Success;
   if (!fuel.interruptMode()) return host.raiseTrap(TrapKind::Fuel, "Execution fuel exhausted");
   if (!fuel.interrupted_) {
     fuel.interrupted_ = true;
@@ -53,5 +57,7 @@ Errno tick(Host& host) {
   if (fuel.remaining_ >= -fuel.budget_) return Errno::Success;
   return host.raiseTrap(TrapKind::Fuel, "Execution fuel exhausted");
 }
+
+Errno tick(Host& host) { return charge(host, 1); }
 
 }  // namespace sw::wasi

@@ -195,13 +195,14 @@ struct FuelInterrupt {
 
 class Fuel {
  public:
-  // budget < 0: unmetered. Otherwise `remaining` starts at budget and each tick takes one.
+  // budget < 0: unmetered. Otherwise `remaining` starts at budget; each tick takes one, each charge `units`.
   void reset(int64_t budget);
   // Hard mode (default, Python/Perl/Ruby): the tick that takes remaining below zero traps.
   // Interrupt mode (the JavaScript engine): at zero the host writes the interrupt words once and the guest runs
   // on until it notices; only a second full budget past zero (the backstop) traps.
   void setInterrupt(FuelInterrupt interrupt);
-  bool tick() { return !metered_ || --remaining_ >= 0; }
+  bool tick() { return charge(1); }
+  bool charge(uint32_t units) { return !metered_ || (remaining_ -= int64_t(units)) >= 0; }
   bool metered() const { return metered_; }
   bool exhausted() const { return metered_ && remaining_ < 0; }
   bool interruptMode() const { return interruptMode_; }
@@ -213,7 +214,7 @@ class Fuel {
   int64_t consumed() const;
 
  private:
-  friend Errno tick(Host& host);
+  friend Errno charge(Host& host, uint32_t units);
   bool metered_ = false;
   bool interruptMode_ = false;
   bool interrupted_ = false;

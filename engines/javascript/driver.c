@@ -8,8 +8,12 @@
 
 #include "quickjs.h"
 
-#ifndef SW_JS_TICKS_PER_POLL
-#define SW_JS_TICKS_PER_POLL 1
+/* QuickJS polls for interrupts once every JS_INTERRUPT_COUNTER_INIT "operations" (calls, jumps and conditional
+ * branches of the bytecode interpreter), and libregexp once every INTERRUPT_COUNTER_INIT backtracking steps; both
+ * polls end in interrupt_handler. scripts/build-engines.sh passes both as -D flags to every file (quickjs.c, libregexp.c
+ * and this one), so the value here is the one QuickJS counts down from. The defaults are upstream's. */
+#ifndef JS_INTERRUPT_COUNTER_INIT
+#define JS_INTERRUPT_COUNTER_INIT 10000
 #endif
 
 #define SW_JS_FILENAME "<input>"
@@ -24,12 +28,17 @@ static volatile uint32_t g_interrupt_word;
 uint32_t *sw_js_interrupt_word(void) { return (uint32_t *)&g_interrupt_word; }
 uint32_t sw_js_interrupt_address(void) { return (uint32_t)(uintptr_t)&g_interrupt_word; }
 
+/* One unit of fuel = one QuickJS interpreter operation (docs/fuel.md). Each poll charges the operations counted since
+ * the previous one; a regex poll charges the same amount, so one backtracking step weighs
+ * JS_INTERRUPT_COUNTER_INIT / INTERRUPT_COUNTER_INIT units (chosen so both burn fuel at a similar wall-clock rate). */
+#define SW_JS_FUEL_PER_POLL ((uint32_t)JS_INTERRUPT_COUNTER_INIT)
+
 #ifdef __wasi__
-/* cpp/wasi/syscalls.def: SW_WASI0(sandbox, tick) -> i32 errno (0). One unit per call. In interrupt mode the host
+/* cpp/wasi/syscalls.def: SW_WASI(sandbox, charge, (uint32_t units)) -> i32 errno (0). In interrupt mode the host
  * writes 1 to the interrupt word when the budget is spent; past a second budget (or without interrupt mode) the
  * call traps, which unwinds the guest (the instance is then poisoned). */
-__attribute__((import_module("sandbox"), import_name("tick"))) int32_t sw_sandbox_tick(void);
-static void sw_tick(void) { (void)sw_sandbox_tick(); }
+__attribute__((import_module("sandbox"), import_name("charge"))) int32_t sw_sandbox_charge(uint32_t units);
+static void sw_charge(uint32_t units) { (void)sw_sandbox_charge(units); }
 #else
 static int g_fuel_metered;
 static int64_t g_fuel_budget, g_fuel_remaining;
@@ -47,9 +56,12 @@ int64_t sw_js_native_fuel_consumed(void) {
   return used > g_fuel_budget ? g_fuel_budget : used;
 }
 
-static void sw_tick(void) {
+uint32_t sw_js_fuel_per_poll(void) { return SW_JS_FUEL_PER_POLL; }
+
+static void sw_charge(uint32_t units) {
   if (!g_fuel_metered) return;
-  if (--g_fuel_remaining < 0) g_interrupt_word = 1;
+  g_fuel_remaining -= units;
+  if (g_fuel_remaining < 0) g_interrupt_word = 1;
 }
 #endif
 
@@ -170,7 +182,7 @@ struct SwJs {
 static int interrupt_handler(JSRuntime *rt, void *opaque) {
   (void)rt;
   SwJs *js = opaque;
-  for (int i = 0; i < SW_JS_TICKS_PER_POLL; i++) sw_tick();
+  sw_charge(SW_JS_FUEL_PER_POLL);
   if (g_interrupt_word) {
     js->fuel_interrupted = 1;
     return 1;

@@ -1,6 +1,6 @@
 /* engines/javascript/driver.h: the JavaScript engine's C driver over QuickJS (SPEC §6.1-6.2, §3.2-3.3).
  *
- * Plain C, no wasm-specific code except the `sandbox.tick` import (under __wasi__), so the same file builds natively
+ * Plain C, no wasm-specific code except the `sandbox.charge` import (under __wasi__), so the same file builds natively
  * (gcc/clang, ASan+UBSan) for fast unit tests and as the wasm32-wasi reactor `engine.wasm`.
  *
  * One handle = one JSRuntime + one JSContext (one realm). Globals persist across sw_js_eval calls on the same handle
@@ -49,9 +49,10 @@ void sw_js_free(SwJs *js);
 void *sw_alloc(uint32_t size);
 void sw_free(void *ptr);
 
-/* Fuel (SPEC §5.5). The interrupt handler charges fuel (the `sandbox.tick` import in the guest, a counter natively)
- * every SW_JS_TICKS_PER_POLL times QuickJS polls for interrupts (every JS_INTERRUPT_COUNTER_INIT backward
- * branches/calls, and every 10,000 regex backtracking steps), then interrupts if the interrupt word is non-zero.
+/* Fuel (SPEC §5.5, docs/fuel.md). One unit = one QuickJS interpreter operation (a call, jump or conditional branch).
+ * QuickJS polls its interrupt handler every JS_INTERRUPT_COUNTER_INIT operations and every INTERRUPT_COUNTER_INIT
+ * regex backtracking steps (build flags, scripts/build-engines.sh); each poll charges JS_INTERRUPT_COUNTER_INIT units
+ * (the `sandbox.charge` import in the guest, a counter natively), then interrupts if the interrupt word is non-zero.
  * The host sets the word when the budget is spent: pass sw_js_interrupt_address() to
  * sw_wasi_fuel_set_interrupt(host, address, 0, 0). The word is cleared by the host's fuel reset. */
 uint32_t *sw_js_interrupt_word(void);
@@ -61,6 +62,8 @@ uint32_t sw_js_interrupt_address(void); /* the same, as a guest address (wasm32)
 /* Native builds only: a counter standing in for the host's meter. budget < 0 = unmetered. Clears the word. */
 void sw_js_native_fuel_reset(int64_t budget);
 int64_t sw_js_native_fuel_consumed(void);
+/* Units charged per interrupt poll (JS_INTERRUPT_COUNTER_INIT as compiled). */
+uint32_t sw_js_fuel_per_poll(void);
 #endif
 
 #ifdef __cplusplus

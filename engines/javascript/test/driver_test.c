@@ -111,15 +111,56 @@ int main(void) {
                "\"results\":[],\"error\":{\"name\":\"ExecutionLimitError\",\"message\":\"Result limit exceeded\"");
   HAS("38 json result limit", "Array(70000).fill(1)", "\"message\":\"Result limit exceeded\"");
 
-  /* 39, 40: fuel. The native meter charges one unit per interrupt poll, like sandbox.tick in the guest. */
+  /* 39, 40: fuel. The native meter charges sw_js_fuel_per_poll() units per interrupt poll, like sandbox.charge in
+   * the guest (docs/fuel.md): one unit per interpreter operation, a regex backtracking step weighing several. */
   {
+    const uint32_t per_poll = sw_js_fuel_per_poll();
+    checks++;
+    if (per_poll != 1000) {
+      failures++;
+      printf("FAIL fuel per poll: want 1000 (QJS_FUEL_DEFINES in scripts/build-engines.sh), got %u\n", per_poll);
+    } else {
+      printf("ok   fuel per poll = %u (JS_INTERRUPT_COUNTER_INIT)\n", per_poll);
+    }
+    /* One unit per operation: a counted loop of n iterations costs about 2n (a conditional branch and a jump). */
+    {
+      SwJs *js = sw_js_new(0, 0);
+      char *out;
+      uint32_t len;
+      const char *warm = "0", *loop = "let i = 0; while (i < 1000000) i++; i";
+      sw_js_native_fuel_reset(-1);
+      sw_js_eval(js, warm, (uint32_t)strlen(warm), NULL, 0, &out, &len);
+      sw_free(out);
+      sw_js_native_fuel_reset(50000000);
+      sw_js_eval(js, loop, (uint32_t)strlen(loop), NULL, 0, &out, &len);
+      int64_t used = sw_js_native_fuel_consumed();
+      printf("     (1e6 iterations: %lld units)\n", (long long)used);
+      expect_eq("fuel: 1e6 loop iterations", loop, out, NOLOGS "\"results\":[{\"text\":\"1000000\"}]}");
+      checks++;
+      if (used < 2000000 - (int64_t)per_poll || used > 2000000 + (int64_t)per_poll || used % per_poll) {
+        failures++;
+        printf("FAIL fuel: 1e6 iterations should cost ~2,000,000 units in whole polls, got %lld\n", (long long)used);
+      }
+      /* A trivial script costs at most one poll's worth (the counter carries over between evaluations). */
+      const char *tiny = "1 + 1";
+      sw_js_native_fuel_reset(50000000);
+      sw_js_eval(js, tiny, (uint32_t)strlen(tiny), NULL, 0, &out, &len);
+      used = sw_js_native_fuel_consumed();
+      expect_eq("fuel: 1 + 1", tiny, out, NOLOGS "\"results\":[{\"text\":\"2\"}]}");
+      checks++;
+      if (used > (int64_t)per_poll) {
+        failures++;
+        printf("FAIL fuel: 1 + 1 should cost at most %u units, got %lld\n", per_poll, (long long)used);
+      }
+      sw_js_free(js);
+    }
     const char *loops[] = {"while (true) {}", "/^(a+)+$/.test(\"a\".repeat(100) + \"!\")",
                            "for (;;) { try { while (true) {} } catch (e) {} }",
                            "console.log('lost'); await new Promise(r => r()); while (true) {}", NULL};
     const char *names[] = {"39 while (true) {}", "40 catastrophic regex", "39 uncatchable by try/catch",
                            "39 after await, logs dropped"};
     for (int i = 0; loops[i]; i++) {
-      sw_js_native_fuel_reset(5000);
+      sw_js_native_fuel_reset(20 * (int64_t)per_poll);
       double t0 = now_ms();
       char *got = run(loops[i]);
       printf("     (%.0f ms, %lld units)\n", now_ms() - t0, (long long)sw_js_native_fuel_consumed());
@@ -129,14 +170,24 @@ int main(void) {
     SwJs *js = sw_js_new(0, 0);
     char *out;
     uint32_t len;
-    sw_js_native_fuel_reset(1000);
+    sw_js_native_fuel_reset(per_poll);
     const char *c1 = "globalThis.kept = 5; while (true) {}", *c2 = "kept + 1";
     sw_js_eval(js, c1, (uint32_t)strlen(c1), NULL, 0, &out, &len);
     expect_eq("39 interrupted", "while (true) {}", out, FUEL_OUT);
-    sw_js_native_fuel_reset(1000);
+    sw_js_native_fuel_reset(per_poll);
     sw_js_eval(js, c2, (uint32_t)strlen(c2), NULL, 0, &out, &len);
     expect_eq("39 instance usable after interrupt", "kept + 1", out, NOLOGS "\"results\":[{\"text\":\"6\"}]}");
     sw_js_free(js);
+    /* The headline budget: both runaway cases end as the limit error (timings printed; the wasm numbers are in
+     * docs/fuel.md, this build is -O1 with sanitizers). */
+    for (int i = 0; i < 2; i++) {
+      sw_js_native_fuel_reset(50000000);
+      double t0 = now_ms();
+      char *got = run(loops[i]);
+      printf("     (50,000,000 fuel: %.0f ms, %lld units)\n", now_ms() - t0, (long long)sw_js_native_fuel_consumed());
+      expect_eq(i ? "40 catastrophic regex, 50,000,000 fuel" : "39 while (true) {}, 50,000,000 fuel", loops[i], got,
+                FUEL_OUT);
+    }
     sw_js_native_fuel_reset(-1);
   }
 

@@ -3,8 +3,9 @@
 //
 //   node engines/javascript/test/smoke.mjs [engine.wasm]
 //
-// Fuel runs in interrupt mode: the host writes the driver's interrupt word when the budget is spent
-// (sw_wasi_fuel_set_interrupt), and the driver's QuickJS interrupt handler turns it into "Execution fuel exhausted".
+// Fuel runs in interrupt mode: the driver's QuickJS interrupt handler charges `sandbox.charge(1000)` per poll (one unit
+// per interpreter operation, docs/fuel.md), the host writes the driver's interrupt word when the budget is spent
+// (sw_wasi_fuel_set_interrupt), and the handler turns it into "Execution fuel exhausted".
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
@@ -89,12 +90,23 @@ function check(name, fn) {
   try { fn(); console.log(`ok   ${name}`); } catch (e) { failed++; console.log(`FAIL ${name}\n  ${e?.stack ?? e}`); }
 }
 
+const BUDGET = 50_000_000;  // the production budget (SPEC §5.5)
+const FUEL_OUT = {
+  logs: { stdout: [], stderr: [] }, results: [],
+  error: { name: 'ExecutionLimitError', message: 'Execution fuel exhausted', traceback: [] },
+};
+
+check('engine.wasm meters through sandbox.charge (not per-call sandbox.tick)', () => {
+  const sandbox = WebAssembly.Module.imports(engineModule).filter((i) => i.module === 'sandbox').map((i) => i.name);
+  assert.deepEqual(sandbox, ['charge']);
+});
 const e = boot();
 console.log(`     compile ${compileMs.toFixed(1)} ms, instantiate + _initialize + sw_js_new ${e.bootMs.toFixed(1)} ms`);
-check('1 + 1 -> text 2, fuel metered', () => {
+check('1 + 1 -> text 2, fuel metered, well under 1% of the budget', () => {
   const r = e.evaluate('1 + 1');
   assert.deepEqual(r.outcome, { logs: { stdout: [], stderr: [] }, results: [{ text: '2' }] });
   console.log(`     eval ${r.ms.toFixed(2)} ms, fuel ${r.fuelConsumed}, memory ${r.memoryBytes} bytes`);
+  assert.ok(r.fuelConsumed <= 1000, `1 + 1 cost ${r.fuelConsumed} units (at most one poll of 1000)`);
 });
 check('console + env + await', () => {
   const r = e.evaluate('console.log("hello", process.env.NAME); await Promise.resolve({ big: 2n ** 64n })',
@@ -108,12 +120,23 @@ const fuelCases = [
 for (const [name, code] of fuelCases) {
   check(`${name} -> ExecutionLimitError (fuel 2000), instance still usable`, () => {
     const r = e.evaluate(code, { fuel: 2000 });
-    assert.deepEqual(r.outcome, {
-      logs: { stdout: [], stderr: [] }, results: [],
-      error: { name: 'ExecutionLimitError', message: 'Execution fuel exhausted', traceback: [] },
-    });
-    console.log(`     interrupted after ${r.ms.toFixed(0)} ms (${(r.ms * 1000 / 2000).toFixed(1)} µs per unit)`);
+    assert.deepEqual(r.outcome, FUEL_OUT);
+    console.log(`     interrupted after ${r.ms.toFixed(1)} ms`);
     assert.deepEqual(e.evaluate('40 + 2').outcome.results, [{ text: '42' }]);
+  });
+}
+// SPEC §10.3 items 39/40 at the real budget: both must end as the limit error far below the Workers CPU limit (the
+// calibration in docs/fuel.md puts both at ~0.1-0.2 s here; the bound only catches a mis-scaled meter), and the
+// instance keeps its globals and stays usable.
+e.evaluate('globalThis.kept = 41');
+for (const [name, code] of fuelCases) {
+  check(`${name} -> ExecutionLimitError with ${BUDGET.toLocaleString('en')} fuel, instance still usable`, () => {
+    const r = e.evaluate(code, { fuel: BUDGET });
+    assert.deepEqual(r.outcome, FUEL_OUT);
+    assert.equal(r.fuelConsumed, BUDGET);
+    console.log(`     exhausted in ${r.ms.toFixed(0)} ms (${(BUDGET / r.ms / 1000).toFixed(0)} M units/s)`);
+    assert.ok(r.ms < 5000, `took ${r.ms.toFixed(0)} ms`);
+    assert.deepEqual(e.evaluate('kept + 1').outcome.results, [{ text: '42' }]);
   });
 }
 check('41 runaway recursion -> InternalError inside the engine (no V8 RangeError)', () => {
@@ -126,10 +149,20 @@ check('42 80 MiB allocation -> error, memory stays under 64 MiB', () => {
   assert.ok(r.outcome.error, JSON.stringify(r.outcome));
   assert.ok(r.memoryBytes <= 64 * 1024 * 1024);
 });
-check('speed: 1e7 loop iterations (fuel per second)', () => {
+check('speed: 1e7 loop iterations = 2e7 units (fuel per second)', () => {
   const r = e.evaluate('let i = 0; while (i < 1e7) i++; i');
   assert.deepEqual(r.outcome.results, [{ text: '10000000' }]);
+  assert.ok(Math.abs(r.fuelConsumed - 2e7) <= 1000, `${r.fuelConsumed} units`);
   console.log(`     ${r.ms.toFixed(0)} ms, ${r.fuelConsumed} units -> ${(r.fuelConsumed / r.ms * 1000).toFixed(0)} units/s`);
+});
+check('fuel of a small fib/loop/string/JSON benchmark', () => {
+  const r = e.evaluate(`function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }
+    let s = 0; for (let j = 0; j < 200000; j++) s += j % 7;
+    let str = ''; for (let j = 0; j < 20000; j++) str += String.fromCharCode(97 + j % 26);
+    const o = JSON.parse(JSON.stringify(Array.from({ length: 2000 }, (_, j) => ({ j, s: 'x' + j }))));
+    [fib(20), s, str.length, o.length]`);
+  assert.deepEqual(r.outcome.results, [{ json: [6765, 599994, 20000, 2000] }]);
+  console.log(`     ${r.ms.toFixed(1)} ms, ${r.fuelConsumed} units (${(r.fuelConsumed / BUDGET * 100).toFixed(2)}% of the budget)`);
 });
 e.close();
 
