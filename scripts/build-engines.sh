@@ -21,9 +21,21 @@ QJS_SOURCES=(quickjs libregexp libunicode cutils dtoa)
 JS_ENGINE_DIR="$SW_ROOT/engines/javascript"
 JS_DRIVER_SOURCES=(driver.c driver.h)
 JS_EXPORTS=(sw_js_new sw_js_eval sw_js_free sw_alloc sw_free sw_js_interrupt_address __stack_pointer)
+# wasmify ABI (docs/abi.md): the guest side is wasmify_guest.c plus nanopb's runtime and the C that nanopb's generator
+# writes from proto/wasmify/javascript.proto at build time (never committed).
+NANOPB_DIR="$SW_DEPS/nanopb-0.4.7"   # fetched by scripts/bootstrap.sh (pb_common.c, pb_encode.c, pb_decode.c)
+WASMIFY_PROTO_DIR="$SW_ROOT/proto/wasmify"
+WASMIFY_PROTO_SOURCES=(javascript.proto javascript.options)
+JS_WASMIFY_SOURCES=(wasmify_guest.c)
+JS_WASMIFY_EXPORTS=(wasm_init wasm_alloc wasm_free w_0_14 w_0_21 w_0_24 w_0_25)
 
 # Compile flags shared by the wasm and the native builds (CONFIG_VERSION as upstream's Makefile sets it).
-QJS_DEFINES=(-D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv)
+# Fuel (docs/fuel.md): QuickJS polls its interrupt handler every JS_INTERRUPT_COUNTER_INIT operations (each poll
+# charges that many units) and every INTERRUPT_COUNTER_INIT regex backtracking steps (so one step weighs 4 units: a
+# catastrophic regex and `while (true) {}` burn 50,000,000 fuel in similar time). engines/javascript/test/run.sh
+# reads QJS_FUEL_DEFINES from this line for the native build.
+QJS_FUEL_DEFINES=(-DJS_INTERRUPT_COUNTER_INIT=1000 -DINTERRUPT_COUNTER_INIT=250)
+QJS_DEFINES=(-D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv "${QJS_FUEL_DEFINES[@]}")
 # clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+, and binaryen 108 rejects the module
 # (TOOLCHAIN.md §2): compile at -O2, link at -O0.
 WASM_CFLAGS=(--target=wasm32-wasi -O2 "${QJS_DEFINES[@]}")
@@ -33,7 +45,7 @@ WASM_CFLAGS=(--target=wasm32-wasi -O2 "${QJS_DEFINES[@]}")
 # Memory: a fixed maximum of 64 MiB (SPEC §6.1); the JS heap itself is capped at 32 MiB by JS_SetMemoryLimit.
 WASM_LDFLAGS=(--target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--stack-first -Wl,-z,stack-size=1048576
               -Wl,--max-memory=67108864 -Wl,--strip-all)
-for e in "${JS_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
+for e in "${JS_EXPORTS[@]}" "${JS_WASMIFY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
 
 # Patches applied to the extracted copy (python: every pattern must match exactly once).
 patch_quickjs() {
@@ -92,6 +104,9 @@ js_source_hash() {
     echo "clang $(clang-16 --version | head -1)"
     sha256sum "${BASH_SOURCE[0]}"
     (cd "$JS_ENGINE_DIR" && sha256sum "${JS_DRIVER_SOURCES[@]}")
+    (cd "$JS_ENGINE_DIR" && sha256sum "${JS_WASMIFY_SOURCES[@]}")
+    (cd "$WASMIFY_PROTO_DIR" && sha256sum "${WASMIFY_PROTO_SOURCES[@]}")
+    echo "nanopb $(basename "$NANOPB_DIR") $(nanopb_generator.py --version 2>&1 | head -1)"
   } | sed "s|$SW_ROOT/||" | sha256sum | cut -d' ' -f1
 }
 
@@ -110,6 +125,17 @@ build_js_engine() {
     done
     clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" -c "$JS_ENGINE_DIR/driver.c" -o "$work/driver.o" &
     pids+=($!)
+    # wasmify: generate the message code, then compile it, nanopb's runtime and the guest exports.
+    nanopb_generator.py -q -D "$work" -I "$WASMIFY_PROTO_DIR" "$WASMIFY_PROTO_DIR/javascript.proto" ||
+      { rm -rf "$work"; return 1; }
+    local wmaps=("${maps[@]}" "-ffile-prefix-map=$NANOPB_DIR=nanopb-0.4.7" "-ffile-prefix-map=$work=gen")
+    for f in pb_common pb_encode pb_decode; do
+      clang-16 "${WASM_CFLAGS[@]}" "${wmaps[@]}" -I "$NANOPB_DIR" -c "$NANOPB_DIR/$f.c" -o "$work/$f.o" & pids+=($!)
+    done
+    clang-16 "${WASM_CFLAGS[@]}" "${wmaps[@]}" -I "$NANOPB_DIR" -c "$work/javascript.pb.c" -o "$work/javascript_pb.o" &
+    pids+=($!)
+    clang-16 "${WASM_CFLAGS[@]}" "${wmaps[@]}" -Wall -Wextra -Werror -I "$NANOPB_DIR" -I "$work" \
+      -c "$JS_ENGINE_DIR/wasmify_guest.c" -o "$work/wasmify_guest.o" & pids+=($!)
     local rc=0 p
     for p in "${pids[@]}"; do wait "$p" || rc=1; done
     [ $rc -eq 0 ] || { rm -rf "$work"; return 1; }

@@ -2,7 +2,8 @@
 # The JavaScript engine's tests: build engine.wasm (scripts/build-engines.sh), then
 #   1. the driver's native tests (driver_test.c + QuickJS, gcc, ASan+UBSan): SPEC §10.3 items 24-46, 50;
 #   2. QuickJS's own tests/test_*.js natively with upstream's qjs;
-#   3. the smoke test: engine.wasm under our WASI host (the C++ core) in Node.
+#   3. the smoke test: engine.wasm under our WASI host (the C++ core) in Node;
+#   4. the wasmify ABI end to end: engine.wasm driven through cpp/wasmify (docs/abi.md).
 # Every part runs; the exit code is non-zero if any failed.
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"
 cd "$SW_ROOT"
@@ -12,8 +13,11 @@ failed=()
 build_native_test() {
   local src; src=$(bash scripts/build-engines.sh --src-dir)
   local out="$dir/build/native"
+  # The interrupt intervals (the fuel scale, docs/fuel.md) exactly as the wasm build sets them.
+  local fuel_defines; fuel_defines=$(sed -n 's/^QJS_FUEL_DEFINES=(\(.*\))$/\1/p' scripts/build-engines.sh)
+  [ -n "$fuel_defines" ] || { echo "QJS_FUEL_DEFINES not found in scripts/build-engines.sh"; return 1; }
   local flags=(-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-               -D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv)
+               -D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv $fuel_defines)
   local stamp; stamp=$(printf '%s %s' "$src" "${flags[*]}" | sha256sum | cut -c1-16)
   mkdir -p "$out"
   if [ "$(cat "$out/qjs.stamp" 2>/dev/null)" != "$stamp" ]; then
@@ -40,6 +44,7 @@ run "driver tests (native)" env ASAN_OPTIONS=detect_leaks=1 "$dir/build/native/d
 run "QuickJS tests/test_*.js (native qjs)" bash "$dir/test/upstream.sh"
 run "core module present" core_present
 run "smoke: engine.wasm under our WASI host (Node)" "$SW_NODE" "$dir/test/smoke.mjs"
+run "wasmify ABI: engine.wasm driven by the core's C++ (Node)" "$SW_NODE" --test "$dir/test/wasmify.test.mjs"
 
 if [ ${#failed[@]} -gt 0 ]; then echo "FAILED: ${failed[*]}"; exit 1; fi
 echo "all JavaScript engine tests passed"

@@ -1,0 +1,205 @@
+// The JavaScript engine's messages (nanopb, generated at build time from proto/wasmify/javascript.proto) and its
+// WasmifyDriver.
+#include <pb_common.h>
+#include <pb_decode.h>
+#include <pb_encode.h>
+
+#include "javascript.pb.h"
+#include "wasmify.h"
+
+namespace sw::wasmify::javascript {
+
+static_assert(uint32_t(kEval) == uint32_t(sw_wasmify_javascript_Method_METHOD_EVAL));
+static_assert(uint32_t(kInterruptAddress) == uint32_t(sw_wasmify_javascript_Method_METHOD_INTERRUPT_ADDRESS));
+static_assert(uint32_t(kNew) == uint32_t(sw_wasmify_javascript_Method_METHOD_NEW));
+static_assert(uint32_t(kFree) == uint32_t(sw_wasmify_javascript_Method_METHOD_FREE));
+
+namespace {
+
+bool encodeString(pb_ostream_t* stream, const pb_field_t* field, void* const* arg) {
+  const auto* s = static_cast<const std::string_view*>(*arg);
+  if (s->empty()) return true;  // proto3: an empty string is not written
+  return pb_encode_tag_for_field(stream, field) &&
+         pb_encode_string(stream, reinterpret_cast<const pb_byte_t*>(s->data()), s->size());
+}
+
+bool decodeString(pb_istream_t* stream, const pb_field_t*, void** arg) {
+  auto* s = static_cast<std::string*>(*arg);
+  s->resize(stream->bytes_left);
+  return pb_read(stream, reinterpret_cast<pb_byte_t*>(s->data()), s->size());
+}
+
+void bindEncode(pb_callback_t& cb, const std::string_view& value) {
+  cb.funcs.encode = encodeString;
+  cb.arg = const_cast<std::string_view*>(&value);
+}
+
+void bindDecode(pb_callback_t& cb, std::string& out) {
+  cb.funcs.decode = decodeString;
+  cb.arg = &out;
+}
+
+template <typename Msg>
+std::string encode(const pb_msgdesc_t* fields, const Msg& msg) {
+  std::size_t size = 0;
+  if (!pb_get_encoded_size(&size, fields, &msg)) return {};
+  std::string out(size, '\0');
+  pb_ostream_t stream = pb_ostream_from_buffer(reinterpret_cast<pb_byte_t*>(out.data()), size);
+  if (!pb_encode(&stream, fields, &msg)) return {};
+  out.resize(stream.bytes_written);
+  return out;
+}
+
+// The SPEC §5.6 subset first (exact error strings), then nanopb.
+template <typename Msg>
+Result<Unit> decode(std::string_view bytes, const pb_msgdesc_t* fields, Msg& msg) {
+  auto parsed = parseMessage(bytes);
+  if (!parsed) return parsed.failure();
+  // A known field with the other wire type is malformed (nanopb would hand a varint to a bytes callback).
+  pb_field_iter_t iter;
+  if (pb_field_iter_begin(&iter, fields, &msg)) {
+    for (const Field& f : parsed.value()) {
+      if (!pb_field_iter_find(&iter, f.number)) continue;
+      const bool lengthDelimited = PB_LTYPE(iter.type) >= PB_LTYPE_BYTES;
+      if (lengthDelimited != (f.wireType == 2)) return engineFailure(kInvalidProtobuf);
+    }
+  }
+  pb_istream_t stream = pb_istream_from_buffer(reinterpret_cast<const pb_byte_t*>(bytes.data()), bytes.size());
+  if (!pb_decode(&stream, fields, &msg)) return engineFailure(kInvalidProtobuf);
+  return Unit{};
+}
+
+}  // namespace
+
+std::string encodeNewRequest(const NewRequest& request) {
+  sw_wasmify_javascript_NewRequest msg = sw_wasmify_javascript_NewRequest_init_zero;
+  msg.heap_limit = request.heapLimit;
+  msg.stack_limit = request.stackLimit;
+  return encode(&sw_wasmify_javascript_NewRequest_msg, msg);
+}
+
+Result<NewRequest> decodeNewRequest(std::string_view bytes) {
+  sw_wasmify_javascript_NewRequest msg = sw_wasmify_javascript_NewRequest_init_zero;
+  if (auto r = decode(bytes, &sw_wasmify_javascript_NewRequest_msg, msg); !r) return r.failure();
+  return NewRequest{msg.heap_limit, msg.stack_limit};
+}
+
+std::string encodeNewResponse(uint32_t handle) {
+  sw_wasmify_javascript_NewResponse msg = sw_wasmify_javascript_NewResponse_init_zero;
+  msg.handle = handle;
+  return encode(&sw_wasmify_javascript_NewResponse_msg, msg);
+}
+
+Result<uint32_t> decodeNewResponse(std::string_view bytes) {
+  sw_wasmify_javascript_NewResponse msg = sw_wasmify_javascript_NewResponse_init_zero;
+  if (auto r = decode(bytes, &sw_wasmify_javascript_NewResponse_msg, msg); !r) return r.failure();
+  return msg.handle;
+}
+
+std::string encodeEvalRequest(const EvalRequest& request) {
+  sw_wasmify_javascript_EvalRequest msg = sw_wasmify_javascript_EvalRequest_init_zero;
+  std::string_view source = request.source, env = request.envJson;
+  msg.handle = request.handle;
+  msg.source_len = uint32_t(source.size());
+  bindEncode(msg.source, source);
+  bindEncode(msg.env_json, env);
+  return encode(&sw_wasmify_javascript_EvalRequest_msg, msg);
+}
+
+Result<EvalRequest> decodeEvalRequest(std::string_view bytes) {
+  EvalRequest out;
+  sw_wasmify_javascript_EvalRequest msg = sw_wasmify_javascript_EvalRequest_init_zero;
+  bindDecode(msg.source, out.source);
+  bindDecode(msg.env_json, out.envJson);
+  if (auto r = decode(bytes, &sw_wasmify_javascript_EvalRequest_msg, msg); !r) return r.failure();
+  if (msg.source_len != 0 && msg.source_len != out.source.size()) return engineFailure(kInvalidProtobuf);
+  out.handle = msg.handle;
+  return out;
+}
+
+std::string encodeEvalResponse(const EvalResponse& response) {
+  sw_wasmify_javascript_EvalResponse msg = sw_wasmify_javascript_EvalResponse_init_zero;
+  std::string_view outcome = response.outcomeJson, failure = response.failure;
+  bindEncode(msg.outcome_json, outcome);
+  bindEncode(msg.failure, failure);
+  return encode(&sw_wasmify_javascript_EvalResponse_msg, msg);
+}
+
+Result<EvalResponse> decodeEvalResponse(std::string_view bytes) {
+  EvalResponse out;
+  sw_wasmify_javascript_EvalResponse msg = sw_wasmify_javascript_EvalResponse_init_zero;
+  bindDecode(msg.outcome_json, out.outcomeJson);
+  bindDecode(msg.failure, out.failure);
+  if (auto r = decode(bytes, &sw_wasmify_javascript_EvalResponse_msg, msg); !r) return r.failure();
+  return out;
+}
+
+std::string encodeInterruptAddressResponse(uint32_t address) {
+  sw_wasmify_javascript_InterruptAddressResponse msg = sw_wasmify_javascript_InterruptAddressResponse_init_zero;
+  msg.address = address;
+  return encode(&sw_wasmify_javascript_InterruptAddressResponse_msg, msg);
+}
+
+Result<uint32_t> decodeInterruptAddressResponse(std::string_view bytes) {
+  sw_wasmify_javascript_InterruptAddressResponse msg = sw_wasmify_javascript_InterruptAddressResponse_init_zero;
+  if (auto r = decode(bytes, &sw_wasmify_javascript_InterruptAddressResponse_msg, msg); !r) return r.failure();
+  return msg.address;
+}
+
+std::string encodeFreeRequest(uint32_t handle) {
+  sw_wasmify_javascript_FreeRequest msg = sw_wasmify_javascript_FreeRequest_init_zero;
+  msg.handle = handle;
+  return encode(&sw_wasmify_javascript_FreeRequest_msg, msg);
+}
+
+Result<uint32_t> decodeFreeRequest(std::string_view bytes) {
+  sw_wasmify_javascript_FreeRequest msg = sw_wasmify_javascript_FreeRequest_init_zero;
+  if (auto r = decode(bytes, &sw_wasmify_javascript_FreeRequest_msg, msg); !r) return r.failure();
+  return msg.handle;
+}
+
+namespace {
+
+Result<std::string> eval(Instance& instance, std::string_view code, std::string_view envJson) {
+  if (instance.handle > UINT32_MAX) return engineFailure(kInvalidProtobuf);
+  EvalRequest request{uint32_t(instance.handle), std::string(code), std::string(envJson)};
+  auto response = instance.invoke(kEval, encodeEvalRequest(request));
+  if (!response) return response.failure();
+  auto decoded = decodeEvalResponse(response.value());
+  if (!decoded) return decoded.failure();
+  if (!decoded->failure.empty()) return engineFailure(decoded->failure);
+  if (decoded->outcomeJson.empty()) return engineFailure(kInvalidProtobuf);
+  return std::move(decoded->outcomeJson);
+}
+
+WasmifyDriver makeDriver() {
+  WasmifyDriver d;
+  d.language = "javascript";
+  d.service = kService;
+  d.initMethod = kNew;
+  d.initRequest = [] { return encodeNewRequest({kHeapLimit, kStackLimit}); };
+  d.initFailedMessage = kJavaScriptInitializationFailed;
+  d.afterInit = [](Instance& instance) -> Result<Unit> {
+    auto response = instance.invoke(kInterruptAddress, "");
+    if (!response) return response.failure();
+    auto address = decodeInterruptAddressResponse(response.value());
+    if (!address) return address.failure();
+    instance.guest.setFuelInterrupt(address.value());
+    return Unit{};
+  };
+  d.evaluate = [](Instance& instance, std::string_view code) { return eval(instance, code, ""); };
+  d.runOnce = [](Instance& instance, const ExecuteRequest& request) {
+    return eval(instance, request.code, request.envJson);
+  };
+  // sessionExecute / sessionBoot / afterRestore: the code-context issue (SPEC §5.2) adds them.
+  return d;
+}
+
+}  // namespace
+
+const WasmifyDriver& driver() {
+  static const WasmifyDriver d = makeDriver();
+  return d;
+}
+
+}  // namespace sw::wasmify::javascript

@@ -1,0 +1,246 @@
+// cpp/wasmify: the host side of the wasmify ABI (SPEC §5.6, docs/abi.md) and the language-neutral interpreter host
+// built on it (the seed's ./wasmify: runWasmify, bootWasmifySession/restoreWasmifySession, WasmifyDriver).
+//
+// An engine built for wasmify exports `wasm_init`, `wasm_alloc`/`wasm_free` and one `w_<service>_<method>(ptr, len)
+// -> i64` per method. The host encodes a request message, copies it into guest memory, calls the method, and
+// decodes the response, whose payload is field 1. Everything here is synchronous C++ over a GuestCaller, so it runs
+// natively against a fake guest (test/unit/test_wasmify*.cpp) and, in the core, against a real guest instance
+// through the `sw_guest_call` import (wasmify_bridge.js, exports.cpp).
+//
+// Re-entrancy: while the core is inside a guest call, the guest's WASI imports re-enter the core (sw_wasi_*). Code
+// here holds no core-global state across a guest call.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sw::wasmify {
+
+// --- errors ---------------------------------------------------------------------------------------------------
+
+// A larger response fails kResponseLimitExceeded. SPEC §5.6's reference engines cap at 131,072; ours is 1 MiB because
+// a legitimate outcome (64 KiB of result and 32,768 units of logs, JSON-escaped up to 6x) can reach ~600 KB.
+inline constexpr uint32_t kMaxResponseBytes = 1048576;
+
+inline constexpr std::string_view kResponseLimitExceeded = "Interpreter response limit exceeded";
+inline constexpr std::string_view kInvalidProtobuf = "Invalid protobuf";
+inline constexpr std::string_view kTruncatedProtobuf = "Truncated protobuf";
+inline constexpr std::string_view kTruncatedProtobufField = "Truncated protobuf field";
+inline constexpr std::string_view kUnsupportedProtobufField = "Unsupported protobuf field";
+inline constexpr std::string_view kInitializationFailed = "Interpreter initialization failed";
+inline constexpr std::string_view kJavaScriptInitializationFailed = "JavaScript engine initialization failed";
+inline constexpr std::string_view kMethodFailed = "Interpreter method failed";  // the guest answered 0
+
+enum class FailureKind : uint8_t {
+  Engine,  // a protocol or engine failure (the errors above); the server answers EngineError
+  Limit,   // the guest was stopped by a limit (fuel backstop, output limit): ExecutionLimitError; instance invalid
+  Trap,    // the guest trapped (unreachable, memory fault, stack exhaustion, proc_exit, host failure); invalid
+};
+
+struct Failure {
+  FailureKind kind = FailureKind::Engine;
+  std::string message;
+};
+
+struct Unit {};
+
+// A value or a Failure.
+template <typename T>
+class Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose
+  Result(Failure failure) : failure_(std::move(failure)) {}  // NOLINT
+  bool ok() const { return value_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  T& value() { return *value_; }
+  const T& value() const { return *value_; }
+  T* operator->() { return &*value_; }
+  const Failure& failure() const { return failure_; }
+
+ private:
+  std::optional<T> value_;
+  Failure failure_;
+};
+
+inline Failure engineFailure(std::string_view message) { return Failure{FailureKind::Engine, std::string(message)}; }
+
+// --- the guest ------------------------------------------------------------------------------------------------
+
+// One live guest instance, as the host reaches it. Under Emscripten: the engine's WebAssembly.Instance, called
+// through the sw_guest_call import, its memory through sw_guest_read/sw_guest_write. Natively: a fake.
+class GuestCaller {
+ public:
+  virtual ~GuestCaller() = default;
+  // Calls the export `name` with i32 arguments; the result zero-extended to 64 bits (0 for a void export). A throw
+  // out of the guest (a trap, or a WASI trap such as the fuel backstop) is a Failure of kind Limit or Trap.
+  virtual Result<uint64_t> call(std::string_view name, std::initializer_list<uint32_t> args) = 0;
+  // Bounds-checked copies; false when the range leaves the guest's memory.
+  virtual bool read(uint32_t guestPtr, void* dst, uint32_t len) = 0;
+  virtual bool write(uint32_t guestPtr, const void* src, uint32_t len) = 0;
+  // wasm_alloc / wasm_free (override to count or fake them). alloc fails with kMethodFailed on a NULL pointer.
+  virtual Result<uint32_t> alloc(uint32_t len);
+  virtual Result<Unit> free(uint32_t ptr);
+  // Puts the guest's fuel meter in the JavaScript engine's interrupt mode (SPEC §5.5) with this interrupt word.
+  // Default: no meter.
+  virtual void setFuelInterrupt(uint32_t address) { (void)address; }
+};
+
+// --- messages (the SPEC §5.6 protobuf subset) -----------------------------------------------------------------
+
+struct Field {
+  uint32_t number = 0;
+  uint8_t wireType = 0;     // 0 varint, 2 length-delimited
+  uint64_t varint = 0;      // wire type 0
+  std::string_view bytes;   // wire type 2 (a view into the message)
+};
+
+// Splits a message into fields. Errors (exactly SPEC §5.6): a key or value varint longer than 64 bits ->
+// kInvalidProtobuf; a key running off the end -> kTruncatedProtobuf; a value running off the end ->
+// kTruncatedProtobufField; a wire type other than 0 and 2 -> kUnsupportedProtobufField.
+Result<std::vector<Field>> parseMessage(std::string_view message);
+// The last occurrence of a field (protobuf's rule for singular fields), or nullptr.
+const Field* findField(const std::vector<Field>& fields, uint32_t number);
+
+// Writes the subset by hand (for languages without a .proto, e.g. Python's [1:"/stdlib"]).
+class MessageWriter {
+ public:
+  MessageWriter& varint(uint32_t field, uint64_t value);
+  MessageWriter& bytes(uint32_t field, std::string_view value);
+  const std::string& data() const { return out_; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  void putVarint(uint64_t v);
+  std::string out_;
+};
+
+// `w_<service>_<method>`.
+std::string methodExport(uint32_t service, uint32_t method);
+
+// One method call: wasm_alloc(request), copy in, w_<service>_<method>(ptr, len), wasm_free(ptr); a response over
+// kMaxResponseBytes fails kResponseLimitExceeded; copy the response out; wasm_free(outPtr). Returns the response
+// bytes (not yet parsed). A packed result of 0 (the guest could not decode the request or ran out of memory) fails
+// "Interpreter method failed: w_S_M".
+Result<std::string> invoke(GuestCaller& guest, uint32_t service, uint32_t method, std::string_view request);
+
+// --- the interpreter host -------------------------------------------------------------------------------------
+
+// One guest instance with its interpreter handle.
+struct Instance {
+  GuestCaller& guest;
+  uint32_t service = 0;
+  uint64_t handle = 0;
+  Result<std::string> invoke(uint32_t method, std::string_view request) const {
+    return wasmify::invoke(guest, service, method, request);
+  }
+};
+
+struct ExecuteRequest {
+  std::string_view code;
+  std::string_view envJson;  // the request's envVars as a JSON object text; "" = none
+};
+
+// SessionOutcome (SPEC §5.1): the EngineOutcome JSON plus the working directory after the call.
+struct SessionOutcome {
+  std::string outcomeJson;
+  std::string cwd;
+};
+
+// A language's parts (the seed's WasmifyDriver). Hooks receive the Instance; a Failure from a hook is the call's.
+struct WasmifyDriver {
+  std::string_view language;
+  uint32_t service = 0;
+  uint32_t initMethod = 0;                                   // the method that creates the interpreter handle
+  std::function<std::string()> initRequest;                  // its request (e.g. heap/stack limits, "/stdlib")
+  std::string_view initFailedMessage = kInitializationFailed;  // a zero handle
+  // Fresh instances only, right after the handle exists (e.g. JavaScript registers its fuel interrupt word).
+  std::function<Result<Unit>(Instance&)> afterInit;
+  std::string sessionBoot;                                   // a script run once when a session boots ("" none)
+  // Runs one script, capturing stdout/stderr, returning a string result (session boot, internal helpers).
+  std::function<Result<std::string>(Instance&, std::string_view code)> evaluate;
+  // One session call.
+  std::function<Result<SessionOutcome>(Instance&, const ExecuteRequest&)> sessionExecute;
+  // One stateless call: the EngineOutcome JSON.
+  std::function<Result<std::string>(Instance&, const ExecuteRequest&)> runOnce;
+  // Optional: after a snapshot restore (e.g. Python re-seeds random).
+  std::function<Result<Unit>(Instance&)> afterRestore;
+};
+
+// Fresh-instance boot (SPEC §5.6): WASI `_initialize`, `wasm_init`, the driver's init method (zero handle ->
+// driver.initFailedMessage), afterInit.
+Result<Instance> bootInstance(GuestCaller& guest, const WasmifyDriver& driver);
+
+// Stateless execution on a freshly instantiated guest: bootInstance, then driver.runOnce. Returns the EngineOutcome
+// JSON. The instance is not reused afterwards (nothing is freed inside it).
+Result<std::string> runWasmify(GuestCaller& guest, const WasmifyDriver& driver, const ExecuteRequest& request);
+
+// Sessions (the code-context issue builds these out; the types are the contract).
+struct WasmifySession {
+  Instance instance;
+  std::string cwd = "/workspace";
+  bool invalid = false;  // set after a trap or the fuel backstop: the server drops the instance
+  Result<SessionOutcome> execute(const WasmifyDriver& driver, const ExecuteRequest& request);
+};
+struct SessionSnapshot {
+  uint64_t handle = 0;
+  std::string extraJson = "{}";
+};
+// Boots a fresh instance and runs driver.sessionBoot.
+Result<WasmifySession> bootWasmifySession(GuestCaller& guest, const WasmifyDriver& driver);
+// Adopts a restored instance (memory already written; no _initialize, wasm_init or init method), then afterRestore.
+Result<WasmifySession> restoreWasmifySession(GuestCaller& guest, const WasmifyDriver& driver,
+                                             const SessionSnapshot& snapshot);
+
+// --- the JavaScript engine (proto/wasmify/javascript.proto) ---------------------------------------------------
+
+namespace javascript {
+
+inline constexpr uint32_t kService = 0;
+// Method numbers: the Method enum of javascript.proto (checked against the generated code in javascript.cpp).
+enum Method : uint32_t { kEval = 14, kInterruptAddress = 21, kNew = 24, kFree = 25 };
+
+inline constexpr uint32_t kHeapLimit = 33554432;   // SPEC §5.6: 32 MiB
+inline constexpr uint32_t kStackLimit = 1048576;   // SPEC §5.6's value; the guest clamps to its own maximum
+
+struct NewRequest {
+  uint32_t heapLimit = 0;
+  uint32_t stackLimit = 0;
+};
+struct EvalRequest {
+  uint32_t handle = 0;
+  std::string source;
+  std::string envJson;
+};
+struct EvalResponse {
+  std::string outcomeJson;
+  std::string failure;
+};
+
+// nanopb-generated encoders/decoders. Decoders check the SPEC §5.6 subset first (parseMessage's errors), then
+// decode with nanopb (a nanopb failure -> kInvalidProtobuf).
+std::string encodeNewRequest(const NewRequest& request);
+Result<NewRequest> decodeNewRequest(std::string_view bytes);
+std::string encodeNewResponse(uint32_t handle);
+Result<uint32_t> decodeNewResponse(std::string_view bytes);
+std::string encodeEvalRequest(const EvalRequest& request);
+Result<EvalRequest> decodeEvalRequest(std::string_view bytes);
+std::string encodeEvalResponse(const EvalResponse& response);
+Result<EvalResponse> decodeEvalResponse(std::string_view bytes);
+std::string encodeInterruptAddressResponse(uint32_t address);
+Result<uint32_t> decodeInterruptAddressResponse(std::string_view bytes);
+std::string encodeFreeRequest(uint32_t handle);
+Result<uint32_t> decodeFreeRequest(std::string_view bytes);
+
+// The JavaScript WasmifyDriver: init = New (32 MiB heap), afterInit = InterruptAddress -> setFuelInterrupt,
+// runOnce/evaluate = Eval. Sessions are not wired yet (sessionExecute fails "not implemented").
+const WasmifyDriver& driver();
+
+}  // namespace javascript
+
+}  // namespace sw::wasmify

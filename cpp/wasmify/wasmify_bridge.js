@@ -1,0 +1,54 @@
+// The import the wasmify host needs from JavaScript (linked into the core with --js-library): a re-entrant call
+// from the core into a guest instance's export. The shim (or a test) registers each guest instance once with
+// core.wasmifyBind(host, instance) after instantiating it (and bindGuestMemory for its memory), and
+// core.wasmifyUnbind(host) when it is dropped. No wasmify logic lives here: cpp/wasmify does the ABI.
+//
+// sw_guest_call(host, id, namePtr, nameLen, argc, a0, a1, status) -> i64 (BigInt)
+//   id      the core's interned number for the export name; the function is looked up once per instance and id
+//   argc    0, 1 or 2 i32 arguments (a0, a1)
+//   status  core address of { u32 threw; u32 messageLen; u8 message[256] }: threw = 1 when the guest threw (a trap,
+//           or a WasiTrap from one of its WASI imports, which re-entered the core); the message is the error's text.
+// A result that is not a BigInt (an i32 export, or undefined from a void one) is returned zero-extended.
+mergeInto(LibraryManager.library, {
+  $swWasmify: '{}',
+  $swWasmify__postset:
+    "Module['wasmifyBind'] = function (host, instance) {" +
+    "  if (!Module['wasmifyInstances']) Module['wasmifyInstances'] = new Map();" +
+    "  Module['wasmifyInstances'].set(host, { exports: instance.exports, fns: [] });" +
+    "};" +
+    "Module['wasmifyUnbind'] = function (host) {" +
+    "  if (Module['wasmifyInstances']) Module['wasmifyInstances'].delete(host);" +
+    "};",
+  sw_guest_call__deps: ['$swWasmify'],
+  sw_guest_call: function (host, id, namePtr, nameLen, argc, a0, a1, status) {
+    status >>>= 0;
+    function fail(message) {
+      var bytes = new TextEncoder().encode(String(message));
+      var n = Math.min(bytes.length, 256);
+      HEAPU8.set(bytes.subarray(0, n), status + 8);
+      HEAPU32[(status >>> 2) + 1] = n;
+      HEAPU32[status >>> 2] = 1;
+      return BigInt(0);
+    }
+    var all = Module['wasmifyInstances'];
+    var inst = all && all.get(host);
+    if (!inst) return fail('no guest instance bound to host ' + host);
+    var fn = inst.fns[id];
+    if (fn === undefined) {
+      var name = new TextDecoder().decode(HEAPU8.subarray(namePtr >>> 0, (namePtr >>> 0) + (nameLen >>> 0)));
+      fn = inst.fns[id] = typeof inst.exports[name] === 'function' ? inst.exports[name] : null;
+      if (!fn) return fail('guest export missing: ' + name);
+    }
+    if (!fn) return fail('guest export missing');
+    var r;
+    try {
+      r = argc === 0 ? fn() : argc === 1 ? fn(a0) : fn(a0, a1);
+    } catch (e) {
+      Module['wasmifyLastError'] = e;
+      return fail(e && e.message !== undefined ? (e.name ? e.name + ': ' : '') + e.message : e);
+    }
+    HEAPU32[status >>> 2] = 0;
+    if (typeof r === 'bigint') return r;
+    return BigInt(r === undefined ? 0 : (r >>> 0));
+  },
+});

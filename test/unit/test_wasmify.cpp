@@ -1,0 +1,343 @@
+// cpp/wasmify: the message subset, the nanopb-generated JavaScript messages, invoke and runWasmify against a fake
+// guest (a GuestCaller that plays engine.wasm's exports over a byte vector).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "wasmify/wasmify.h"
+
+using namespace sw::wasmify;
+namespace js = sw::wasmify::javascript;
+
+namespace {
+
+std::string bytes(std::initializer_list<int> b) {
+  std::string s;
+  for (int v : b) s.push_back(char(uint8_t(v)));
+  return s;
+}
+
+// A fake engine.wasm: linear memory, a bump allocator that tracks live blocks, and the wasmify exports.
+class FakeGuest : public GuestCaller {
+ public:
+  std::vector<uint8_t> memory = std::vector<uint8_t>(4 << 20);  // room for a response at the 1 MiB cap
+  std::set<uint32_t> live;
+  std::vector<std::string> calls;
+  uint32_t next = 1024;
+  uint32_t interruptAddress = 0;
+  // Behaviour knobs.
+  uint32_t handle = 77;
+  std::function<std::string(const js::EvalRequest&)> eval = [](const js::EvalRequest& r) {
+    return js::encodeEvalResponse({"{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[{\"text\":\"" + r.source +
+                                       "\"}],\"env\":" + (r.envJson.empty() ? "{}" : r.envJson) + "}",
+                                   ""});
+  };
+  std::optional<Failure> trapOn;  // a Failure thrown by the named export below
+  std::string trapExport;
+  uint32_t packedOverride = 0xffffffff;  // != 0xffffffff: w_0_14 returns this length with a valid pointer
+
+  uint32_t allocBlock(uint32_t len) {
+    uint32_t p = next;
+    next += (len + 15) & ~15u;
+    if (next > memory.size()) return 0;
+    live.insert(p);
+    return p;
+  }
+  uint64_t respond(const std::string& msg) {
+    uint32_t p = allocBlock(uint32_t(msg.size()));
+    std::memcpy(memory.data() + p, msg.data(), msg.size());
+    return (uint64_t(p) << 32) | msg.size();
+  }
+  std::string request(uint32_t ptr, uint32_t len) { return std::string(reinterpret_cast<char*>(&memory[ptr]), len); }
+
+  Result<uint64_t> call(std::string_view name, std::initializer_list<uint32_t> args) override {
+    calls.emplace_back(name);
+    std::vector<uint32_t> a(args);
+    if (trapOn && name == trapExport) return *trapOn;
+    if (name == "_initialize" || name == "wasm_init") return uint64_t(0);
+    if (name == "wasm_alloc") return uint64_t(allocBlock(a.at(0) ? a.at(0) : 1));
+    if (name == "wasm_free") {
+      REQUIRE(live.erase(a.at(0)) == 1);  // double free or a foreign pointer
+      return uint64_t(0);
+    }
+    std::string req = request(a.at(0), a.at(1));
+    if (name == "w_0_24") {
+      auto r = js::decodeNewRequest(req);
+      REQUIRE(r.ok());
+      CHECK(r->heapLimit == js::kHeapLimit);
+      CHECK(r->stackLimit == js::kStackLimit);
+      return respond(js::encodeNewResponse(handle));
+    }
+    if (name == "w_0_21") return respond(js::encodeInterruptAddressResponse(4096));
+    if (name == "w_0_14") {
+      auto r = js::decodeEvalRequest(req);
+      REQUIRE(r.ok());
+      CHECK(r->handle == handle);
+      if (packedOverride != 0xffffffff) {
+        uint64_t packed = respond(std::string(packedOverride, '\0'));
+        return packed;
+      }
+      return respond(eval(r.value()));
+    }
+    if (name == "w_0_25") return respond(js::encodeNewResponse(1));
+    return Failure{FailureKind::Trap, "missing export " + std::string(name)};
+  }
+  bool read(uint32_t ptr, void* dst, uint32_t len) override {
+    if (uint64_t(ptr) + len > memory.size()) return false;
+    std::memcpy(dst, memory.data() + ptr, len);
+    return true;
+  }
+  bool write(uint32_t ptr, const void* src, uint32_t len) override {
+    if (uint64_t(ptr) + len > memory.size()) return false;
+    std::memcpy(memory.data() + ptr, src, len);
+    return true;
+  }
+  void setFuelInterrupt(uint32_t address) override { interruptAddress = address; }
+};
+
+}  // namespace
+
+TEST_CASE("wasmify: MessageWriter and parseMessage round trip", "[wasmify]") {
+  MessageWriter w;
+  w.varint(1, 0).varint(2, 300).varint(3, UINT64_MAX).bytes(4, "héllo").bytes(5, "");
+  auto parsed = parseMessage(w.data());
+  REQUIRE(parsed.ok());
+  REQUIRE(parsed->size() == 5);
+  CHECK(findField(parsed.value(), 2)->varint == 300);
+  CHECK(findField(parsed.value(), 3)->varint == UINT64_MAX);
+  CHECK(findField(parsed.value(), 4)->bytes == "héllo");
+  CHECK(findField(parsed.value(), 4)->wireType == 2);
+  CHECK(findField(parsed.value(), 5)->bytes.empty());
+  CHECK(findField(parsed.value(), 6) == nullptr);
+  CHECK(w.data().substr(0, 5) == bytes({0x08, 0x00, 0x10, 0xac, 0x02}));
+  // The last occurrence of a repeated singular field wins.
+  const std::string twiceMsg = MessageWriter().varint(1, 1).varint(1, 2).take();
+  auto twice = parseMessage(twiceMsg);
+  REQUIRE(twice.ok());
+  CHECK(findField(twice.value(), 1)->varint == 2);
+}
+
+TEST_CASE("wasmify: parseMessage errors are SPEC 5.6's", "[wasmify]") {
+  auto err = [](const std::string& msg) {
+    auto r = parseMessage(msg);
+    return r.ok() ? std::string("ok") : r.failure().message;
+  };
+  CHECK(err("") == "ok");
+  CHECK(err(bytes({0x08})) == kTruncatedProtobufField);                  // varint value missing
+  CHECK(err(bytes({0x08, 0x80})) == kTruncatedProtobufField);            // varint value cut
+  CHECK(err(bytes({0x12, 0x05, 'a'})) == kTruncatedProtobufField);       // length past the end
+  CHECK(err(bytes({0x12})) == kTruncatedProtobufField);                  // length missing
+  CHECK(err(bytes({0x88})) == kTruncatedProtobuf);                       // key cut
+  CHECK(err(bytes({0x09, 0, 0, 0, 0, 0, 0, 0, 0})) == kUnsupportedProtobufField);  // fixed64
+  CHECK(err(bytes({0x0d, 0, 0, 0, 0})) == kUnsupportedProtobufField);    // fixed32
+  CHECK(err(bytes({0x0b})) == kUnsupportedProtobufField);                // start group
+  // 10-byte varint with more than 64 bits, and an 11-byte varint.
+  CHECK(err(bytes({0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02})) == kInvalidProtobuf);
+  CHECK(err(bytes({0x08, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00})) == kInvalidProtobuf);
+  CHECK(err(bytes({0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})) == "ok");  // exactly 2^64-1
+  CHECK(err(bytes({0x00, 0x00})) == kInvalidProtobuf);                   // field number 0
+}
+
+TEST_CASE("wasmify: JavaScript messages (nanopb) round trip", "[wasmify]") {
+  auto nr = js::decodeNewRequest(js::encodeNewRequest({33554432, 1048576}));
+  REQUIRE(nr.ok());
+  CHECK(nr->heapLimit == 33554432);
+  CHECK(nr->stackLimit == 1048576);
+  // The layout is SPEC 5.6's: [1: heap, 2: stack].
+  const std::string newMsg = js::encodeNewRequest({33554432, 1048576});
+  auto fields = parseMessage(newMsg);
+  REQUIRE(fields.ok());
+  CHECK(findField(fields.value(), 1)->varint == 33554432);
+  CHECK(findField(fields.value(), 2)->varint == 1048576);
+
+  std::string code = std::string("console.log('\0x')", 17) + std::string(70000, 'a');
+  auto er = js::decodeEvalRequest(js::encodeEvalRequest({7, code, "{\"A\":\"b\"}"}));
+  REQUIRE(er.ok());
+  CHECK(er->handle == 7);
+  CHECK(er->source == code);
+  CHECK(er->envJson == "{\"A\":\"b\"}");
+  const std::string evalMsg = js::encodeEvalRequest({7, "1+1", ""});
+  auto ef = parseMessage(evalMsg);  // fields are views into the message
+  REQUIRE(ef.ok());
+  CHECK(findField(ef.value(), 2)->bytes == "1+1");
+  CHECK(findField(ef.value(), 3)->varint == 3);  // the UTF-8 byte length, SPEC 5.6's field 3
+  CHECK(findField(ef.value(), 4) == nullptr);
+
+  auto res = js::decodeEvalResponse(js::encodeEvalResponse({"{\"results\":[]}", ""}));
+  REQUIRE(res.ok());
+  CHECK(res->outcomeJson == "{\"results\":[]}");
+  CHECK(res->failure.empty());
+  // Response payload in field 1.
+  const std::string resMsg = js::encodeEvalResponse({"X", ""});
+  auto rf = parseMessage(resMsg);
+  REQUIRE(rf.ok());
+  CHECK(findField(rf.value(), 1)->bytes == "X");
+
+  CHECK(js::decodeNewResponse(js::encodeNewResponse(42)).value() == 42);
+  CHECK(js::decodeNewResponse("").value() == 0);
+  CHECK(js::decodeInterruptAddressResponse(js::encodeInterruptAddressResponse(1234)).value() == 1234);
+  CHECK(js::decodeFreeRequest(js::encodeFreeRequest(9)).value() == 9);
+}
+
+TEST_CASE("wasmify: JavaScript decoders report malformed messages", "[wasmify]") {
+  CHECK(js::decodeNewResponse(bytes({0x08})).failure().message == kTruncatedProtobufField);
+  CHECK(js::decodeNewResponse(bytes({0x0d, 1, 2, 3, 4})).failure().message == kUnsupportedProtobufField);
+  CHECK(js::decodeNewResponse(bytes({0x0a, 0x01, 'x'})).failure().message == kInvalidProtobuf);  // wrong wire type
+  CHECK(js::decodeEvalResponse(bytes({0x0a, 0x09, 'x'})).failure().message == kTruncatedProtobufField);
+  CHECK(js::decodeEvalResponse(bytes({0x08, 0x01})).failure().message == kInvalidProtobuf);  // field 1 as varint
+  // Unknown fields are skipped (forward compatibility).
+  CHECK(js::decodeNewResponse(MessageWriter().varint(1, 5).bytes(9, "later").take()).value() == 5);
+  // source_len must match source.
+  CHECK(js::decodeEvalRequest(MessageWriter().varint(1, 1).bytes(2, "ab").varint(3, 5).take()).failure().message ==
+        kInvalidProtobuf);
+}
+
+TEST_CASE("wasmify: runWasmify runs the JavaScript sequence against a fake guest", "[wasmify]") {
+  FakeGuest guest;
+  auto r = runWasmify(guest, js::driver(), {"1 + 1", "{\"K\":\"v\"}"});
+  REQUIRE(r.ok());
+  CHECK(r.value() == "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[{\"text\":\"1 + 1\"}],\"env\":{\"K\":\"v\"}}");
+  CHECK(guest.interruptAddress == 4096);
+  CHECK(guest.live.empty());  // every request and response buffer was freed
+  std::vector<std::string> expected = {"_initialize", "wasm_init",
+                                       "wasm_alloc", "w_0_24", "wasm_free", "wasm_free",
+                                       "wasm_alloc", "w_0_21", "wasm_free", "wasm_free",
+                                       "wasm_alloc", "w_0_14", "wasm_free", "wasm_free"};
+  CHECK(guest.calls == expected);
+}
+
+TEST_CASE("wasmify: a zero handle is JavaScript engine initialization failed", "[wasmify]") {
+  FakeGuest guest;
+  guest.handle = 0;
+  auto r = runWasmify(guest, js::driver(), {"1", ""});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.failure().kind == FailureKind::Engine);
+  CHECK(r.failure().message == "JavaScript engine initialization failed");
+  // The generic message for other languages.
+  WasmifyDriver d = js::driver();
+  d.initFailedMessage = kInitializationFailed;
+  FakeGuest g2;
+  g2.handle = 0;
+  CHECK(runWasmify(g2, d, {"1", ""}).failure().message == "Interpreter initialization failed");
+}
+
+TEST_CASE("wasmify: response size cap", "[wasmify]") {
+  FakeGuest atCap;
+  atCap.packedOverride = kMaxResponseBytes;  // exactly the cap: allowed (then fails to decode as zeros)
+  auto a = runWasmify(atCap, js::driver(), {"1", ""});
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.failure().message == kInvalidProtobuf);  // a zero byte is field number 0
+  CHECK(atCap.live.empty());
+
+  FakeGuest over;
+  over.packedOverride = kMaxResponseBytes + 1;
+  auto b = runWasmify(over, js::driver(), {"1", ""});
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.failure().kind == FailureKind::Engine);
+  CHECK(b.failure().message == "Interpreter response limit exceeded");
+  CHECK(over.live.empty());  // the oversized response was still released
+}
+
+TEST_CASE("wasmify: malformed and failed responses", "[wasmify]") {
+  FakeGuest truncated;
+  truncated.eval = [](const js::EvalRequest&) { return bytes({0x0a, 0x10, '{'}); };
+  CHECK(runWasmify(truncated, js::driver(), {"1", ""}).failure().message == kTruncatedProtobufField);
+
+  FakeGuest cutKey;
+  cutKey.eval = [](const js::EvalRequest&) { return bytes({0x80}); };
+  CHECK(runWasmify(cutKey, js::driver(), {"1", ""}).failure().message == kTruncatedProtobuf);
+
+  FakeGuest fixed;
+  fixed.eval = [](const js::EvalRequest&) { return bytes({0x0d, 0, 0, 0, 0}); };
+  CHECK(runWasmify(fixed, js::driver(), {"1", ""}).failure().message == kUnsupportedProtobufField);
+
+  FakeGuest driverFailure;
+  driverFailure.eval = [](const js::EvalRequest&) { return js::encodeEvalResponse({"", "invalid handle"}); };
+  CHECK(runWasmify(driverFailure, js::driver(), {"1", ""}).failure().message == "invalid handle");
+
+  FakeGuest empty;
+  empty.eval = [](const js::EvalRequest&) { return std::string(); };
+  CHECK(runWasmify(empty, js::driver(), {"1", ""}).failure().message == kInvalidProtobuf);
+}
+
+TEST_CASE("wasmify: a guest trap or limit surfaces with its kind", "[wasmify]") {
+  FakeGuest limit;
+  limit.trapOn = Failure{FailureKind::Limit, "Execution fuel exhausted"};
+  limit.trapExport = "w_0_14";
+  auto r = runWasmify(limit, js::driver(), {"while(1){}", ""});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.failure().kind == FailureKind::Limit);
+  CHECK(r.failure().message == "Execution fuel exhausted");
+
+  FakeGuest trap;
+  trap.trapOn = Failure{FailureKind::Trap, "RuntimeError: unreachable"};
+  trap.trapExport = "wasm_init";
+  CHECK(runWasmify(trap, js::driver(), {"1", ""}).failure().kind == FailureKind::Trap);
+}
+
+TEST_CASE("wasmify: invoke reports a zero packed result and a failed allocation", "[wasmify]") {
+  struct ZeroGuest : FakeGuest {
+    Result<uint64_t> call(std::string_view name, std::initializer_list<uint32_t> args) override {
+      if (name.starts_with("w_")) return uint64_t(0);
+      return FakeGuest::call(name, args);
+    }
+  } zero;
+  auto r = invoke(zero, 0, 14, "x");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.failure().message == "Interpreter method failed: w_0_14");
+  CHECK(zero.live.empty());
+  CHECK(methodExport(3, 12) == "w_3_12");
+
+  struct NoMemory : FakeGuest {
+    Result<uint64_t> call(std::string_view name, std::initializer_list<uint32_t> args) override {
+      if (name == "wasm_alloc") return uint64_t(0);
+      return FakeGuest::call(name, args);
+    }
+  } nomem;
+  CHECK(invoke(nomem, 0, 14, "x").failure().message == "Interpreter method failed: wasm_alloc");
+}
+
+TEST_CASE("wasmify: sessions are typed but not wired for JavaScript yet", "[wasmify]") {
+  FakeGuest guest;
+  auto s = bootWasmifySession(guest, js::driver());
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.failure().message == "Sessions are not supported");
+
+  // A driver with session hooks: boot runs sessionBoot through evaluate; execute updates cwd.
+  WasmifyDriver d = js::driver();
+  std::vector<std::string> evaluated;
+  d.sessionBoot = "boot()";
+  d.evaluate = [&](Instance&, std::string_view code) -> Result<std::string> {
+    evaluated.emplace_back(code);
+    return std::string("ok");
+  };
+  d.sessionExecute = [](Instance& in, const ExecuteRequest& req) -> Result<SessionOutcome> {
+    return SessionOutcome{"{\"code\":\"" + std::string(req.code) + "\",\"handle\":" + std::to_string(in.handle) + "}",
+                          "/workspace/sub"};
+  };
+  FakeGuest g2;
+  auto session = bootWasmifySession(g2, d);
+  REQUIRE(session.ok());
+  CHECK(evaluated == std::vector<std::string>{"boot()"});
+  auto out = session->execute(d, {"x", ""});
+  REQUIRE(out.ok());
+  CHECK(out->outcomeJson == "{\"code\":\"x\",\"handle\":77}");
+  CHECK(session->cwd == "/workspace/sub");
+
+  bool restored = false;
+  d.afterRestore = [&](Instance&) -> Result<Unit> {
+    restored = true;
+    return Unit{};
+  };
+  FakeGuest g3;
+  auto r = restoreWasmifySession(g3, d, {77, "{}"});
+  REQUIRE(r.ok());
+  CHECK(restored);
+  CHECK(g3.calls.empty());  // no _initialize, wasm_init or init method on restore
+  CHECK(r->instance.handle == 77);
+}
