@@ -1,6 +1,7 @@
 // fd_* syscalls: descriptors on files, directories, /dev/null and the stdio capture.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "internal.h"
 
@@ -162,37 +163,35 @@ Errno fd_pwrite(Host& host, uint32_t fd, uint32_t iovs, uint32_t iovsLen, uint64
   return s.memory->writeU32(nwrittenPtr, uint32_t(total)) ? Errno::Success : Errno::Fault;
 }
 
-Errno fd_read(Host& host, uint32_t fd, uint32_t iovs, uint32_t iovsLen, uint32_t nreadPtr) {
+namespace {
+
+// fd_read and fd_pread: `at` is the position for pread; without it the descriptor's offset is used and advanced.
+Errno readIntoIovecs(Host& host, uint32_t fd, uint32_t iovs, uint32_t iovsLen, std::optional<uint64_t> at,
+                     uint32_t nreadPtr) {
   HostState& s = host.state();
   if (!s.memory) return Errno::Fault;
   FdEntry* e = nullptr;
   if (Errno err = lookupIo(s, fd, right::FdRead, e); err != Errno::Success) return err;
   if (Errno err = gate(*e); err != Errno::Success) return err;
   if (e->kind == FdKind::Directory) return Errno::IsDir;
-  if (e->kind != FdKind::File) return Errno::Badf;
+  if (e->kind != FdKind::File) return at ? Errno::Spipe : Errno::Badf;
   std::vector<Iovec>& iov = s.iovs;  // reused: no allocation per call
   uint64_t total = 0, nread = 0;
   if (Errno err = detail::readIovecs(*s.memory, iovs, iovsLen, iov, total); err != Errno::Success) return err;
   if (!s.memory->inBounds(nreadPtr, 4)) return Errno::Fault;
-  if (Errno err = readFileAt(host, *e->node, iov, e->offset, nread); err != Errno::Success) return err;
-  if (e->node->kind == NodeKind::File) e->offset += nread;
+  if (Errno err = readFileAt(host, *e->node, iov, at.value_or(e->offset), nread); err != Errno::Success) return err;
+  if (!at && e->node->kind == NodeKind::File) e->offset += nread;
   return s.memory->writeU32(nreadPtr, uint32_t(nread)) ? Errno::Success : Errno::Fault;
 }
 
+}  // namespace
+
+Errno fd_read(Host& host, uint32_t fd, uint32_t iovs, uint32_t iovsLen, uint32_t nreadPtr) {
+  return readIntoIovecs(host, fd, iovs, iovsLen, std::nullopt, nreadPtr);
+}
+
 Errno fd_pread(Host& host, uint32_t fd, uint32_t iovs, uint32_t iovsLen, uint64_t offset, uint32_t nreadPtr) {
-  HostState& s = host.state();
-  if (!s.memory) return Errno::Fault;
-  FdEntry* e = nullptr;
-  if (Errno err = lookupIo(s, fd, right::FdRead, e); err != Errno::Success) return err;
-  if (Errno err = gate(*e); err != Errno::Success) return err;
-  if (e->kind == FdKind::Directory) return Errno::IsDir;
-  if (e->kind != FdKind::File) return Errno::Spipe;
-  std::vector<Iovec>& iov = s.iovs;  // reused: no allocation per call
-  uint64_t total = 0, nread = 0;
-  if (Errno err = detail::readIovecs(*s.memory, iovs, iovsLen, iov, total); err != Errno::Success) return err;
-  if (!s.memory->inBounds(nreadPtr, 4)) return Errno::Fault;
-  if (Errno err = readFileAt(host, *e->node, iov, offset, nread); err != Errno::Success) return err;
-  return s.memory->writeU32(nreadPtr, uint32_t(nread)) ? Errno::Success : Errno::Fault;
+  return readIntoIovecs(host, fd, iovs, iovsLen, offset, nreadPtr);
 }
 
 Errno fd_seek(Host& host, uint32_t fd, int64_t offset, uint32_t whence, uint32_t newOffsetPtr) {

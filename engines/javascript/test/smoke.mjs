@@ -9,31 +9,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, WasiTrap } from './core-harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../..');
-const generated = path.join(root, 'worker-shim', 'generated');
 const enginePath = process.argv[2] ?? path.join(root, 'engines/javascript/build/engine.wasm');
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-const { makeImportObject, bindGuestMemory, unbindGuestMemory, WasiTrap } =
-  await import(pathToFileURL(path.join(generated, 'wasi_imports.mjs')).href);
-const { default: createCore } = await import(pathToFileURL(path.join(generated, 'core.mjs')).href);
-const coreWasm = new WebAssembly.Module(fs.readFileSync(path.join(generated, 'core.wasm')));
-const core = await createCore({
-  locateFile: (p) => p,
-  instantiateWasm(imports, ok) { const i = new WebAssembly.Instance(coreWasm, imports); ok(i, coreWasm); return i.exports; },
-  print: (s) => process.stdout.write(s + '\n'),
-  printErr: (s) => process.stderr.write(s + '\n'),
-});
-
-function withBytes(bytes, fn) {
-  const p = core._malloc(Math.max(1, bytes.length));
-  core.HEAPU8.set(bytes, p);
-  try { return fn(p, bytes.length); } finally { core._free(p); }
-}
 
 let t0 = performance.now();
 const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));

@@ -8,36 +8,15 @@ import { test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes } from './core-harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../..');
-const generated = path.join(root, 'worker-shim', 'generated');
 const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.wasm');
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
-const { makeImportObject, bindGuestMemory, unbindGuestMemory } =
-  await import(pathToFileURL(path.join(generated, 'wasi_imports.mjs')).href);
-const { default: createCore } = await import(pathToFileURL(path.join(generated, 'core.mjs')).href);
-const coreWasm = new WebAssembly.Module(fs.readFileSync(path.join(generated, 'core.wasm')));
-const core = await createCore({
-  locateFile: (p) => p,
-  instantiateWasm(imports, ok) { const i = new WebAssembly.Instance(coreWasm, imports); ok(i, coreWasm); return i.exports; },
-  print: (s) => process.stdout.write(s + '\n'),
-  printErr: (s) => process.stderr.write(s + '\n'),
-});
 const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
 assert.equal(typeof core._sw_wasmify_js_run, 'function',
   'worker-shim/generated/core.wasm predates cpp/wasmify: rebuild it (bash scripts/build.sh core)');
 
 const Status = ['ok', 'engine', 'limit', 'trap'];
-
-function withBytes(bytes, fn) {
-  const p = core._malloc(Math.max(1, bytes.length));
-  core.HEAPU8.set(bytes, p);
-  try { return fn(p, bytes.length); } finally { core._free(p); }
-}
 
 // One stateless run: a fresh WASI host + engine instance (SPEC §5.4: args ["sandbox"], empty WASI environment for
 // JavaScript; env vars travel in the Eval request), then one core call.

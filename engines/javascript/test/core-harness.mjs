@@ -1,0 +1,28 @@
+// Shared by the engine's Node tests: the Emscripten core (worker-shim/generated) loaded the way the Worker loads
+// it (a precompiled module, instantiateWasm, locateFile), plus the generated WASI import helpers.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const generated = path.join(root, 'worker-shim', 'generated');
+export const encoder = new TextEncoder();
+export const decoder = new TextDecoder();
+
+export const { makeImportObject, bindGuestMemory, unbindGuestMemory, WasiTrap } =
+  await import(pathToFileURL(path.join(generated, 'wasi_imports.mjs')).href);
+const { default: createCore } = await import(pathToFileURL(path.join(generated, 'core.mjs')).href);
+const coreWasm = new WebAssembly.Module(fs.readFileSync(path.join(generated, 'core.wasm')));
+export const core = await createCore({
+  locateFile: (p) => p,
+  instantiateWasm(imports, ok) { const i = new WebAssembly.Instance(coreWasm, imports); ok(i, coreWasm); return i.exports; },
+  print: (s) => process.stdout.write(s + '\n'),
+  printErr: (s) => process.stderr.write(s + '\n'),
+});
+
+/** Copies `bytes` into core memory for the duration of `fn(ptr, len)`. */
+export function withBytes(bytes, fn) {
+  const p = core._malloc(Math.max(1, bytes.length));
+  core.HEAPU8.set(bytes, p);
+  try { return fn(p, bytes.length); } finally { core._free(p); }
+}
