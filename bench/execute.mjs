@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Benchmark (not a test): POST /execute on the C++ runtime Worker (wrangler.jsonc: shim + Emscripten core + calc
-// engine) versus a plain-JavaScript baseline Worker (bench/baseline-worker.js: the same SPEC §2.3 validation with
+// Benchmark (not a test): POST /execute on the C++ runtime Worker (wrangler.jsonc's config; shim + Emscripten core +
+// the calc engine, test/integration/fixtures/calc.js) versus a plain-JavaScript baseline Worker (bench/baseline-worker.js: the same SPEC §2.3 validation with
 // JSON.parse, the same calc engine), both in one Miniflare (workerd).
 //
 //   PATH=$PWD/node_modules/.bin:$PATH node bench/execute.mjs [--requests 2000] [--concurrency 8] [--rounds 10]
@@ -243,7 +243,7 @@ async function main() {
   console.log(`machine: ${env.nproc} CPUs, ${env.cpu}; node ${env.node}; wrangler ${env.wrangler}; miniflare ${env.miniflare}; workerd ${env.workerd}`);
   console.log(`request: POST /execute ${BODY}`);
   const workers = () => [
-    runtimeWorkerOptions({ name: "cpp", routes: ["cpp.bench/*"] }),
+    runtimeWorkerOptions({ name: "cpp", entry: "calc.js", routes: ["cpp.bench/*"] }),
     helperWorkerOptions({ name: "baseline", entry: path.join(ROOT, "bench/baseline-worker.js"), routes: ["baseline.bench/*"] }),
     driverOptions(),
   ];

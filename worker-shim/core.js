@@ -2,6 +2,7 @@
 // the core decides every status, header and body; this file only moves bytes and awaits what the core asks for.
 import createCore from "./generated/core.mjs";
 import coreWasm from "./generated/core.wasm";
+import { makeImportObject, bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -44,6 +45,23 @@ function loadCore(wasmModule = coreWasm) {
       }
       this.pendingRuns.set(exchange, run);
     },
+    // A built-in Wasm engine: the core asks for a fresh instance under WASI host `host` and drives it itself.
+    hostInstantiateGuest(server, host) {
+      const engine = this.enginesByServer.get(server);
+      try {
+        const instance = new WebAssembly.Instance(engine.module, makeImportObject(this, host, engine.module));
+        bindGuestMemory(this, host, instance.exports.memory);
+        this.wasmifyBind(host, instance);
+        return 1;
+      } catch (error) {
+        console.error("[sandbox-workers] engine instantiation failed:", error);
+        return 0;
+      }
+    },
+    hostReleaseGuest(host) {
+      this.wasmifyUnbind(host);
+      unbindGuestMemory(this, host);
+    },
     print: (line) => console.log("[core]", line),
     printErr: (line) => console.error("[core]", line),
   });
@@ -62,8 +80,8 @@ function discardCore() {
 }
 
 function engineDescription(engine) {
-  const { language, engineName, build, limits } = engine ?? {};
-  return JSON.stringify({ language, engineName, build, limits, sessions: Boolean(engine?.sessions) });
+  const { language, engineName, build, limits, builtin } = engine ?? {};
+  return JSON.stringify({ language, engineName, build, limits, sessions: Boolean(engine?.sessions), builtin });
 }
 
 function serverFor(core, engine) {

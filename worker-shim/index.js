@@ -1,7 +1,7 @@
-// The runtime Worker `npm start` serves: the C++ core fronting the calc example engine.
-// (The JavaScript engine replaces calc here once it lands.)
+// The runtime Worker `npm start` serves: the C++ core fronting the JavaScript engine (QuickJS in Wasm).
 import { defineInterpreterRuntime } from "./runtime.js";
-import { engine } from "../engines/calc/engine.js";
+import { javascriptEngine } from "./javascript.js";
 
 export { defineInterpreterRuntime, ExecutionLimitError, InterpreterWorker } from "./runtime.js";
-export default defineInterpreterRuntime(engine).Worker;
+export { javascriptEngine };
+export default defineInterpreterRuntime(javascriptEngine).Worker;

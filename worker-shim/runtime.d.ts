@@ -49,18 +49,30 @@ export interface EngineLimits {
   requestBytes: number;
 }
 
-/** The Engine contract (seed 000): a stateless engine needs only `run`. */
-export interface Engine {
+interface EngineIdentity {
   language: string;
   engineName: string;
   /** Identifies this build; a snapshot from a different build boots fresh instead of restoring. */
   build: string;
   limits: EngineLimits;
-  /** May throw `ExecutionLimitError` for a resource limit; any other throw becomes an `EngineError`. */
-  run(payload: ExecutePayload): EngineOutcome | Promise<EngineOutcome>;
   /** Durable sessions (code contexts). Not supported by this runtime yet: omit it. */
   sessions?: unknown;
 }
+
+/** The Engine contract (seed 000) for an engine written in JavaScript: a stateless engine needs only `run`. */
+export interface JavaScriptEngine extends EngineIdentity {
+  /** May throw `ExecutionLimitError` for a resource limit; any other throw becomes an `EngineError`. */
+  run(payload: ExecutePayload): EngineOutcome | Promise<EngineOutcome>;
+  builtin?: undefined;
+}
+
+/** A Wasm engine the core drives itself over the wasmify ABI (docs/abi.md); `module` is its compiled engine.wasm. */
+export interface BuiltinWasmEngine extends EngineIdentity {
+  builtin: "javascript";
+  module: WebAssembly.Module;
+}
+
+export type Engine = JavaScriptEngine | BuiltinWasmEngine;
 
 /** The complete `POST /execute` response body. */
 export interface ExecutionResult extends EngineOutcome {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../server/server.h"
+#include "builtin.h"
 
 namespace {
 
@@ -44,11 +45,18 @@ const sw_action_view* publish(ExchangeBox* box, const Action& a) {
       v.body_ptr = ptr(box->exchange->bodyBuffer());
       v.body_len = uint32_t(box->exchange->bodyCapacity());
       break;
-    case ActionKind::RunEngine:
-      // Hand the payload to the engine now; the exchange waits for engineFinished/engineThrew.
+    case ActionKind::RunEngine: {
+      const auto& engine = serverOf(box->server)->engine();
+      if (!engine.builtin.empty()) {
+        // A built-in Wasm engine runs synchronously, here; the exchange is settled when this returns.
+        std::string payload = a.payload;  // `a` is the exchange's action, which the run replaces
+        return publish(box, sw::core::runBuiltinEngine(box->server, *box->exchange, engine, payload));
+      }
+      // A JavaScript Engine: hand it the payload; the exchange waits for engineFinished/engineThrew.
       sw_host_engine_run(box->server, ptr(box), a.payload.data(), uint32_t(a.payload.size()));
       v.kind = kAwaitEngine;
       break;
+    }
     case ActionKind::Forward:
       v.body_ptr = ptr(a.forwardPath.data());
       v.body_len = uint32_t(a.forwardPath.size());

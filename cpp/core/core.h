@@ -25,6 +25,11 @@ struct sw_action_view {
 // Implemented by the shim: start engine.run(payload) for this exchange. The shim settles the run later with
 // sw_exchange_engine_finished / sw_exchange_engine_threw; this call never re-enters the core.
 void sw_host_engine_run(uint32_t server, uint32_t exchange, const char* payload, uint32_t payload_len);
+// Implemented by the shim, for a built-in Wasm engine (EngineInfo::builtin): instantiate the engine's compiled module
+// under WASI host `host` and register it with the WASI and wasmify bridges (1 = ok, 0 = failed); release drops it.
+// The engine then runs synchronously, driven from C++, with its WASI calls re-entering the core (cpp/core/builtin.cpp).
+uint32_t sw_host_instantiate_guest(uint32_t server, uint32_t host);
+void sw_host_release_guest(uint32_t host);
 
 // engine: JSON engine description (see server::parseEngineInfo). Returns 0 on error (message via sw_last_error).
 uint32_t sw_server_new(const char* engine, uint32_t engine_len);

@@ -190,6 +190,13 @@ std::optional<EngineInfo> parseEngineInfo(std::string_view text, std::string& er
     return std::nullopt;
   }
   if (const json::Value* s = v.find("sessions")) info.sessions = s->isBool() && s->asBool();
+  if (const json::Value* b = v.find("builtin"); b && !b->isNull()) {
+    if (!b->isString() || b->asString() != "javascript") {
+      error = "engine.builtin must be \"javascript\" when present";
+      return std::nullopt;
+    }
+    info.builtin = b->asString();
+  }
   return info;
 }
 

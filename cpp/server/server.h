@@ -32,10 +32,14 @@ struct EngineInfo {
   std::string build;
   Limits limits;
   bool sessions = false;
+  // Non-empty for an engine the core drives itself over the wasmify ABI ("javascript": engines/javascript); empty for
+  // an Engine written in JavaScript, which the core runs through the sw_host_engine_run import.
+  std::string builtin;
 };
 
 // Parses the engine description the shim passes at start-up:
-// {"language","engineName","build","limits":{"fuel","memoryBytes","codeBytes","requestBytes"},"sessions":bool}.
+// {"language","engineName","build","limits":{"fuel","memoryBytes","codeBytes","requestBytes"},"sessions":bool,
+//  "builtin"?:string}.
 // Returns nullopt and sets `error` when a field is missing or has the wrong type.
 std::optional<EngineInfo> parseEngineInfo(std::string_view json, std::string& error);
 

@@ -1,4 +1,4 @@
-// POST /execute results over HTTP: the calc engine end to end through the real Worker (wrangler.jsonc), and the
+// POST /execute results over HTTP: the calc engine end to end through the shim and core (wrangler.jsonc config), and the
 // ExecutionResult assembly by the core (SPEC §2.3 "Responses", §3.1-§3.5) through a scripted test engine whose
 // behaviour is chosen by the request's `code` (test/integration/fixtures/engines.js).
 import { before, after, describe, it } from "node:test";
@@ -10,7 +10,7 @@ let rt;
 
 before(async () => {
   rt = await startRuntime([
-    {}, // the real Worker from wrangler.jsonc (calc)
+    { entry: "calc.js" }, // the calc example engine behind the real shim and core
     { name: "scripted", entry: "scripted.js", routes: ["scripted.test/*"] },
   ]);
 });
@@ -27,7 +27,7 @@ const script = async (code) => {
 const hostError = (name, message) => ({ name, message, traceback: [] });
 const EMPTY_LOGS = { stdout: [], stderr: [] };
 
-describe("calc engine end to end (real Worker)", () => {
+describe("calc engine end to end", () => {
   it("`1 + 2 * X` with envVars { X: '3' } → results [{ text: '7' }], exact key order", async () => {
     const result = await calc({ code: "1 + 2 * X", envVars: { X: "3" } });
     assert.deepEqual(Object.keys(result), RESULT_KEYS);

@@ -1,5 +1,5 @@
 // SPEC §10.1 (probe and routing) over HTTP, plus the §2.5 forwarding preconditions, against the real runtime
-// Worker (wrangler.jsonc, calc engine) and variant Workers built from test/integration/fixtures.
+// Worker's shim and core with the calc example engine, and variant Workers built from test/integration/fixtures.
 import { before, after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { startRuntime, jsonBody, assertErrorResponse } from "./helpers.mjs";
@@ -7,7 +7,7 @@ import { startRuntime, jsonBody, assertErrorResponse } from "./helpers.mjs";
 let rt;
 before(async () => {
   rt = await startRuntime([
-    {}, // the real Worker from wrangler.jsonc (calc); receives unrouted requests
+    { entry: "calc.js" }, // the calc example engine behind the real shim and core; receives unrouted requests
     { name: "js", entry: "echo-javascript.js", routes: ["js.test/*"] }, // javascript + sessions, no INTERPRETER
     { name: "ido", entry: "interpreter.js", interpreter: true, routes: ["ido.test/*"] }, // javascript + sessions + INTERPRETER
     { name: "bad", entry: "bad-engine.js", routes: ["bad.test/*"] }, // invalid Engine description
@@ -36,7 +36,7 @@ describe("§10.1 GET /interpreter (capability probe)", () => {
     assert.deepEqual(await jsonBody(res), { language: "javascript", engine: "echo-javascript 1.0", contexts: false, protocol: 1 });
   });
 
-  it("the real calc Worker (stateless engine) → contexts: false", async () => {
+  it("the calc Worker (stateless engine) → contexts: false", async () => {
     const res = await rt.fetch("/interpreter");
     assert.equal(res.status, 200);
     assert.deepEqual(await jsonBody(res), { language: "calc", engine: "calc 1.0", contexts: false, protocol: 1 });

@@ -1,5 +1,5 @@
-// SPEC §10.2 (POST /execute validation, items 6-23) over HTTP against the real runtime Worker (wrangler.jsonc, calc
-// engine), plus 'javascript' / 'python' echo Workers for the language alias table (§2.4) and for seeing the payload
+// SPEC §10.2 (POST /execute validation, items 6-23) over HTTP against the runtime Worker's shim and core (config from
+// wrangler.jsonc) with the calc example engine, plus 'javascript' / 'python' echo Workers for the language alias table (§2.4) and for seeing the payload
 // exactly as the engine receives it, and a caller Worker that reaches the runtime through a Service Binding.
 import { before, after, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -18,7 +18,7 @@ let rt;
 
 before(async () => {
   rt = await startRuntime([
-    {}, // the real Worker from wrangler.jsonc (calc)
+    { entry: "calc.js" }, // the calc example engine behind the real shim and core
     { name: "js", entry: "echo-javascript.js", routes: ["js.test/*"] },
     { name: "py", entry: "echo-python.js", routes: ["py.test/*"] },
     { helper: { name: "caller", entry: "caller.js", serviceBindings: { RUNTIME: "runtime" }, routes: ["caller.test/*"] } },

@@ -3,6 +3,7 @@ import Worker, {
   defineInterpreterRuntime,
   ExecutionLimitError,
   InterpreterWorker,
+  javascriptEngine,
   type Engine,
   type EngineOutcome,
   type ErrorResponse,
@@ -25,7 +26,12 @@ const engine: Engine = {
 
 const asyncEngine: Engine = { ...engine, async run() { return { logs: { stdout: [], stderr: [] }, results: [{ json: { a: [1, null] } }] }; } };
 
-export const runtimes = [defineInterpreterRuntime(engine).Worker, defineInterpreterRuntime(asyncEngine).Worker, Worker];
+export const runtimes = [
+  defineInterpreterRuntime(engine).Worker,
+  defineInterpreterRuntime(asyncEngine).Worker,
+  defineInterpreterRuntime(javascriptEngine).Worker,
+  Worker,
+];
 
 export class MyWorker extends InterpreterWorker {
   protected readonly engine = calc;

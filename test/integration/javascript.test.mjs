@@ -1,0 +1,139 @@
+// The real runtime Worker from wrangler.jsonc — the JavaScript engine (QuickJS in Wasm, driven by the core over the
+// wasmify ABI) — in workerd: SPEC §10.3 items 24-47 and 50, one fresh engine instance per request.
+// Not yet: TypeScript (items 48-49).
+import { describe, it, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startRuntime, jsonBody, assertExecutionResult } from "./helpers.mjs";
+
+let rt;
+before(async () => {
+  rt = await startRuntime([{}]);
+});
+after(() => rt?.dispose());
+
+const js = async (code, envVars) => assertExecutionResult(await rt.execute(envVars ? { code, envVars } : { code }));
+const limit = (message) => ({ name: "ExecutionLimitError", message, traceback: [] });
+
+describe("JavaScript runtime: probe", () => {
+  it("GET /interpreter names QuickJS; no INTERPRETER binding yet → contexts: false", async () => {
+    const body = await jsonBody(await rt.fetch("/interpreter"));
+    assert.deepEqual(body, { language: "javascript", engine: "QuickJS 2025-04-26", contexts: false, protocol: 1 });
+  });
+});
+
+describe("§10.3 JavaScript stateless results", () => {
+  it("24: 1 + 1; → text 2, metered, 50,000,000 fuel", async () => {
+    const r = await js("1 + 1;");
+    assert.equal(r.language, "javascript");
+    assert.deepEqual(r.results, [{ text: "2" }]);
+    assert.ok(r.usage.fuelConsumed > 0);
+    assert.equal(r.usage.fuelLimit, 50_000_000);
+    assert.ok(r.usage.memoryBytes > 0 && r.usage.memoryBytes <= 64 * 1048576);
+  });
+  it("25: arrays and objects → json", async () => {
+    assert.deepEqual((await js("[1, 2, 3]")).results, [{ json: [1, 2, 3] }]);
+    assert.deepEqual((await js("({ a: 1 })")).results, [{ json: { a: 1 } }]);
+  });
+  it("26: strings are single-quoted", async () => {
+    assert.deepEqual((await js("'hi'")).results, [{ text: "'hi'" }]);
+  });
+  it("27: BigInt → <digits>n", async () => {
+    assert.deepEqual((await js("2n ** 64n")).results, [{ text: "18446744073709551616n" }]);
+  });
+  it("28: undefined → no result, no error", async () => {
+    const r = await js("undefined");
+    assert.deepEqual(r.results, []);
+    assert.equal(r.error, undefined);
+  });
+  it("29: top-level await; BigInt members become strings", async () => {
+    const r = await js("await Promise.resolve({ n: 1, big: 2n ** 64n })");
+    assert.deepEqual(r.results, [{ json: { n: 1, big: "18446744073709551616n" } }]);
+  });
+  it("30: a top-level return is a SyntaxError", async () => {
+    const r = await js("return 1");
+    assert.equal(r.error.name, "SyntaxError");
+    assert.deepEqual(r.results, []);
+  });
+  it("31: function declarations", async () => {
+    assert.deepEqual((await js("function f() { return 2 } f()")).results, [{ text: "2" }]);
+  });
+  it("32: a thrown TypeError", async () => {
+    const r = await js('throw new TypeError("oops")');
+    assert.equal(r.error.name, "TypeError");
+    assert.equal(r.error.message, "oops");
+    assert.ok(Array.isArray(r.error.traceback));
+  });
+  it("33: console methods map to stdout/stderr", async () => {
+    const r = await js('console.log("a"); console.info("b"); console.debug("c"); console.warn("d"); console.error("e")');
+    assert.deepEqual(r.logs, { stdout: ["a", "b", "c"], stderr: ["d", "e"] });
+  });
+  it("34: one trailing newline stripped per entry", async () => {
+    const r = await js('console.log("x\\n"); console.error("y\\n")');
+    assert.deepEqual(r.logs, { stdout: ["x"], stderr: ["y"] });
+  });
+  it("35: arguments joined by a space; process.env from envVars", async () => {
+    const r = await js('console.log("hello", process.env.NAME)', { NAME: "world" });
+    assert.deepEqual(r.logs.stdout, ["hello world"]);
+  });
+  it("36: logs before an error are kept", async () => {
+    const r = await js('console.log("before"); throw new Error("boom")');
+    assert.deepEqual(r.logs.stdout, ["before"]);
+    assert.equal(r.error.name, "Error");
+  });
+  it("37: 201 console.log calls → ExecutionLimitError", async () => {
+    const r = await js("for (let i = 0; i < 201; i++) console.log(i)");
+    assert.equal(r.error.name, "ExecutionLimitError");
+  });
+  it("38: a result over 64 KiB → ExecutionLimitError", async () => {
+    const r = await js('"a".repeat(140000)');
+    assert.equal(r.error.name, "ExecutionLimitError");
+    assert.deepEqual(r.results, []);
+  });
+  it("39: while (true) {} → fuel exhausted, empty logs, no usage; the Worker keeps serving", async () => {
+    const r = await js("while (true) {}");
+    assert.deepEqual(r.error, limit("Execution fuel exhausted"));
+    assert.deepEqual(r.logs, { stdout: [], stderr: [] });
+    assert.equal(r.usage, undefined);
+    assert.deepEqual((await js("1 + 1")).results, [{ text: "2" }]);
+  });
+  it("40: a catastrophic regex → ExecutionLimitError", async () => {
+    const r = await js('/^(a+)+$/.test("a".repeat(100) + "!")');
+    assert.equal(r.error.name, "ExecutionLimitError");
+  });
+  it("41: runaway recursion → InternalError (inside the engine, not a host trap)", async () => {
+    const r = await js("function f() { return 1 + f(); } f();");
+    assert.equal(r.error.name, "InternalError");
+  });
+  it("42: an 80 MiB allocation → an error", async () => {
+    const r = await js("new Uint8Array(80 * 1024 * 1024).length");
+    assert.ok(r.error, JSON.stringify(r));
+  });
+  it("43: no Web APIs", async () => {
+    assert.deepEqual((await js('typeof fetch === "undefined" ? "gone" : "present"')).results, [{ text: "'gone'" }]);
+    assert.equal((await js("await fetch('https://example.com')")).error.name, "ReferenceError");
+  });
+  it("44: SharedArrayBuffer and Atomics are removed", async () => {
+    assert.deepEqual((await js('typeof SharedArrayBuffer + "," + typeof Atomics')).results, [{ text: "'undefined,undefined'" }]);
+  });
+  it("45: non-ASCII env values round-trip; the host environment never leaks", async () => {
+    assert.deepEqual((await js("process.env.NAME", { NAME: "世界" })).results, [{ text: "'世界'" }]);
+    assert.deepEqual((await js("process.env.HOME")).results, []);
+  });
+  it("46: every request gets a fresh engine", async () => {
+    await js("globalThis.secret = 42;");
+    assert.deepEqual((await js("typeof secret")).results, [{ text: "'undefined'" }]);
+  });
+  it("47: Intl is not available (QuickJS has none): a clear ReferenceError, no fake locale data", async () => {
+    const r = await js('new Intl.NumberFormat("ja-JP", { style: "currency", currency: "JPY" }).format(1234)');
+    assert.equal(r.error.name, "ReferenceError");
+  });
+  it("50: a < b > (c) stays a comparison", async () => {
+    assert.equal((await js("a < b > (c)")).error.name, "ReferenceError");
+  });
+  it("code is echoed; language aliases accepted", async () => {
+    for (const language of ["ts", "TypeScript", "js", "NODE", "javascript"]) {
+      const r = assertExecutionResult(await rt.execute({ code: "1 + 1", language }));
+      assert.deepEqual((await r).results, [{ text: "2" }], language);
+    }
+  });
+});

@@ -1,0 +1,13 @@
+// The JavaScript runtime: QuickJS 2025-04-26 built for wasm32-wasi (engines/javascript), driven by the core itself
+// over the wasmify ABI. Each POST /execute runs on a fresh engine instance.
+import engineModule from "../engines/javascript/build/engine.wasm";
+import { engineName, build } from "../engines/javascript/build/engine-build.js";
+
+export const javascriptEngine = {
+  language: "javascript",
+  engineName,
+  build, // sha256 of engine.wasm: a snapshot from another build boots fresh
+  limits: { fuel: 50_000_000, memoryBytes: 67_108_864, codeBytes: 65_536, requestBytes: 98_304 },
+  builtin: "javascript",
+  module: engineModule,
+};
