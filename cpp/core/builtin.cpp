@@ -68,13 +68,14 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
     default: return exchange.engineThrew(false, text);  // engine error or guest trap
   }
 
-  // The driver's EngineOutcome, plus usage (SPEC §3.4) unless the round ended on the fuel interrupt (§10.3 item 39).
+  // The driver's EngineOutcome, plus usage (SPEC §3.4) unless the round ended on a limit: the fuel interrupt must
+  // carry none (§10.3 item 39), and the in-guest output/result limits are treated alike.
   auto outcome = json::parseCopy(text);
   if (!outcome.ok() || !outcome.value.isObject()) return exchange.engineFinished(text);  // the server reports it
   const json::Value* error = outcome.value.find("error");
   const json::Value* name = error && error->isObject() ? error->find("name") : nullptr;
-  const bool fuelInterrupt = name && name->isString() && name->asString() == "ExecutionLimitError";
-  if (!fuelInterrupt) {
+  const bool limited = name && name->isString() && name->asString() == "ExecutionLimitError";
+  if (!limited) {
     json::Value usage = json::Value::object();
     usage.set("fuelConsumed", json::Value::number(sw_wasi_fuel_consumed(scope.host), ""));
     usage.set("fuelLimit", json::Value::number(engine.limits.fuel, ""));
