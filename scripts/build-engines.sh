@@ -8,7 +8,11 @@
 # Source: Debian trixie source package `quickjs` 2025.04.26-1, fetched with a private apt state directory (nothing
 # under /etc/apt changes). Third-party sources are patched at build time on an extracted copy, never committed.
 # Cache: $SW_CACHE/engines/javascript/<hash>/engine.wasm, <hash> = sha256 over the orig tarball's sha256, our driver
-# sources and this script (which holds every flag). A warm run only copies the cached file.
+# sources, the TypeScript stripper bundle and this script (which holds every flag). A warm run only copies the cached
+# file (and re-bundles the stripper with esbuild, ~0.1 s, to hash it).
+# TypeScript (SPEC §6.2): engines/javascript/ts/strip.js + sucrase (exact-pinned devDependency) bundled by esbuild,
+# compiled to QuickJS bytecode by a native qjsc built from the same patched tree, embedded in engine.wasm as
+# build/ts-strip.c (also linked by the native driver tests); driver.c loads it only on the TypeScript fallback path.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 QJS_SPEC="quickjs=2025.04.26-1"
@@ -28,6 +32,8 @@ WASMIFY_PROTO_DIR="$SW_ROOT/proto/wasmify"
 WASMIFY_PROTO_SOURCES=(javascript.proto javascript.options)
 JS_WASMIFY_SOURCES=(wasmify_guest.c)
 JS_WASMIFY_EXPORTS=(wasm_init wasm_alloc wasm_free w_0_14 w_0_21 w_0_24 w_0_25)
+JS_TS_DIR="$JS_ENGINE_DIR/build/ts"   # strip.script.js (the bundle) and ts-strip.c (its bytecode as C)
+ESBUILD="$SW_ROOT/node_modules/.bin/esbuild"
 
 # Compile flags shared by the wasm and the native builds (CONFIG_VERSION as upstream's Makefile sets it).
 # Fuel (docs/fuel.md): QuickJS polls its interrupt handler every JS_INTERRUPT_COUNTER_INIT operations (each poll
@@ -97,9 +103,43 @@ fetch_quickjs() {
   echo "    $QJS_SPEC -> $QJS_SRC (patched)"
 }
 
+# The TypeScript stripper as one script whose completion value is the strip function (no globals touched):
+# $JS_TS_DIR/strip.script.js. Deterministic for a given esbuild + sucrase; its sha256 is part of the engine hash.
+bundle_ts_stripper() {
+  [ -x "$ESBUILD" ] && [ -f "$SW_ROOT/node_modules/sucrase/package.json" ] ||
+    { echo "esbuild/sucrase missing: run npm install"; return 1; }
+  mkdir -p "$JS_TS_DIR"
+  "$ESBUILD" "$JS_ENGINE_DIR/ts/strip.js" --bundle --format=cjs --minify --target=es2020 --platform=neutral \
+    --main-fields=main,module --log-level=warning --outfile="$JS_TS_DIR/strip.cjs" || return 1
+  { printf '(function(){var module={exports:{}},exports=module.exports;\n'; cat "$JS_TS_DIR/strip.cjs"
+    printf '\nreturn module.exports.strip})()\n'; } >"$JS_TS_DIR/strip.script.js.tmp" &&
+    mv "$JS_TS_DIR/strip.script.js.tmp" "$JS_TS_DIR/strip.script.js" && rm -f "$JS_TS_DIR/strip.cjs"
+  echo "    $(stat -c %s "$JS_TS_DIR/strip.script.js") bytes, sucrase $(node -p 'require("'"$SW_ROOT"'/node_modules/sucrase/package.json").version' 2>/dev/null)"
+}
+
+# A native qjsc from the patched tree (bytecode must come from the very QuickJS that reads it).
+QJSC_FLAGS=(-O2 -w -D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv)
+native_qjsc() {
+  local out="$SW_CACHE/engines/javascript/qjsc-$(basename "$QJS_SRC")"
+  if [ ! -x "$out/qjsc" ]; then
+    mkdir -p "$out"
+    gcc "${QJSC_FLAGS[@]}" -I "$QJS_SRC" "$QJS_SRC"/{qjsc,quickjs,libregexp,libunicode,cutils,dtoa,quickjs-libc}.c \
+      -lm -ldl -lpthread -o "$out/qjsc.tmp" >&2 && mv "$out/qjsc.tmp" "$out/qjsc" || return 1
+  fi
+  echo "$out/qjsc"
+}
+
+# $JS_TS_DIR/ts-strip.c: the stripper as stripped bytecode (sw_ts_strip, sw_ts_strip_size).
+compile_ts_stripper() {
+  local qjsc; qjsc=$(native_qjsc) || return 1
+  (cd "$JS_TS_DIR" && "$qjsc" -c -s -N sw_ts_strip -o ts-strip.c.tmp strip.script.js) &&
+    mv "$JS_TS_DIR/ts-strip.c.tmp" "$JS_TS_DIR/ts-strip.c"
+}
+
 # sha256 over everything that determines engine.wasm.
 js_source_hash() {
   {
+    echo "ts-stripper $(sha256sum <"$JS_TS_DIR/strip.script.js" | cut -d' ' -f1) $QJS_SRC"
     echo "quickjs $QJS_SHA256"
     echo "clang $(clang-16 --version | head -1)"
     sha256sum "${BASH_SOURCE[0]}"
@@ -125,6 +165,7 @@ build_js_engine() {
     done
     clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" -c "$JS_ENGINE_DIR/driver.c" -o "$work/driver.o" &
     pids+=($!)
+    clang-16 "${WASM_CFLAGS[@]}" -c "$JS_TS_DIR/ts-strip.c" -o "$work/ts_strip.o" & pids+=($!)
     # wasmify: generate the message code, then compile it, nanopb's runtime and the guest exports.
     nanopb_generator.py -q -D "$work" -I "$WASMIFY_PROTO_DIR" "$WASMIFY_PROTO_DIR/javascript.proto" ||
       { rm -rf "$work"; return 1; }
@@ -167,4 +208,6 @@ if [ "${1:-}" = "--src-dir" ]; then
 fi
 
 step "QuickJS source ($QJS_SPEC, sha256-pinned)" fetch_quickjs
+step "TypeScript stripper (sucrase + esbuild)" bundle_ts_stripper
+step "TypeScript stripper bytecode (native qjsc)" compile_ts_stripper
 step "JavaScript engine (QuickJS -> wasm32-wasi reactor)" build_js_engine

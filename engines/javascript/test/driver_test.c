@@ -1,4 +1,4 @@
-/* Native tests of the JavaScript driver at its C API: SPEC §10.3 items 24-46 and 50 (48/49 are TypeScript, 47 is
+/* Native tests of the JavaScript driver at its C API: SPEC §10.3 items 24-46 and 48-50 (47 is
  * Intl: not covered by this layer yet). Outcomes are compared as exact EngineOutcome JSON text where the text is
  * fully determined, by substring otherwise. Built with ASan+UBSan by run.sh. */
 #include <stdio.h>
@@ -214,6 +214,55 @@ int main(void) {
     char *a = run("globalThis.secret = 42;");
     expect_eq("46 first call", "globalThis.secret = 42;", a, NOLOGS "\"results\":[{\"text\":\"42\"}]}");
     EQ("46 fresh handle has no secret", "typeof secret", NOLOGS "\"results\":[{\"text\":\"'undefined'\"}]}");
+  }
+  /* 48 TypeScript: types stripped, never checked; enum lowered without changing the completion value. */
+  EQ("48 enum", "enum Color { Red, Green }\nColor.Green", NOLOGS "\"results\":[{\"text\":\"1\"}]}");
+  EQ("48 satisfies", "const s = \"x\" satisfies string; s", NOLOGS "\"results\":[{\"text\":\"'x'\"}]}");
+  EQ("48 not type-checked", "const n: number = \"s\"; n", NOLOGS "\"results\":[{\"text\":\"'s'\"}]}");
+  /* 49 */ EQ("49 interface", "interface P { n: number }\nconst p: P = { n: 2 }\np",
+              NOLOGS "\"results\":[{\"json\":{\"n\":2}}]}");
+  EQ("49 TS syntax error", "const x: = 1",
+     NOLOGS "\"results\":[],\"error\":{\"name\":\"SyntaxError\",\"message\":\"Unexpected token (1:10)\","
+            "\"traceback\":[\"    at <input>:1:11\"]}}");
+  EQ("TS generics/as/namespace/parameter properties/type-only namespace",
+     "namespace T { export type Id = number }\ninterface Box<V> { v: V }\n"
+     "function wrap<V>(v: V): Box<V> { return { v } }\n"
+     "class Pt { constructor(public x: number, private y: number = 2) {} sum(): number { return this.x + this.y } }\n"
+     "const id: T.Id = wrap<number>(40).v as number;\n"
+     "const cfg = { k: 'a' } satisfies Record<string, string>;\n"
+     "await Promise.resolve(id + new Pt(1).sum() + (cfg.k as string).length - 2)",
+     NOLOGS "\"results\":[{\"text\":\"42\"}]}");
+  EQ("TS enum as the last statement: no result", "enum E { A }", NOLOGS "\"results\":[]}");
+  HAS("TS runtime error keeps its line", "let a: number = 1;\nthrow new TypeError('t' + a)",
+      "\"name\":\"TypeError\",\"message\":\"t1\"", "<input>:2");
+  EQ("TS stripper is invisible to the guest", "const q: number = 1;\nObject.getOwnPropertyNames(globalThis).filter(k => /strip|sucrase|module|exports/i.test(k))",
+     NOLOGS "\"results\":[{\"json\":[]}]}");
+  HAS("a runtime SyntaxError is not a TypeScript retry", "JSON.parse('{')", "\"name\":\"SyntaxError\"",
+      "\"message\":\"expecting property name\"", "at parse (native)");
+  {
+    /* The stripper is metered: a TS script under a small budget runs out of fuel inside sucrase. */
+    sw_js_native_fuel_reset(1000);
+    EQ("TS stripping is metered by fuel", "const n: number = 1; n", FUEL_OUT);
+    sw_js_native_fuel_reset(-1);
+    SwJs *js = sw_js_new(0, 0);
+    const char *code = "const n: number = 1; n";
+    char *out = NULL;
+    uint32_t len = 0;
+    double t0 = now_ms();
+    sw_js_native_fuel_reset(1000000000);
+    int rc = sw_js_eval(js, code, (uint32_t)strlen(code), NULL, 0, &out, &len);
+    double t1 = now_ms();
+    long long fuel1 = (long long)sw_js_native_fuel_consumed();
+    expect_eq("TS first run (cold stripper)", code, rc == 0 ? out : strdup("rc"), NOLOGS "\"results\":[{\"text\":\"1\"}]}");
+    sw_js_native_fuel_reset(1000000000);
+    code = "const m: number = 1; m";
+    rc = sw_js_eval(js, code, (uint32_t)strlen(code), NULL, 0, &out, &len);
+    double t2 = now_ms();
+    long long fuel2 = (long long)sw_js_native_fuel_consumed();
+    expect_eq("TS second run (warm stripper)", code, rc == 0 ? out : strdup("rc"), NOLOGS "\"results\":[{\"text\":\"1\"}]}");
+    printf("     (native ASan: TS cold %.1f ms / %lld fuel, warm %.1f ms / %lld fuel)\n", t1 - t0, fuel1, t2 - t1, fuel2);
+    sw_js_free(js);
+    sw_js_native_fuel_reset(-1);
   }
   /* 50 */ HAS("50 a < b > (c) is a comparison", "a < b > (c)", "\"name\":\"ReferenceError\"",
                "\"message\":\"'a' is not defined\"");

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The JavaScript engine's tests: build engine.wasm (scripts/build-engines.sh), then
-#   1. the driver's native tests (driver_test.c + QuickJS, gcc, ASan+UBSan): SPEC §10.3 items 24-46, 50;
+#   1. the driver's native tests (driver_test.c + QuickJS, gcc, ASan+UBSan): SPEC §10.3 items 24-46, 48-50;
 #   2. QuickJS's own tests/test_*.js natively with upstream's qjs;
 #   3. the smoke test: engine.wasm under our WASI host (the C++ core) in Node;
 #   4. the wasmify ABI end to end: engine.wasm driven through cpp/wasmify (docs/abi.md).
@@ -28,7 +28,9 @@ build_native_test() {
     echo "$stamp" >"$out/qjs.stamp"
   fi
   gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" -c "$dir/driver.c" -o "$out/driver.o" &&
-  gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" "$dir/test/driver_test.c" "$out/driver.o" \
+  # The TypeScript stripper's bytecode, as scripts/build-engines.sh generated it for engine.wasm.
+  gcc -O1 -c "$dir/build/ts/ts-strip.c" -o "$out/ts-strip.o" &&
+  gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" "$dir/test/driver_test.c" "$out/driver.o" "$out/ts-strip.o" \
     "$out"/{quickjs,libregexp,libunicode,cutils,dtoa}.o -lm -o "$out/driver_test"
 }
 
