@@ -31,7 +31,7 @@ NANOPB_DIR="$SW_DEPS/nanopb-0.4.7"   # fetched by scripts/bootstrap.sh (pb_commo
 WASMIFY_PROTO_DIR="$SW_ROOT/proto/wasmify"
 WASMIFY_PROTO_SOURCES=(javascript.proto javascript.options)
 JS_WASMIFY_SOURCES=(wasmify_guest.c)
-JS_WASMIFY_EXPORTS=(wasm_init wasm_alloc wasm_free w_0_14 w_0_21 w_0_24 w_0_25)
+JS_WASMIFY_EXPORTS=(wasm_init wasm_alloc wasm_free w_0_14 w_0_21 w_0_24 w_0_25 w_0_26)
 JS_TS_DIR="$JS_ENGINE_DIR/build/ts"   # strip.script.js (the bundle) and ts-strip.c (its bytecode as C)
 ESBUILD="$SW_ROOT/node_modules/.bin/esbuild"
 

@@ -3,8 +3,9 @@
  * Plain C, no wasm-specific code except the `sandbox.charge` import (under __wasi__), so the same file builds natively
  * (gcc/clang, ASan+UBSan) for fast unit tests and as the wasm32-wasi reactor `engine.wasm`.
  *
- * One handle = one JSRuntime + one JSContext (one realm). Globals persist across sw_js_eval calls on the same handle
- * (the session foundation); stateless execution uses a fresh handle (in production: a fresh Wasm instance).
+ * One handle = one JSRuntime + one JSContext (one realm). Globals persist across calls on the same handle: sessions
+ * (sw_js_session_eval) keep one handle per context; stateless execution uses a fresh handle (in production: a fresh
+ * Wasm instance) with sw_js_eval.
  *
  * Buffers crossing the boundary are allocated with sw_alloc and released with sw_free (wasi-libc malloc in the
  * guest). All lengths are bytes; all text is UTF-8.
@@ -44,6 +45,23 @@ SwJs *sw_js_new(uint32_t heap_limit, uint32_t stack_limit);
 int32_t sw_js_eval(SwJs *js, const char *code, uint32_t code_len, const char *env_json, uint32_t env_len,
                    char **out_ptr, uint32_t *out_len);
 
+/* Session evaluation (SPEC §6.2 "Sessions (REPL)"), on a handle that lives across calls. The first call turns the
+ * handle into a session: it adds the globals `fs` (the synchronous subset of SPEC §6.2) and `require` ('fs',
+ * 'node:fs', 'process', 'node:process'), makes process.chdir work, and serves import() of .js/.mjs/.json files
+ * from /workspace (relative specifiers against the importing module's directory, or the cwd; anything else fails
+ * "module not registered: <specifier>"). Otherwise exactly sw_js_eval: a classic script with top-level await whose
+ * top-level declarations persist in the realm, process.env rebuilt from env_json, the same result mapping, errors
+ * and limits. `cwd` (cwd_len bytes; 0 = keep the handle's) is the host's view of the working directory, applied
+ * first when it normalizes under /workspace. The outcome JSON gains "cwd": the working directory after the call:
+ *   {"logs":..,"results":..,"error"?:..,"cwd":"/workspace/sub"}
+ * Filesystem access uses wasi-libc's POSIX calls on absolute /workspace paths (WASI syscalls into the host, which
+ * enforces the workspace limits and its `disabled` flag). Returns 0, or -1 if the driver itself failed. */
+int32_t sw_js_session_eval(SwJs *js, const char *code, uint32_t code_len, const char *env_json, uint32_t env_len,
+                           const char *cwd, uint32_t cwd_len, char **out_ptr, uint32_t *out_len);
+
+/* The handle's working directory ("/workspace" until a session changes it; owned by the handle). */
+const char *sw_js_cwd(SwJs *js);
+
 void sw_js_free(SwJs *js);
 
 void *sw_alloc(uint32_t size);
@@ -64,6 +82,9 @@ void sw_js_native_fuel_reset(int64_t budget);
 int64_t sw_js_native_fuel_consumed(void);
 /* Units charged per interrupt poll (JS_INTERRUPT_COUNTER_INIT as compiled). */
 uint32_t sw_js_fuel_per_poll(void);
+/* A host directory standing in for "/" in session filesystem calls ("/workspace/a" -> "<dir>/workspace/a"); NULL =
+ * none (the real root). Tests only. */
+void sw_js_native_set_root(const char *dir);
 #endif
 
 #ifdef __cplusplus

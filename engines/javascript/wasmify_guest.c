@@ -29,6 +29,7 @@ _Static_assert(sw_wasmify_javascript_Method_METHOD_EVAL == 14, "w_0_14");
 _Static_assert(sw_wasmify_javascript_Method_METHOD_INTERRUPT_ADDRESS == 21, "w_0_21");
 _Static_assert(sw_wasmify_javascript_Method_METHOD_NEW == 24, "w_0_24");
 _Static_assert(sw_wasmify_javascript_Method_METHOD_FREE == 25, "w_0_25");
+_Static_assert(sw_wasmify_javascript_Method_METHOD_SESSION_EVAL == 26, "w_0_26");
 
 /* --- buffers ----------------------------------------------------------------------------------------------------- */
 
@@ -165,4 +166,50 @@ WASM_EXPORT(w_0_25) uint64_t w_0_25(const uint8_t *ptr, uint32_t len) {
   sw_wasmify_javascript_FreeResponse res = sw_wasmify_javascript_FreeResponse_init_zero;
   res.ok = 1;
   return respond(&sw_wasmify_javascript_FreeResponse_msg, &res);
+}
+
+/* METHOD_SESSION_EVAL: SessionEvalRequest -> SessionEvalResponse { outcome_json, cwd } or { failure }. */
+WASM_EXPORT(w_0_26) uint64_t w_0_26(const uint8_t *ptr, uint32_t len) {
+  GuestBytes source = {0}, env = {0}, cwd = {0};
+  sw_wasmify_javascript_SessionEvalRequest req = sw_wasmify_javascript_SessionEvalRequest_init_zero;
+  req.source.funcs.decode = decode_bytes;
+  req.source.arg = &source;
+  req.env_json.funcs.decode = decode_bytes;
+  req.env_json.arg = &env;
+  req.cwd.funcs.decode = decode_bytes;
+  req.cwd.arg = &cwd;
+  uint64_t packed = 0;
+  if (decode(ptr, len, &sw_wasmify_javascript_SessionEvalRequest_msg, &req)) {
+    char *out = NULL;
+    uint32_t out_len = 0;
+    GuestSlice outcome = {0}, failure = {0}, cwd_after = {0};
+    SwJs *js = (SwJs *)(uintptr_t)req.handle;
+    if (req.source_len != 0 && req.source_len != source.len) {
+      failure.data = "source_len does not match source";
+    } else if (!req.handle) {
+      failure.data = "invalid handle";
+    } else if (sw_js_session_eval(js, source.data ? source.data : "", source.len, env.len ? env.data : NULL, env.len,
+                                  cwd.len ? cwd.data : NULL, cwd.len, &out, &out_len) != 0) {
+      failure.data = "JavaScript driver failure";
+    } else {
+      outcome.data = out;
+      outcome.len = out_len;
+      cwd_after.data = sw_js_cwd(js);
+      cwd_after.len = (uint32_t)strlen(cwd_after.data);
+    }
+    if (failure.data) failure.len = (uint32_t)strlen(failure.data);
+    sw_wasmify_javascript_SessionEvalResponse res = sw_wasmify_javascript_SessionEvalResponse_init_zero;
+    res.outcome_json.funcs.encode = encode_bytes;
+    res.outcome_json.arg = &outcome;
+    res.failure.funcs.encode = encode_bytes;
+    res.failure.arg = &failure;
+    res.cwd.funcs.encode = encode_bytes;
+    res.cwd.arg = &cwd_after;
+    packed = respond(&sw_wasmify_javascript_SessionEvalResponse_msg, &res);
+    sw_free(out);
+  }
+  free(source.data);
+  free(env.data);
+  free(cwd.data);
+  return packed;
 }

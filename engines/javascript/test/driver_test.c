@@ -1,9 +1,10 @@
 /* Native tests of the JavaScript driver at its C API: SPEC §10.3 items 24-46 and 48-50 (47 is
- * Intl: not covered by this layer yet). Outcomes are compared as exact EngineOutcome JSON text where the text is
+ * Intl: not covered by this layer yet), and sessions (SPEC §6.2, §10.5 items 106-113 as far as they run natively). Outcomes are compared as exact EngineOutcome JSON text where the text is
  * fully determined, by substring otherwise. Built with ASan+UBSan by run.sh. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "../driver.h"
@@ -60,6 +61,164 @@ static void expect_has(const char *what, const char *code, char *got, const char
 #define FUEL_OUT                                                                                  \
   NOLOGS "\"results\":[],\"error\":{\"name\":\"ExecutionLimitError\",\"message\":\"Execution fuel " \
          "exhausted\",\"traceback\":[]}}"
+
+/* --- sessions (SPEC §6.2 "Sessions (REPL)", §10.5 items 106-114 as far as they run natively) --------------------- */
+
+static SwJs *g_session;
+
+static char *session_run(const char *code, const char *env, const char *cwd) {
+  char *out = NULL;
+  uint32_t len = 0;
+  int rc = sw_js_session_eval(g_session, code, (uint32_t)strlen(code), env, env ? (uint32_t)strlen(env) : 0, cwd,
+                              cwd ? (uint32_t)strlen(cwd) : 0, &out, &len);
+  if (rc != 0 || !out || strlen(out) != len) { fprintf(stderr, "sw_js_session_eval failed for %s\n", code); exit(1); }
+  return out;
+}
+
+static char *srun(const char *code) { return session_run(code, NULL, NULL); }
+
+#define SEQ(what, code, want) expect_eq(what, code, srun(code), want)
+#define SHAS(what, code, ...)                                \
+  do {                                                       \
+    const char *parts_[] = {__VA_ARGS__, NULL};              \
+    expect_has(what, code, srun(code), parts_);              \
+  } while (0)
+/* A session outcome without logs in the default cwd. */
+#define SOUT(results) "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[" results "],\"cwd\":\"/workspace\"}"
+#define SOUT_IN(cwd, results) "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[" results "],\"cwd\":\"" cwd "\"}"
+
+static void session_tests(void) {
+  char root[] = "/tmp/sw-js-session-XXXXXX";
+  if (!mkdtemp(root)) { perror("mkdtemp"); exit(1); }
+  char ws[sizeof root + 16];
+  snprintf(ws, sizeof ws, "%s/workspace", root);
+  if (mkdir(ws, 0777) != 0) { perror("mkdir"); exit(1); }
+  sw_js_native_set_root(root);
+  sw_js_native_fuel_reset(-1);
+  g_session = sw_js_new(0, 0);
+
+  /* 106, 107: top-level declarations persist, also in code with top-level await (no hoisting needed: QuickJS keeps a
+   * global script's declarations global under JS_EVAL_FLAG_ASYNC). */
+  SEQ("106 declarations", "var a = 1; let b = 2; const c = 3; class D { hi() { return 4; } }", SOUT(""));
+  SEQ("106 ... persist", "a + b + c + new D().hi()", SOUT("{\"text\":\"10\"}"));
+  SEQ("107 let with await", "let z = 5; await Promise.resolve(); z", SOUT("{\"text\":\"5\"}"));
+  SEQ("107 ... persists", "z", SOUT("{\"text\":\"5\"}"));
+  SEQ("await: const/function/class persist", "const q = await 7; function ff() { return q } class K {}", SOUT(""));
+  SEQ("await: ... persist", "[q, ff(), typeof K]", SOUT("{\"json\":[7,7,\"function\"]}"));
+  SHAS("redeclaring a let is a SyntaxError", "let z = 1", "\"name\":\"SyntaxError\"", "\"cwd\":\"/workspace\"");
+  /* 113 */
+  SEQ("113 var kept", "var kept = 1", SOUT(""));
+  SHAS("113 TypeError", "null.x", "\"error\":{\"name\":\"TypeError\",\"message\":\"cannot read property 'x' of null\","
+       "\"traceback\":[\"    at <eval> (<input>:1:", "\"cwd\":\"/workspace\"}");
+  SEQ("113 kept after the error", "kept", SOUT("{\"text\":\"1\"}"));
+  SHAS("sync throw: name, message, traceback", "function thrower() { throw new RangeError('deep') }\nthrower()",
+       "\"error\":{\"name\":\"RangeError\",\"message\":\"deep\",\"traceback\":[\"    at thrower (<input>:1:",
+       "at <eval> (<input>:2:");
+  /* Logs and the result mapping as stateless. */
+  expect_eq("logs + result", "console.log('o'); console.error('e'); 2n ** 64n",
+            srun("console.log('o'); console.error('e'); 2n ** 64n"),
+            "{\"logs\":{\"stdout\":[\"o\"],\"stderr\":[\"e\"]},\"results\":[{\"text\":\"18446744073709551616n\"}],"
+            "\"cwd\":\"/workspace\"}");
+  SEQ("never settles (as stateless)", "await new Promise(() => {})",
+      "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[],\"error\":{\"name\":\"Error\",\"message\":\"Execution did not "
+      "complete: a promise never settled (timers and indefinitely pending promises are unsupported)\",\"traceback\":[]},"
+      "\"cwd\":\"/workspace\"}");
+  /* process.env rebuilt from envVars on every call. */
+  expect_eq("env call 1", "process.env.A", session_run("process.env.A", "{\"A\":\"1\"}", NULL), SOUT("{\"text\":\"'1'\"}"));
+  SEQ("env call 2: gone", "[typeof process.env.A, Object.keys(process.env).length]",
+      SOUT("{\"json\":[\"undefined\",0]}"));
+  /* 112 natively: a clean interrupt keeps the realm, with empty logs. */
+  {
+    SEQ("112 survivor", "var survivor = 42", SOUT(""));
+    sw_js_native_fuel_reset(20 * (int64_t)sw_js_fuel_per_poll());
+    SEQ("112 while (true) {} with logs", "console.log('lost'); while (true) {}",
+        "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[],\"error\":{\"name\":\"ExecutionLimitError\",\"message\":"
+        "\"Execution fuel exhausted\",\"traceback\":[]},\"cwd\":\"/workspace\"}");
+    sw_js_native_fuel_reset(-1);
+    SEQ("112 survivor after the interrupt", "survivor", SOUT("{\"text\":\"42\"}"));
+    /* A budget spent by filesystem work with no interrupt poll after it is still the limit. */
+    sw_js_native_fuel_reset(500);
+    SHAS("fs work is metered", "fs.existsSync('/workspace')", "\"message\":\"Execution fuel exhausted\"");
+    sw_js_native_fuel_reset(-1);
+  }
+  /* 108/109 (the host side of 108 runs under the WASI host: session.test.mjs). */
+  SEQ("108 write + read", "fs.writeFileSync('/workspace/a.txt', 'hi'); fs.readFileSync('/workspace/a.txt', 'utf8')",
+      SOUT("{\"text\":\"'hi'\"}"));
+  SEQ("109 ENOENT", "try { fs.readFileSync('/workspace/missing.txt') } catch (e) { e.code }",
+      SOUT("{\"text\":\"'ENOENT'\"}"));
+  SEQ("Node-style error fields", "try { fs.readFileSync('missing') } catch (e) { [e instanceof Error, e.message, e.errno, e.syscall, e.path] }",
+      SOUT("{\"json\":[true,\"ENOENT: no such file or directory, open 'missing'\",-2,\"open\",\"missing\"]}"));
+  /* 110 */
+  SEQ("110 mkdir + chdir", "fs.mkdirSync('/workspace/sub'); process.chdir('sub')", SOUT_IN("/workspace/sub", ""));
+  SEQ("110 cwd persists", "process.cwd()", SOUT_IN("/workspace/sub", "{\"text\":\"'/workspace/sub'\"}"));
+  SEQ("relative paths resolve against the cwd", "fs.writeFileSync('rel.txt', 'r'); fs.existsSync('/workspace/sub/rel.txt')",
+      SOUT_IN("/workspace/sub", "{\"text\":\"true\"}"));
+  /* 111, with a module importing its sibling relative to its own directory. */
+  SEQ("111 import()", "fs.writeFileSync('/workspace/lib.mjs', 'export const v = 7'); const m = await import('../lib.mjs'); m.v",
+      SOUT_IN("/workspace/sub", "{\"text\":\"7\"}"));
+  SEQ("static imports resolve against the module's directory",
+      "fs.mkdirSync('/workspace/pkg'); fs.writeFileSync('/workspace/pkg/dep.js', 'export default 40');"
+      "fs.writeFileSync('/workspace/pkg/main.mjs', 'import d from \"./dep.js\"; import c from \"./c.json\"; export const r = d + c.two; export const url = import.meta.url');"
+      "fs.writeFileSync('/workspace/pkg/c.json', '{\"two\": 2, \"__proto__\": 0}');"
+      "const mm = await import('/workspace/pkg/main.mjs'); [mm.r, mm.url, Object.keys((await import('/workspace/pkg/c.json')).default)]",
+      SOUT_IN("/workspace/sub", "{\"json\":[42,\"file:///workspace/pkg/main.mjs\",[\"two\",\"__proto__\"]]}"));
+  SEQ("module not registered", "const nr = []; for (const s of ['lodash', 'node:fs', './nope.mjs', '/workspace/a.txt', '../../../etc/x.js', './'])"
+      " try { await import(s) } catch (e) { nr.push(e.message) } nr",
+      SOUT_IN("/workspace/sub", "{\"json\":[\"module not registered: lodash\",\"module not registered: node:fs\","
+              "\"module not registered: ./nope.mjs\",\"module not registered: /workspace/a.txt\","
+              "\"module not registered: ../../../etc/x.js\",\"module not registered: ./\"]}"));
+  SEQ("chdir errors", "const ce = []; for (const d of ['/workspace/a.txt', 'nope', '../..', '']) try { process.chdir(d) } catch (e) { ce.push(e.code) } [ce, process.cwd()]",
+      SOUT_IN("/workspace/sub", "{\"json\":[[\"ENOTDIR\",\"ENOENT\",\"EACCES\",\"ENOENT\"],\"/workspace/sub\"]}"));
+  SEQ("chdir back up", "process.chdir('..'); process.cwd()", SOUT("{\"text\":\"'/workspace'\"}"));
+  /* The host's cwd (a restored or re-booted instance) is applied before the call; invalid ones are ignored. */
+  expect_eq("host cwd applied", "process.cwd()", session_run("process.cwd()", NULL, "/workspace/sub"),
+            SOUT_IN("/workspace/sub", "{\"text\":\"'/workspace/sub'\"}"));
+  expect_eq("host cwd outside /workspace ignored", "process.cwd()", session_run("process.cwd()", NULL, "/etc"),
+            SOUT_IN("/workspace/sub", "{\"text\":\"'/workspace/sub'\"}"));
+  expect_eq("host cwd normalized", "process.cwd()", session_run("process.cwd()", NULL, "/workspace/sub/../."),
+            SOUT("{\"text\":\"'/workspace'\"}"));
+  /* The rest of the fs subset. */
+  SEQ("readdirSync", "fs.readdirSync('/workspace')", SOUT("{\"json\":[\"a.txt\",\"lib.mjs\",\"pkg\",\"sub\"]}"));
+  SEQ("readdirSync withFileTypes", "fs.readdirSync('.', { withFileTypes: true }).map(d => [d.name, d.isFile(), d.isDirectory(), d.parentPath])",
+      SOUT("{\"json\":[[\"a.txt\",true,false,\"/workspace\"],[\"lib.mjs\",true,false,\"/workspace\"],"
+           "[\"pkg\",false,true,\"/workspace\"],[\"sub\",false,true,\"/workspace\"]]}"));
+  SEQ("statSync", "const st = fs.statSync('a.txt'); [st.size, st.isFile(), st.isDirectory(), st.mtimeMs > 0, fs.statSync('/workspace').isDirectory(), fs.statSync('nope', { throwIfNoEntry: false })]",
+      SOUT("{\"json\":[2,true,false,true,true,null]}"));
+  SEQ("mkdirSync recursive", "[fs.mkdirSync('m/n/o', { recursive: true }), fs.mkdirSync('m/n', { recursive: true }), fs.mkdirSync('/workspace')]",
+      SOUT("{\"json\":[\"/workspace/m\",null,null]}"));
+  SEQ("mkdirSync errors", "const me = []; for (const [p, o] of [['m'], ['q/r'], ['a.txt/x', { recursive: true }]]) try { fs.mkdirSync(p, o) } catch (e) { me.push(e.code) } me",
+      SOUT("{\"json\":[\"EEXIST\",\"ENOENT\",\"ENOTDIR\"]}"));
+  SEQ("rmSync", "const re = []; for (const [p, o] of [['/workspace'], ['m'], ['nope'], ['nope', { force: true }], ['m', { recursive: true }]]) try { fs.rmSync(p, o); re.push('ok') } catch (e) { re.push(e.code) } [re, fs.existsSync('m')]",
+      SOUT("{\"json\":[[\"EACCES\",\"EISDIR\",\"ENOENT\",\"ok\",\"ok\"],false]}"));
+  SEQ("renameSync", "fs.renameSync('a.txt', 'sub/b.txt'); const rn = []; for (const [x, y] of [['a.txt', 'c'], ['/workspace', 'c'], ['sub', '/workspace']]) try { fs.renameSync(x, y) } catch (e) { rn.push(e.code) } [fs.existsSync('a.txt'), fs.readFileSync('sub/b.txt', 'utf-8'), rn]",
+      SOUT("{\"json\":[false,\"hi\",[\"ENOENT\",\"EACCES\",\"EACCES\"]]}"));
+  SEQ("existsSync never throws", "[fs.existsSync('/workspace'), fs.existsSync('/'), fs.existsSync('../x'), fs.existsSync(7), fs.existsSync(''), fs.existsSync('sub')]",
+      SOUT("{\"json\":[true,false,false,false,false,true]}"));
+  SEQ("bytes round trip", "fs.writeFileSync('bin', new Uint8Array([0, 1, 255]).subarray(1)); const by = fs.readFileSync('bin'); [by instanceof Uint8Array, Array.from(by), Array.from(fs.readFileSync('bin', { encoding: 'latin1' }))]",
+      SOUT("{\"json\":[true,[1,255],[1,255]]}"));
+  SEQ("ArrayBuffer and UTF-8 (lone surrogate -> U+FFFD)", "fs.writeFileSync('ab', new Uint8Array([104, 105]).buffer); fs.writeFileSync('u', '\\u00e9\\ud800'); [fs.readFileSync('ab', 'UTF8'), Array.from(fs.readFileSync('u'))]",
+      SOUT("{\"json\":[\"hi\",[195,169,239,191,189]]}"));
+  SEQ("path validation", "const pv = []; for (const f of [() => fs.readFileSync('../etc/passwd'), () => fs.readFileSync(''), () => fs.readFileSync(1), () => fs.readFileSync('a\\0b'), () => fs.writeFileSync('x', 5), () => fs.readFileSync('sub'), () => fs.readdirSync('bin'), () => fs.writeFileSync('/workspace', '')]) try { f() } catch (e) { pv.push(e.code) } pv",
+      SOUT("{\"json\":[\"EACCES\",\"ENOENT\",\"ENOENT\",\"ERR_INVALID_ARG_VALUE\",\"ERR_INVALID_ARG_TYPE\",\"EISDIR\",\"ENOTDIR\",\"EISDIR\"]}"));
+  SEQ("require", "[require('fs') === fs, require('node:fs') === fs, require('process') === process, (() => { try { require('path') } catch (e) { return e.message } })()]",
+      SOUT("{\"json\":[true,true,true,\"module not registered: path\"]}"));
+  SEQ("only fs and require are added", "Object.getOwnPropertyNames(globalThis).filter(k => ['fs', 'require', 'process', 'console'].includes(k)).sort()",
+      SOUT("{\"json\":[\"console\",\"fs\",\"process\",\"require\"]}"));
+  SEQ("TypeScript in a session", "const tsv: number = 3; interface I { x: number }\ntsv", SOUT("{\"text\":\"3\"}"));
+  SEQ("TypeScript declarations persist", "tsv + 1", SOUT("{\"text\":\"4\"}"));
+  sw_js_free(g_session);
+
+  /* Stateless handles are unchanged: no fs, no require, chdir unsupported. */
+  EQ("stateless: no fs/require", "[typeof fs, typeof require]", NOLOGS "\"results\":[{\"json\":[\"undefined\",\"undefined\"]}]}");
+  HAS("stateless: chdir unsupported", "process.chdir('/workspace')", "\"name\":\"TypeError\"",
+      "process.chdir() is not supported in stateless execution");
+  HAS("stateless: import() has no loader", "await import('./x.mjs')", "\"error\":{", "could not load module");
+
+  sw_js_native_set_root(NULL);
+  char cmd[sizeof root + 16];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+}
 
 static double now_ms(void) {
   struct timespec t;
@@ -285,6 +444,8 @@ int main(void) {
   HAS("process.cwd()", "process.cwd()", "\"results\":[{\"text\":\"'/workspace'\"}]");
   HAS("syntax error", "1 +", "\"name\":\"SyntaxError\"");
   EQ("empty code", "", NOLOGS "\"results\":[]}");
+
+  session_tests();
 
   printf("\n%d/%d checks passed\n", checks - failures, checks);
   return failures ? 1 : 0;
