@@ -110,6 +110,16 @@ Errno splitRelative(std::string_view path, std::vector<std::string_view>& parts)
   return parts.empty() ? Errno::Inval : Errno::Success;
 }
 
+// Unlinks every node below `node` (which is already out of the tree and out of the accounting): a descriptor a guest
+// still holds on one of them then sees a removed entry (linked() false), never a tree that still counts.
+void detachSubtree(Node& node) {
+  for (auto& [name, child] : node.children) {
+    child->parent = nullptr;
+    detachSubtree(*child);
+  }
+  node.children.clear();
+}
+
 Errno walkDirs(Node* dir, const std::vector<std::string_view>& parts, std::size_t count, bool create, Node*& out) {
   for (std::size_t i = 0; i < count; ++i) {
     auto it = dir->children.find(parts[i]);
@@ -159,6 +169,8 @@ Errno Workspace::writeFile(std::string_view relPath, std::string_view data, uint
     file = it->second;
   } else {
     if (Errno e = detail::reserveEntry(*dir); e != Errno::Success) return e;
+    // Checked before linking, so a new file that does not fit is not left behind empty.
+    if (mount_->totalBytes + data.size() > mount_->limits.maxTotalBytes) return Errno::NoSpc;
     file = detail::makeNode(NodeKind::File, mount_.get(), mtimeNs);
     detail::linkChild(*dir, std::string(parts.back()), file);
   }
@@ -184,6 +196,80 @@ Errno Workspace::readFile(std::string_view relPath, std::string& out) const {
   if (it == dir->children.end()) return Errno::NoEnt;
   if (it->second->isDir()) return Errno::IsDir;
   out.assign(reinterpret_cast<const char*>(it->second->bytes()), std::size_t(it->second->size()));
+  return Errno::Success;
+}
+
+Errno Workspace::stat(std::string_view relPath, Entry& out) const {
+  std::vector<std::string_view> parts;
+  if (Errno e = splitRelative(relPath, parts); e != Errno::Success) return e;
+  Node* dir = nullptr;
+  if (Errno e = walkDirs(root_.get(), parts, parts.size() - 1, false, dir); e != Errno::Success) return e;
+  auto it = dir->children.find(parts.back());
+  if (it == dir->children.end()) return Errno::NoEnt;
+  const Node& node = *it->second;
+  out.path.assign(relPath);
+  out.directory = node.isDir();
+  out.data = node.isDir() ? std::string_view()
+                          : std::string_view(reinterpret_cast<const char*>(node.bytes()), std::size_t(node.size()));
+  out.mtimeNs = node.mtim;
+  return Errno::Success;
+}
+
+Errno Workspace::remove(std::string_view relPath) {
+  std::vector<std::string_view> parts;
+  if (Errno e = splitRelative(relPath, parts); e != Errno::Success) return e;
+  Node* dir = nullptr;
+  if (Errno e = walkDirs(root_.get(), parts, parts.size() - 1, false, dir); e != Errno::Success) return e;
+  std::shared_ptr<Node> removed = detail::unlinkChild(*dir, parts.back());
+  if (!removed) return Errno::NoEnt;
+  detachSubtree(*removed);
+  return Errno::Success;
+}
+
+void Workspace::clear() {
+  detachSubtree(*root_);
+  mount_->totalBytes = 0;
+  mount_->entries = 0;
+}
+
+Errno Workspace::forceDirectories(std::string_view relPath) {
+  std::vector<std::string_view> parts;
+  if (Errno e = splitRelative(relPath, parts); e != Errno::Success) return e;
+  Node* dir = root_.get();
+  for (std::string_view part : parts) {
+    auto it = dir->children.find(part);
+    if (it != dir->children.end() && it->second->isDir()) {
+      dir = it->second.get();
+      continue;
+    }
+    if (it != dir->children.end()) detachSubtree(*detail::unlinkChild(*dir, part));
+    auto child = detail::makeNode(NodeKind::Directory, mount_.get(), dir->mtim);
+    Node* raw = child.get();
+    detail::linkChild(*dir, std::string(part), std::move(child));
+    dir = raw;
+  }
+  return Errno::Success;
+}
+
+Errno Workspace::restoreFile(std::string_view relPath, std::string_view data, uint64_t mtimeNs) {
+  std::vector<std::string_view> parts;
+  if (Errno e = splitRelative(relPath, parts); e != Errno::Success) return e;
+  Node* dir = nullptr;
+  if (Errno e = walkDirs(root_.get(), parts, parts.size() - 1, false, dir); e != Errno::Success) return e;
+  Node* file = nullptr;
+  auto it = dir->children.find(parts.back());
+  if (it != dir->children.end()) {
+    if (it->second->isDir()) return Errno::IsDir;
+    file = it->second.get();
+  } else {
+    auto created = detail::makeNode(NodeKind::File, mount_.get(), mtimeNs);
+    file = created.get();
+    detail::linkChild(*dir, std::string(parts.back()), std::move(created));
+  }
+  uint64_t oldSize = file->data.size();
+  file->data.assign(data.begin(), data.end());
+  mount_->totalBytes = mount_->totalBytes - oldSize + data.size();
+  file->mtim = file->ctim = mtimeNs;
   return Errno::Success;
 }
 

@@ -142,6 +142,21 @@ class Workspace {
   };
   // Pre-order, children sorted by name, root excluded.
   void forEach(const std::function<void(const Entry&)>& visit) const;
+  // One entry by path; `data` views a file's bytes until the tree next changes. NoEnt/NotDir on the way.
+  Errno stat(std::string_view relPath, Entry& out) const;
+
+  // Host-side maintenance for the interpreter's mirror (cpp/workspace). Each keeps totalBytes/entryCount exact and
+  // the root node in place, so a mounted instance keeps seeing this tree.
+  // Removes a file, or a directory with its whole subtree; NoEnt when absent.
+  Errno remove(std::string_view relPath);
+  // Removes every entry.
+  void clear();
+  // Creates every directory on the path, replacing a non-directory in the way; the entry limit does not apply
+  // (SPEC §2.8 step 1: the caller's shape is authoritative).
+  Errno forceDirectories(std::string_view relPath);
+  // Sets a file's bytes and mtime in place, creating it (not its parents: NoEnt) if absent; IsDir on a directory.
+  // No limit applies: this restores a state that was accounted for before (rollback).
+  Errno restoreFile(std::string_view relPath, std::string_view data, uint64_t mtimeNs);
 
   detail::Mount& mount() const { return *mount_; }
   const std::shared_ptr<detail::Node>& root() const { return root_; }
