@@ -86,6 +86,11 @@ class Mirror {
   };
 
   explicit Mirror(wasi::WorkspaceLimits limits = {});
+  // Not copyable: two mirrors over one tree would keep two hash caches, and only one would hear of changes.
+  Mirror(const Mirror&) = delete;
+  Mirror& operator=(const Mirror&) = delete;
+  Mirror(Mirror&&) = default;
+  Mirror& operator=(Mirror&&) = default;
   // The tree the guest's host mounts at /workspace: the same object (and root node) for the mirror's whole life.
   const std::shared_ptr<wasi::Workspace>& workspace() const { return workspace_; }
   bool disabled() const { return workspace_->disabled(); }
