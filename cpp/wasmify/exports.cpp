@@ -1,112 +1,31 @@
 // The C ABI of cpp/wasmify inside the Emscripten core (compiled only under __EMSCRIPTEN__).
 //
-// * JsGuestCaller: a GuestCaller over one guest instance registered with core.wasmifyBind(host, instance). Calls go
-//   out through the import sw_guest_call (wasmify_bridge.js); memory through sw_guest_read/sw_guest_write (the WASI
-//   bridge, cpp/wasi/wasi_bridge.js). While the guest runs, its WASI imports re-enter the core (sw_wasi_*).
 // * sw_wasmify_js_run: one stateless JavaScript execution on a freshly instantiated engine.wasm under a WASI host.
+// * sw_wasmify_js_session_*: a JavaScript session (SPEC §5.2) on an engine instance under a WASI host, for tests and
+//   tools; the core's Interpreter calls the C++ API (wasmify.h, bridge.h) directly.
 //
-// The guest's WASI host is reached only through the WASI bridge's own C exports (trap, fuel), never its internals.
+// The guest is reached through HostGuestCaller (bridge.h): sw_guest_call out, the WASI bridge for its memory, and the
+// WASI host's own C exports (trap, fuel), never its internals.
 #ifdef __EMSCRIPTEN__
 
 #include <emscripten/emscripten.h>
 
-#include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
-#include <unordered_map>
-#include <vector>
 
+#include "bridge.h"
 #include "wasmify.h"
 
 extern "C" {
-// wasmify_bridge.js
-int64_t sw_guest_call(uint32_t host, uint32_t id, const char* name, uint32_t nameLen, uint32_t argc, uint32_t a0,
-                      uint32_t a1, void* status);
-// cpp/wasi/wasi_bridge.js
-void sw_guest_read(uint32_t host, uint32_t guestPtr, void* corePtr, uint32_t len);
-void sw_guest_write(uint32_t host, uint32_t guestPtr, const void* corePtr, uint32_t len);
-double sw_guest_size(uint32_t host);
 // cpp/wasi/exports.cpp
-uint32_t sw_wasi_trap_kind(uint32_t h);
-uint32_t sw_wasi_trap_exit_code(uint32_t h);
-const char* sw_wasi_trap_message(uint32_t h);
-uint32_t sw_wasi_trap_message_len(uint32_t h);
 void sw_wasi_clear_trap(uint32_t h);
 void sw_wasi_fuel_reset(uint32_t h, double budget);
-void sw_wasi_fuel_set_interrupt(uint32_t h, uint32_t address, uint32_t bitsAddress, uint32_t bits);
 }
 
 namespace {
 
 using namespace sw::wasmify;
-
-struct CallStatus {
-  uint32_t threw;
-  uint32_t messageLen;
-  char message[256];
-};
-
-// Export names are interned once per process: the bridge caches the looked-up function per instance and id.
-uint32_t exportId(std::string_view name, const std::string** stored) {
-  static std::unordered_map<std::string, uint32_t> ids;
-  static std::vector<const std::string*> names;
-  auto it = ids.find(std::string(name));
-  if (it == ids.end()) {
-    it = ids.emplace(std::string(name), uint32_t(names.size())).first;
-    names.push_back(&it->first);  // unordered_map nodes are stable
-  }
-  *stored = names[it->second];
-  return it->second;
-}
-
-// TrapKind values of cpp/wasi (wasi.h): 1 Exit, 2 Fuel, 3 OutputLimit, 4 HostError.
-class JsGuestCaller final : public GuestCaller {
- public:
-  explicit JsGuestCaller(uint32_t host) : host_(host) {}
-
-  Result<uint64_t> call(std::string_view name, std::initializer_list<uint32_t> args) override {
-    const std::string* stored = nullptr;
-    uint32_t id = exportId(name, &stored);
-    uint32_t a[2] = {0, 0};
-    uint32_t argc = 0;
-    for (uint32_t v : args) {
-      if (argc < 2) a[argc] = v;
-      argc++;
-    }
-    if (argc > 2) return engineFailure("sw_guest_call: more than two arguments");
-    CallStatus status{};
-    int64_t r = sw_guest_call(host_, id, stored->data(), uint32_t(stored->size()), argc, a[0], a[1], &status);
-    if (!status.threw) return uint64_t(r);
-    switch (sw_wasi_trap_kind(host_)) {
-      case 2:
-      case 3:
-        return Failure{FailureKind::Limit, trapMessage()};
-      case 1:
-        return Failure{FailureKind::Trap, "Engine exited with code " + std::to_string(sw_wasi_trap_exit_code(host_))};
-      case 4:
-        return Failure{FailureKind::Trap, trapMessage()};
-      default:
-        return Failure{FailureKind::Trap,
-                       std::string(status.message, std::min<uint32_t>(status.messageLen, sizeof status.message))};
-    }
-  }
-  bool read(uint32_t guestPtr, void* dst, uint32_t len) override {
-    if (uint64_t(guestPtr) + len > uint64_t(sw_guest_size(host_))) return false;
-    sw_guest_read(host_, guestPtr, dst, len);
-    return true;
-  }
-  bool write(uint32_t guestPtr, const void* src, uint32_t len) override {
-    if (uint64_t(guestPtr) + len > uint64_t(sw_guest_size(host_))) return false;
-    sw_guest_write(host_, guestPtr, src, len);
-    return true;
-  }
-  void setFuelInterrupt(uint32_t address) override { sw_wasi_fuel_set_interrupt(host_, address, 0, 0); }
-
- private:
-  std::string trapMessage() const {
-    return std::string(sw_wasi_trap_message(host_), sw_wasi_trap_message_len(host_));
-  }
-  uint32_t host_;
-};
 
 std::string g_result;  // the last call's result text; valid until the next sw_wasmify_* call
 
@@ -124,6 +43,50 @@ uint32_t finish(Result<std::string> r) {
   return 1;
 }
 
+// A session with the GuestCaller it runs on (WasmifySession holds a reference to it).
+struct SessionBox {
+  explicit SessionBox(uint32_t host) : guest(host) {}
+  HostGuestCaller guest;
+  std::optional<WasmifySession> session;
+};
+
+SessionBox* boxOf(uint32_t s) { return reinterpret_cast<SessionBox*>(uintptr_t(s)); }
+
+template <typename F>
+uint32_t guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    g_result = std::string("wasmify host failure: ") + e.what();
+  } catch (...) {
+    g_result = "wasmify host failure";
+  }
+  return 0;
+}
+
+// Boot or restore into a new SessionBox: its address, or 0 with the failure message as the result.
+template <typename F>
+uint32_t openSession(uint32_t host, F&& start) {
+  return guarded([&]() -> uint32_t {
+    auto box = std::make_unique<SessionBox>(host);
+    Result<WasmifySession> s = start(box->guest);
+    if (!s) {
+      finish(s.failure());
+      return 0;
+    }
+    box->session.emplace(std::move(s.value()));
+    g_result.clear();
+    return uint32_t(reinterpret_cast<uintptr_t>(box.release()));
+  });
+}
+
+SessionOptions options(const char* cwd, uint32_t cwdLen, double fuel) {
+  SessionOptions o;
+  if (cwdLen) o.cwd.assign(cwd, cwdLen);
+  o.fuel = fuel < 0 ? -1 : int64_t(fuel);
+  return o;
+}
+
 }  // namespace
 
 extern "C" {
@@ -138,8 +101,8 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_run(uint32_t host, const char* code,
   try {
     sw_wasi_clear_trap(host);
     sw_wasi_fuel_reset(host, fuel);
-    JsGuestCaller guest(host);
-    ExecuteRequest request{std::string_view(code, codeLen), std::string_view(env, envLen)};
+    HostGuestCaller guest(host);
+    ExecuteRequest request{std::string_view(code, codeLen), std::string_view(env, envLen), {}};
     return finish(runWasmify(guest, javascript::driver(), request));
   } catch (const std::exception& e) {
     return finish(Failure{FailureKind::Engine, std::string("wasmify host failure: ") + e.what()});
@@ -150,6 +113,65 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_run(uint32_t host, const char* code,
 
 EMSCRIPTEN_KEEPALIVE const char* sw_wasmify_result() { return g_result.data(); }
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_result_len() { return uint32_t(g_result.size()); }
+
+// A JavaScript session on a guest just instantiated and registered under WASI host `host` (bootWasmifySession:
+// _initialize, wasm_init, New, InterruptAddress), starting in `cwd` ("" = /workspace); every execute starts with
+// `fuel` (< 0: unmetered). Returns the session (free with sw_wasmify_js_session_free), or 0 with the failure as the
+// result text.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_session_boot(uint32_t host, const char* cwd, uint32_t cwdLen, double fuel) {
+  return openSession(host, [&](GuestCaller& guest) {
+    return bootWasmifySession(guest, javascript::driver(), options(cwd, cwdLen, fuel));
+  });
+}
+
+// A JavaScript session adopted from a restored instance under WASI host `host`: the guest's memory already holds the
+// snapshot (grown and written, docs/abi.md "Restore contract"; nothing was initialised), `handle` is the stored
+// interpreter handle. Runs afterRestore (registers the interrupt word with this host). As sw_wasmify_js_session_boot.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_session_restore(uint32_t host, double handle, const char* cwd,
+                                                            uint32_t cwdLen, double fuel) {
+  return openSession(host, [&](GuestCaller& guest) {
+    SessionSnapshot snapshot{handle > 0 && handle <= 4294967295.0 ? uint64_t(handle) : 0, "{}"};
+    return restoreWasmifySession(guest, javascript::driver(), snapshot, options(cwd, cwdLen, fuel));
+  });
+}
+
+// One session execute (WasmifySession::execute). Returns 0 with the SessionOutcome JSON ({logs, results, error?,
+// cwd}) as the result — guest errors and limits included; a trap or host failure also comes back as an outcome (error
+// ExecutionLimitError or EngineError) and sets the session invalid. 1 = not executed (the session is invalid), the
+// message as the result.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_session_execute(uint32_t s, const char* code, uint32_t codeLen,
+                                                            const char* env, uint32_t envLen) {
+  uint32_t status = 1;
+  guarded([&]() -> uint32_t {
+    SessionBox* box = boxOf(s);
+    ExecuteRequest request{std::string_view(code, codeLen), std::string_view(env, envLen), {}};
+    auto out = box->session->execute(javascript::driver(), request);
+    if (!out) {
+      g_result = out.failure().message;
+      return 0;
+    }
+    g_result = std::move(out->outcomeJson);
+    status = 0;
+    return 0;
+  });
+  return status;
+}
+
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_session_invalid(uint32_t s) { return boxOf(s)->session->invalid ? 1 : 0; }
+
+// The session's cwd as the result text; returns its length.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_session_cwd(uint32_t s) {
+  g_result = boxOf(s)->session->cwd;
+  return uint32_t(g_result.size());
+}
+
+// The interpreter handle a snapshot stores (SPEC §4.5 `handle`).
+EMSCRIPTEN_KEEPALIVE double sw_wasmify_js_session_handle(uint32_t s) {
+  return double(boxOf(s)->session->instance.handle);
+}
+
+// Releases the C++ side only: the guest instance and its WASI host belong to whoever created them.
+EMSCRIPTEN_KEEPALIVE void sw_wasmify_js_session_free(uint32_t s) { delete boxOf(s); }
 
 }  // extern "C"
 

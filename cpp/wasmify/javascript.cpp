@@ -13,6 +13,7 @@ static_assert(uint32_t(kEval) == uint32_t(sw_wasmify_javascript_Method_METHOD_EV
 static_assert(uint32_t(kInterruptAddress) == uint32_t(sw_wasmify_javascript_Method_METHOD_INTERRUPT_ADDRESS));
 static_assert(uint32_t(kNew) == uint32_t(sw_wasmify_javascript_Method_METHOD_NEW));
 static_assert(uint32_t(kFree) == uint32_t(sw_wasmify_javascript_Method_METHOD_FREE));
+static_assert(uint32_t(kSessionEval) == uint32_t(sw_wasmify_javascript_Method_METHOD_SESSION_EVAL));
 
 namespace {
 
@@ -134,6 +135,48 @@ Result<EvalResponse> decodeEvalResponse(std::string_view bytes) {
   return out;
 }
 
+std::string encodeSessionEvalRequest(const SessionEvalRequest& request) {
+  sw_wasmify_javascript_SessionEvalRequest msg = sw_wasmify_javascript_SessionEvalRequest_init_zero;
+  std::string_view source = request.source, env = request.envJson, cwd = request.cwd;
+  msg.handle = request.handle;
+  msg.source_len = uint32_t(source.size());
+  bindEncode(msg.source, source);
+  bindEncode(msg.env_json, env);
+  bindEncode(msg.cwd, cwd);
+  return encode(&sw_wasmify_javascript_SessionEvalRequest_msg, msg);
+}
+
+Result<SessionEvalRequest> decodeSessionEvalRequest(std::string_view bytes) {
+  SessionEvalRequest out;
+  sw_wasmify_javascript_SessionEvalRequest msg = sw_wasmify_javascript_SessionEvalRequest_init_zero;
+  bindDecode(msg.source, out.source);
+  bindDecode(msg.env_json, out.envJson);
+  bindDecode(msg.cwd, out.cwd);
+  if (auto r = decode(bytes, &sw_wasmify_javascript_SessionEvalRequest_msg, msg); !r) return r.failure();
+  if (msg.source_len != 0 && msg.source_len != out.source.size()) return engineFailure(kInvalidProtobuf);
+  out.handle = msg.handle;
+  return out;
+}
+
+std::string encodeSessionEvalResponse(const SessionEvalResponse& response) {
+  sw_wasmify_javascript_SessionEvalResponse msg = sw_wasmify_javascript_SessionEvalResponse_init_zero;
+  std::string_view outcome = response.outcomeJson, failure = response.failure, cwd = response.cwd;
+  bindEncode(msg.outcome_json, outcome);
+  bindEncode(msg.failure, failure);
+  bindEncode(msg.cwd, cwd);
+  return encode(&sw_wasmify_javascript_SessionEvalResponse_msg, msg);
+}
+
+Result<SessionEvalResponse> decodeSessionEvalResponse(std::string_view bytes) {
+  SessionEvalResponse out;
+  sw_wasmify_javascript_SessionEvalResponse msg = sw_wasmify_javascript_SessionEvalResponse_init_zero;
+  bindDecode(msg.outcome_json, out.outcomeJson);
+  bindDecode(msg.failure, out.failure);
+  bindDecode(msg.cwd, out.cwd);
+  if (auto r = decode(bytes, &sw_wasmify_javascript_SessionEvalResponse_msg, msg); !r) return r.failure();
+  return out;
+}
+
 std::string encodeInterruptAddressResponse(uint32_t address) {
   sw_wasmify_javascript_InterruptAddressResponse msg = sw_wasmify_javascript_InterruptAddressResponse_init_zero;
   msg.address = address;
@@ -172,6 +215,30 @@ Result<std::string> eval(Instance& instance, std::string_view code, std::string_
   return std::move(decoded->outcomeJson);
 }
 
+Result<SessionOutcome> sessionEval(Instance& instance, const ExecuteRequest& request) {
+  if (instance.handle > UINT32_MAX) return engineFailure(kInvalidProtobuf);
+  SessionEvalRequest r{uint32_t(instance.handle), std::string(request.code), std::string(request.envJson),
+                       std::string(request.cwd)};
+  auto response = instance.invoke(kSessionEval, encodeSessionEvalRequest(r));
+  if (!response) return response.failure();
+  auto decoded = decodeSessionEvalResponse(response.value());
+  if (!decoded) return decoded.failure();
+  if (!decoded->failure.empty()) return engineFailure(decoded->failure);
+  if (decoded->outcomeJson.empty()) return engineFailure(kInvalidProtobuf);
+  return SessionOutcome{std::move(decoded->outcomeJson), std::move(decoded->cwd)};
+}
+
+// The host's meter must know the interrupt word of this instance: after a fresh boot and after a restore (the new
+// WASI host has never seen it; the address itself is a static of the engine, the same in every instance).
+Result<Unit> registerInterrupt(Instance& instance) {
+  auto response = instance.invoke(kInterruptAddress, "");
+  if (!response) return response.failure();
+  auto address = decodeInterruptAddressResponse(response.value());
+  if (!address) return address.failure();
+  instance.guest.setFuelInterrupt(address.value());
+  return Unit{};
+}
+
 WasmifyDriver makeDriver() {
   WasmifyDriver d;
   d.language = "javascript";
@@ -179,19 +246,13 @@ WasmifyDriver makeDriver() {
   d.initMethod = kNew;
   d.initRequest = [] { return encodeNewRequest({kHeapLimit, kStackLimit}); };
   d.initFailedMessage = kJavaScriptInitializationFailed;
-  d.afterInit = [](Instance& instance) -> Result<Unit> {
-    auto response = instance.invoke(kInterruptAddress, "");
-    if (!response) return response.failure();
-    auto address = decodeInterruptAddressResponse(response.value());
-    if (!address) return address.failure();
-    instance.guest.setFuelInterrupt(address.value());
-    return Unit{};
-  };
+  d.afterInit = registerInterrupt;
+  d.afterRestore = registerInterrupt;
   d.evaluate = [](Instance& instance, std::string_view code) { return eval(instance, code, ""); };
   d.runOnce = [](Instance& instance, const ExecuteRequest& request) {
     return eval(instance, request.code, request.envJson);
   };
-  // sessionExecute / sessionBoot / afterRestore: the code-context issue (SPEC §5.2) adds them.
+  d.sessionExecute = sessionEval;  // no sessionBoot: the first SessionEval sets the handle up as a session
   return d;
 }
 

@@ -167,20 +167,28 @@ Result<std::string> runWasmify(GuestCaller& guest, const WasmifyDriver& driver, 
 Result<SessionOutcome> WasmifySession::execute(const WasmifyDriver& driver, const ExecuteRequest& request) {
   if (invalid) return engineFailure("Session instance is invalid");
   if (!driver.sessionExecute) return engineFailure("Sessions are not supported");
-  auto out = driver.sessionExecute(instance, request);
+  instance.guest.resetFuel(fuel);
+  ExecuteRequest call = request;
+  call.cwd = cwd;
+  auto out = driver.sessionExecute(instance, call);
   if (!out) {
-    if (out.failure().kind != FailureKind::Engine) invalid = true;
-    return out;
+    // The call itself failed: the instance cannot be trusted (a trap unwound the guest mid-way, or the guest broke the
+    // protocol). SPEC §5.2: execute reports limits and errors as outcomes; the server drops the invalid instance.
+    invalid = true;
+    const char* name = out.failure().kind == FailureKind::Limit ? "ExecutionLimitError" : "EngineError";
+    return SessionOutcome{failedSessionOutcomeJson(name, out.failure().message, cwd), cwd};
   }
   if (!out->cwd.empty()) cwd = out->cwd;
   return out;
 }
 
-Result<WasmifySession> bootWasmifySession(GuestCaller& guest, const WasmifyDriver& driver) {
+Result<WasmifySession> bootWasmifySession(GuestCaller& guest, const WasmifyDriver& driver,
+                                          const SessionOptions& options) {
   if (!driver.sessionExecute) return engineFailure("Sessions are not supported");
+  guest.resetFuel(options.fuel);
   auto instance = bootInstance(guest, driver);
   if (!instance) return instance.failure();
-  WasmifySession session{instance.value()};
+  WasmifySession session{instance.value(), options.cwd, options.fuel};
   if (!driver.sessionBoot.empty()) {
     if (!driver.evaluate) return engineFailure("Sessions are not supported");
     if (auto r = driver.evaluate(session.instance, driver.sessionBoot); !r) return r.failure();
@@ -189,14 +197,72 @@ Result<WasmifySession> bootWasmifySession(GuestCaller& guest, const WasmifyDrive
 }
 
 Result<WasmifySession> restoreWasmifySession(GuestCaller& guest, const WasmifyDriver& driver,
-                                             const SessionSnapshot& snapshot) {
+                                             const SessionSnapshot& snapshot, const SessionOptions& options) {
   if (!driver.sessionExecute) return engineFailure("Sessions are not supported");
   if (snapshot.handle == 0) return engineFailure(driver.initFailedMessage);
-  WasmifySession session{Instance{guest, driver.service, snapshot.handle}};
+  guest.resetFuel(options.fuel);
+  WasmifySession session{Instance{guest, driver.service, snapshot.handle}, options.cwd, options.fuel};
   if (driver.afterRestore) {
     if (auto r = driver.afterRestore(session.instance); !r) return r.failure();
   }
   return session;
+}
+
+// --- JSON text --------------------------------------------------------------------------------------------------
+
+void appendJsonString(std::string& out, std::string_view text) {
+  static const char hex[] = "0123456789abcdef";
+  out.push_back('"');
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = p + text.size();
+  while (p < end) {
+    const unsigned c = *p;
+    if (c < 0x80) {
+      switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+          if (c < 0x20) {
+            out += "\\u00";
+            out.push_back(hex[c >> 4]);
+            out.push_back(hex[c & 15]);
+          } else {
+            out.push_back(char(c));
+          }
+      }
+      p++;
+      continue;
+    }
+    // A well-formed UTF-8 sequence (no overlongs, surrogates or code points above U+10FFFF) is copied; anything else
+    // is one U+FFFD per byte.
+    std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    bool ok = len > 0 && c < 0xF5 && std::size_t(end - p) >= len;
+    for (std::size_t i = 1; ok && i < len; i++) ok = (p[i] & 0xC0) == 0x80;
+    if (ok && len == 3 && ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0))) ok = false;
+    if (ok && len == 4 && ((c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90))) ok = false;
+    if (!ok) {
+      out += "\xEF\xBF\xBD";
+      p++;
+      continue;
+    }
+    out.append(reinterpret_cast<const char*>(p), len);
+    p += len;
+  }
+  out.push_back('"');
+}
+
+std::string failedSessionOutcomeJson(std::string_view errorName, std::string_view message, std::string_view cwd) {
+  std::string out = "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[],\"error\":{\"name\":";
+  appendJsonString(out, errorName);
+  out += ",\"message\":";
+  appendJsonString(out, message);
+  out += ",\"traceback\":[]},\"cwd\":";
+  appendJsonString(out, cwd);
+  out += "}";
+  return out;
 }
 
 }  // namespace sw::wasmify

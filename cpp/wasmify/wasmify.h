@@ -89,6 +89,9 @@ class GuestCaller {
   // Puts the guest's fuel meter in the JavaScript engine's interrupt mode (SPEC §5.5) with this interrupt word.
   // Default: no meter.
   virtual void setFuelInterrupt(uint32_t address) { (void)address; }
+  // Before a call sequence: clears the host's trap record and restores the fuel budget (< 0: unmetered), which also
+  // clears an interrupt word the meter had set. Default: no meter.
+  virtual void resetFuel(int64_t budget) { (void)budget; }
 };
 
 // --- messages (the SPEC §5.6 protobuf subset) -----------------------------------------------------------------
@@ -143,7 +146,8 @@ struct Instance {
 
 struct ExecuteRequest {
   std::string_view code;
-  std::string_view envJson;  // the request's envVars as a JSON object text; "" = none
+  std::string_view envJson;    // the request's envVars as a JSON object text; "" = none
+  std::string_view cwd = {};  // sessions: the context's working directory (WasmifySession::execute fills it in)
 };
 
 // SessionOutcome (SPEC §5.1): the EngineOutcome JSON plus the working directory after the call.
@@ -180,22 +184,49 @@ Result<Instance> bootInstance(GuestCaller& guest, const WasmifyDriver& driver);
 // JSON. The instance is not reused afterwards (nothing is freed inside it).
 Result<std::string> runWasmify(GuestCaller& guest, const WasmifyDriver& driver, const ExecuteRequest& request);
 
-// Sessions (the code-context issue builds these out; the types are the contract).
+// --- sessions (SPEC §5.2) ---
+
+// How a session instance runs. The fuel budget is restored at the start of every execute (SPEC §5.5: "Sessions
+// reset the budget ... at the start of every execute"), and the cwd is the context's (SPEC §4.4: boot/restore with
+// `options.cwd`): the session sends it with every execute, so a fresh or restored instance continues where the
+// context left off.
+struct SessionOptions {
+  std::string cwd = "/workspace";
+  int64_t fuel = -1;  // < 0: unmetered
+};
+
+// One live session instance (SPEC §5.2). The GuestCaller must outlive it.
 struct WasmifySession {
   Instance instance;
-  std::string cwd = "/workspace";
-  bool invalid = false;  // set after a trap or the fuel backstop: the server drops the instance
+  std::string cwd = "/workspace";  // after the last execute (SPEC §5.3 rule 5)
+  int64_t fuel = -1;               // the budget every execute starts with
+  bool invalid = false;            // set after a trap, a limit trap or a host failure: the server drops the instance
+  // One call: resets the fuel meter, runs driver.sessionExecute with `cwd`, adopts the outcome's cwd. Never fails for
+  // a guest error or a limit: a guest-level error is in the outcome as the engine reports it; a failure of the call
+  // itself sets `invalid` and becomes an outcome with error ExecutionLimitError (a Limit: the fuel backstop, the
+  // output limit) or EngineError (a Trap, or an Engine failure such as an over-sized response), empty logs, no
+  // results, and the current cwd. The only Failures are preconditions: an invalid session, a driver without sessions.
+  // A clean fuel interrupt (JavaScript) is a guest-level ExecutionLimitError: the instance stays valid.
   Result<SessionOutcome> execute(const WasmifyDriver& driver, const ExecuteRequest& request);
 };
 struct SessionSnapshot {
   uint64_t handle = 0;
   std::string extraJson = "{}";
 };
-// Boots a fresh instance and runs driver.sessionBoot.
-Result<WasmifySession> bootWasmifySession(GuestCaller& guest, const WasmifyDriver& driver);
-// Adopts a restored instance (memory already written; no _initialize, wasm_init or init method), then afterRestore.
+// Boots a fresh instance (fuel reset to options.fuel first, so boot is metered) and runs driver.sessionBoot.
+Result<WasmifySession> bootWasmifySession(GuestCaller& guest, const WasmifyDriver& driver,
+                                          const SessionOptions& options = {});
+// Adopts a restored instance: its memory already holds the snapshot (SPEC §4.5 restore contract, docs/abi.md); no
+// _initialize, wasm_init or init method runs. Then afterRestore (JavaScript: registers the interrupt word with this
+// host's meter).
 Result<WasmifySession> restoreWasmifySession(GuestCaller& guest, const WasmifyDriver& driver,
-                                             const SessionSnapshot& snapshot);
+                                             const SessionSnapshot& snapshot, const SessionOptions& options = {});
+
+// The SessionOutcome JSON of a call that failed as a whole: {"logs":{"stdout":[],"stderr":[]},"results":[],
+// "error":{"name":..,"message":..,"traceback":[]},"cwd":..}. Invalid UTF-8 in the message becomes U+FFFD.
+std::string failedSessionOutcomeJson(std::string_view errorName, std::string_view message, std::string_view cwd);
+// Appends `text` as a JSON string literal (control characters escaped, invalid UTF-8 -> U+FFFD).
+void appendJsonString(std::string& out, std::string_view text);
 
 // --- the JavaScript engine (proto/wasmify/javascript.proto) ---------------------------------------------------
 
@@ -203,7 +234,7 @@ namespace javascript {
 
 inline constexpr uint32_t kService = 0;
 // Method numbers: the Method enum of javascript.proto (checked against the generated code in javascript.cpp).
-enum Method : uint32_t { kEval = 14, kInterruptAddress = 21, kNew = 24, kFree = 25 };
+enum Method : uint32_t { kEval = 14, kInterruptAddress = 21, kNew = 24, kFree = 25, kSessionEval = 26 };
 
 inline constexpr uint32_t kHeapLimit = 33554432;   // SPEC §5.6: 32 MiB
 inline constexpr uint32_t kStackLimit = 1048576;   // SPEC §5.6's value; the guest clamps to its own maximum
@@ -221,6 +252,17 @@ struct EvalResponse {
   std::string outcomeJson;
   std::string failure;
 };
+struct SessionEvalRequest {
+  uint32_t handle = 0;
+  std::string source;
+  std::string envJson;
+  std::string cwd;  // the context's cwd ("" = the interpreter keeps its own)
+};
+struct SessionEvalResponse {
+  std::string outcomeJson;  // {logs, results, error?, cwd}
+  std::string failure;
+  std::string cwd;          // after the call
+};
 
 // nanopb-generated encoders/decoders. Decoders check the SPEC §5.6 subset first (parseMessage's errors), then
 // decode with nanopb (a nanopb failure -> kInvalidProtobuf).
@@ -232,13 +274,17 @@ std::string encodeEvalRequest(const EvalRequest& request);
 Result<EvalRequest> decodeEvalRequest(std::string_view bytes);
 std::string encodeEvalResponse(const EvalResponse& response);
 Result<EvalResponse> decodeEvalResponse(std::string_view bytes);
+std::string encodeSessionEvalRequest(const SessionEvalRequest& request);
+Result<SessionEvalRequest> decodeSessionEvalRequest(std::string_view bytes);
+std::string encodeSessionEvalResponse(const SessionEvalResponse& response);
+Result<SessionEvalResponse> decodeSessionEvalResponse(std::string_view bytes);
 std::string encodeInterruptAddressResponse(uint32_t address);
 Result<uint32_t> decodeInterruptAddressResponse(std::string_view bytes);
 std::string encodeFreeRequest(uint32_t handle);
 Result<uint32_t> decodeFreeRequest(std::string_view bytes);
 
-// The JavaScript WasmifyDriver: init = New (32 MiB heap), afterInit = InterruptAddress -> setFuelInterrupt,
-// runOnce/evaluate = Eval. Sessions are not wired yet (sessionExecute fails "not implemented").
+// The JavaScript WasmifyDriver: init = New (32 MiB heap), afterInit and afterRestore = InterruptAddress ->
+// setFuelInterrupt, runOnce/evaluate = Eval, sessionExecute = SessionEval.
 const WasmifyDriver& driver();
 
 }  // namespace javascript

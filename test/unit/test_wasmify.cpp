@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +41,15 @@ class FakeGuest : public GuestCaller {
   std::optional<Failure> trapOn;  // a Failure thrown by the named export below
   std::string trapExport;
   uint32_t packedOverride = 0xffffffff;  // != 0xffffffff: w_0_14 returns this length with a valid pointer
+  std::vector<int64_t> fuelResets;
+  std::vector<js::SessionEvalRequest> sessionCalls;
+  // SessionEval: the outcome carries the code and the cwd it ran in; `chdirTo` plays a process.chdir.
+  std::string chdirTo;
+  std::function<std::string(const js::SessionEvalRequest&)> sessionEval = [this](const js::SessionEvalRequest& r) {
+    std::string cwd = !chdirTo.empty() ? chdirTo : r.cwd.empty() ? "/workspace" : r.cwd;
+    return js::encodeSessionEvalResponse(
+        {"{\"code\":\"" + r.source + "\",\"cwd\":\"" + cwd + "\"}", "", cwd});
+  };
 
   uint32_t allocBlock(uint32_t len) {
     uint32_t p = next;
@@ -85,6 +95,13 @@ class FakeGuest : public GuestCaller {
       return respond(eval(r.value()));
     }
     if (name == "w_0_25") return respond(js::encodeNewResponse(1));
+    if (name == "w_0_26") {
+      auto r = js::decodeSessionEvalRequest(req);
+      REQUIRE(r.ok());
+      CHECK(r->handle == handle);
+      sessionCalls.push_back(r.value());
+      return respond(sessionEval(r.value()));
+    }
     return Failure{FailureKind::Trap, "missing export " + std::string(name)};
   }
   bool read(uint32_t ptr, void* dst, uint32_t len) override {
@@ -98,6 +115,7 @@ class FakeGuest : public GuestCaller {
     return true;
   }
   void setFuelInterrupt(uint32_t address) override { interruptAddress = address; }
+  void resetFuel(int64_t budget) override { fuelResets.push_back(budget); }
 };
 
 }  // namespace
@@ -302,11 +320,126 @@ TEST_CASE("wasmify: invoke reports a zero packed result and a failed allocation"
   CHECK(invoke(nomem, 0, 14, "x").failure().message == "Interpreter method failed: wasm_alloc");
 }
 
-TEST_CASE("wasmify: sessions are typed but not wired for JavaScript yet", "[wasmify]") {
+TEST_CASE("wasmify: SessionEval messages round trip", "[wasmify]") {
+  auto rq = js::decodeSessionEvalRequest(js::encodeSessionEvalRequest({9, "let x = 1", "{\"A\":\"b\"}", "/workspace/s"}));
+  REQUIRE(rq.ok());
+  CHECK(rq->handle == 9);
+  CHECK(rq->source == "let x = 1");
+  CHECK(rq->envJson == "{\"A\":\"b\"}");
+  CHECK(rq->cwd == "/workspace/s");
+  const std::string msg = js::encodeSessionEvalRequest({9, "1+1", "", ""});
+  auto f = parseMessage(msg);
+  REQUIRE(f.ok());
+  CHECK(findField(f.value(), 3)->varint == 3);
+  CHECK(findField(f.value(), 5) == nullptr);  // an empty cwd is absent: the interpreter keeps its own
+  auto rs = js::decodeSessionEvalResponse(js::encodeSessionEvalResponse({"{}", "", "/workspace/t"}));
+  REQUIRE(rs.ok());
+  CHECK(rs->outcomeJson == "{}");
+  CHECK(rs->cwd == "/workspace/t");
+  CHECK(js::decodeSessionEvalRequest(MessageWriter().varint(1, 1).bytes(2, "ab").varint(3, 1).take()).failure().message ==
+        kInvalidProtobuf);
+  CHECK(js::decodeSessionEvalResponse(bytes({0x1a, 0x05, '/'})).failure().message == kTruncatedProtobufField);
+}
+
+TEST_CASE("wasmify: a JavaScript session boots, executes with the context cwd and resets fuel every call", "[wasmify]") {
   FakeGuest guest;
-  auto s = bootWasmifySession(guest, js::driver());
-  REQUIRE_FALSE(s.ok());
-  CHECK(s.failure().message == "Sessions are not supported");
+  auto s = bootWasmifySession(guest, js::driver(), {"/workspace/ctx", 5000});
+  REQUIRE(s.ok());
+  CHECK(s->cwd == "/workspace/ctx");
+  CHECK(guest.interruptAddress == 4096);  // afterInit registered the interrupt word
+  CHECK(guest.fuelResets == std::vector<int64_t>{5000});  // boot is metered
+  std::vector<std::string> boot = {"_initialize", "wasm_init", "wasm_alloc", "w_0_24", "wasm_free", "wasm_free",
+                                   "wasm_alloc",  "w_0_21",    "wasm_free",  "wasm_free"};
+  CHECK(guest.calls == boot);
+
+  auto out = s->execute(js::driver(), {"a = 1", "{\"K\":\"v\"}"});
+  REQUIRE(out.ok());
+  CHECK(out->outcomeJson == "{\"code\":\"a = 1\",\"cwd\":\"/workspace/ctx\"}");
+  CHECK(out->cwd == "/workspace/ctx");
+  REQUIRE(guest.sessionCalls.size() == 1);
+  CHECK(guest.sessionCalls[0].cwd == "/workspace/ctx");  // the session sends its cwd
+  CHECK(guest.sessionCalls[0].envJson == "{\"K\":\"v\"}");
+  CHECK(guest.fuelResets == std::vector<int64_t>{5000, 5000});
+
+  guest.chdirTo = "/workspace/ctx/sub";  // the guest changed directory
+  REQUIRE(s->execute(js::driver(), {"process.chdir('sub')", ""}).ok());
+  CHECK(s->cwd == "/workspace/ctx/sub");
+  guest.chdirTo.clear();
+  REQUIRE(s->execute(js::driver(), {"process.cwd()", ""}).ok());
+  CHECK(guest.sessionCalls.back().cwd == "/workspace/ctx/sub");
+  CHECK(guest.fuelResets.size() == 4);
+  CHECK(!s->invalid);
+  CHECK(guest.live.empty());
+}
+
+TEST_CASE("wasmify: a failed session call is an outcome and invalidates the session", "[wasmify]") {
+  struct Case {
+    std::optional<Failure> trap;
+    std::string failureField;
+    std::string name, message;
+  };
+  const Case cases[] = {
+      {Failure{FailureKind::Limit, "Execution fuel exhausted"}, "", "ExecutionLimitError", "Execution fuel exhausted"},
+      {Failure{FailureKind::Limit, "Output limit exceeded"}, "", "ExecutionLimitError", "Output limit exceeded"},
+      {Failure{FailureKind::Trap, "RuntimeError: unreachable"}, "", "EngineError", "RuntimeError: unreachable"},
+      {std::nullopt, "JavaScript driver failure", "EngineError", "JavaScript driver failure"},
+  };
+  for (const Case& c : cases) {
+    FakeGuest guest;
+    auto s = bootWasmifySession(guest, js::driver(), {"/workspace/w", 100});
+    REQUIRE(s.ok());
+    if (c.trap) {
+      guest.trapOn = c.trap;
+      guest.trapExport = "w_0_26";
+    } else {
+      guest.sessionEval = [&](const js::SessionEvalRequest&) { return js::encodeSessionEvalResponse({"", c.failureField, ""}); };
+    }
+    auto out = s->execute(js::driver(), {"x", ""});
+    REQUIRE(out.ok());  // never a Failure for what the guest did
+    CHECK(out->outcomeJson == "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[],\"error\":{\"name\":\"" + c.name +
+                                  "\",\"message\":\"" + c.message + "\",\"traceback\":[]},\"cwd\":\"/workspace/w\"}");
+    CHECK(out->cwd == "/workspace/w");
+    CHECK(s->invalid);
+    auto again = s->execute(js::driver(), {"1", ""});
+    REQUIRE_FALSE(again.ok());
+    CHECK(again.failure().message == "Session instance is invalid");
+  }
+  // An over-sized response is the guest's doing too.
+  FakeGuest big;
+  auto s = bootWasmifySession(big, js::driver());
+  REQUIRE(s.ok());
+  big.sessionEval = [](const js::SessionEvalRequest&) { return js::encodeSessionEvalResponse({std::string(kMaxResponseBytes, 'x'), "", ""}); };
+  auto out = s->execute(js::driver(), {"x", ""});
+  REQUIRE(out.ok());
+  CHECK(out->outcomeJson.find("\"name\":\"EngineError\",\"message\":\"Interpreter response limit exceeded\"") != std::string::npos);
+  CHECK(s->invalid);
+  CHECK(big.live.empty());
+}
+
+TEST_CASE("wasmify: restoreWasmifySession adopts the handle and re-registers the interrupt word", "[wasmify]") {
+  FakeGuest guest;
+  auto r = restoreWasmifySession(guest, js::driver(), {77, "{}"}, {"/workspace/r", 123});
+  REQUIRE(r.ok());
+  CHECK(r->instance.handle == 77);
+  CHECK(r->cwd == "/workspace/r");
+  CHECK(guest.interruptAddress == 4096);
+  // No _initialize, wasm_init or New: only InterruptAddress (afterRestore).
+  CHECK(guest.calls == std::vector<std::string>{"wasm_alloc", "w_0_21", "wasm_free", "wasm_free"});
+  auto out = r->execute(js::driver(), {"g", ""});
+  REQUIRE(out.ok());
+  CHECK(guest.sessionCalls.back().cwd == "/workspace/r");
+  CHECK(guest.fuelResets == std::vector<int64_t>{123, 123});
+  auto zero = restoreWasmifySession(guest, js::driver(), {0, "{}"});
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.failure().message == "JavaScript engine initialization failed");
+}
+
+TEST_CASE("wasmify: a generic session driver: sessionBoot, afterRestore", "[wasmify]") {
+  // A driver without sessionExecute has no sessions.
+  WasmifyDriver none = js::driver();
+  none.sessionExecute = nullptr;
+  FakeGuest g0;
+  CHECK(bootWasmifySession(g0, none).failure().message == "Sessions are not supported");
 
   // A driver with session hooks: boot runs sessionBoot through evaluate; execute updates cwd.
   WasmifyDriver d = js::driver();
@@ -340,4 +473,18 @@ TEST_CASE("wasmify: sessions are typed but not wired for JavaScript yet", "[wasm
   CHECK(restored);
   CHECK(g3.calls.empty());  // no _initialize, wasm_init or init method on restore
   CHECK(r->instance.handle == 77);
+}
+
+TEST_CASE("wasmify: JSON strings of failure outcomes", "[wasmify]") {
+  std::string out;
+  appendJsonString(out, std::string("a\"b\\c\n\t\x01\x7f\0", 10));
+  CHECK(out == "\"a\\\"b\\\\c\\n\\t\\u0001\x7f\\u0000\"");
+  out.clear();
+  // Valid UTF-8 is kept; a truncated sequence, a lone continuation byte, an overlong form and a surrogate are not.
+  appendJsonString(out, "\xc3\xa9 \xf0\x9f\x98\x80 \xe2\x82 \x80 \xc0\xaf \xed\xa0\x80");
+  CHECK(out == "\"\xc3\xa9 \xf0\x9f\x98\x80 \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd "
+               "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+  CHECK(failedSessionOutcomeJson("EngineError", "x", "/workspace") ==
+        "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[],\"error\":{\"name\":\"EngineError\",\"message\":\"x\","
+        "\"traceback\":[]},\"cwd\":\"/workspace\"}");
 }

@@ -1,0 +1,109 @@
+// HostGuestCaller (bridge.h): a GuestCaller over the guest instance registered for a WASI host handle. Emscripten only.
+#ifdef __EMSCRIPTEN__
+
+#include "bridge.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+extern "C" {
+// wasmify_bridge.js
+int64_t sw_guest_call(uint32_t host, uint32_t id, const char* name, uint32_t nameLen, uint32_t argc, uint32_t a0,
+                      uint32_t a1, void* status);
+// cpp/wasi/wasi_bridge.js
+void sw_guest_read(uint32_t host, uint32_t guestPtr, void* corePtr, uint32_t len);
+void sw_guest_write(uint32_t host, uint32_t guestPtr, const void* corePtr, uint32_t len);
+double sw_guest_size(uint32_t host);
+// cpp/wasi/exports.cpp
+uint32_t sw_wasi_trap_kind(uint32_t h);
+uint32_t sw_wasi_trap_exit_code(uint32_t h);
+const char* sw_wasi_trap_message(uint32_t h);
+uint32_t sw_wasi_trap_message_len(uint32_t h);
+void sw_wasi_clear_trap(uint32_t h);
+void sw_wasi_fuel_reset(uint32_t h, double budget);
+void sw_wasi_fuel_set_interrupt(uint32_t h, uint32_t address, uint32_t bitsAddress, uint32_t bits);
+}
+
+namespace sw::wasmify {
+
+namespace {
+
+struct CallStatus {
+  uint32_t threw;
+  uint32_t messageLen;
+  char message[256];
+};
+
+// Export names are interned once per process: the bridge caches the looked-up function per instance and id.
+uint32_t exportId(std::string_view name, const std::string** stored) {
+  static std::unordered_map<std::string, uint32_t> ids;
+  static std::vector<const std::string*> names;
+  auto it = ids.find(std::string(name));
+  if (it == ids.end()) {
+    it = ids.emplace(std::string(name), uint32_t(names.size())).first;
+    names.push_back(&it->first);  // unordered_map nodes are stable
+  }
+  *stored = names[it->second];
+  return it->second;
+}
+
+}  // namespace
+
+// TrapKind values of cpp/wasi (wasi.h): 1 Exit, 2 Fuel, 3 OutputLimit, 4 HostError.
+Result<uint64_t> HostGuestCaller::call(std::string_view name, std::initializer_list<uint32_t> args) {
+  const std::string* stored = nullptr;
+  uint32_t id = exportId(name, &stored);
+  uint32_t a[2] = {0, 0};
+  uint32_t argc = 0;
+  for (uint32_t v : args) {
+    if (argc < 2) a[argc] = v;
+    argc++;
+  }
+  if (argc > 2) return engineFailure("sw_guest_call: more than two arguments");
+  CallStatus status{};
+  int64_t r = sw_guest_call(host_, id, stored->data(), uint32_t(stored->size()), argc, a[0], a[1], &status);
+  if (!status.threw) return uint64_t(r);
+  switch (sw_wasi_trap_kind(host_)) {
+    case 2:
+    case 3:
+      return Failure{FailureKind::Limit, trapMessage()};
+    case 1:
+      return Failure{FailureKind::Trap, "Engine exited with code " + std::to_string(sw_wasi_trap_exit_code(host_))};
+    case 4:
+      return Failure{FailureKind::Trap, trapMessage()};
+    default:
+      return Failure{FailureKind::Trap,
+                     std::string(status.message, std::min<uint32_t>(status.messageLen, sizeof status.message))};
+  }
+}
+
+bool HostGuestCaller::read(uint32_t guestPtr, void* dst, uint32_t len) {
+  if (uint64_t(guestPtr) + len > uint64_t(sw_guest_size(host_))) return false;
+  sw_guest_read(host_, guestPtr, dst, len);
+  return true;
+}
+
+bool HostGuestCaller::write(uint32_t guestPtr, const void* src, uint32_t len) {
+  if (uint64_t(guestPtr) + len > uint64_t(sw_guest_size(host_))) return false;
+  sw_guest_write(host_, guestPtr, src, len);
+  return true;
+}
+
+void HostGuestCaller::setFuelInterrupt(uint32_t address) { sw_wasi_fuel_set_interrupt(host_, address, 0, 0); }
+
+void HostGuestCaller::resetFuel(int64_t budget) {
+  sw_wasi_clear_trap(host_);
+  sw_wasi_fuel_reset(host_, double(budget));
+}
+
+std::string HostGuestCaller::trapMessage() const {
+  return std::string(sw_wasi_trap_message(host_), sw_wasi_trap_message_len(host_));
+}
+
+std::unique_ptr<GuestCaller> guestForHost(uint32_t host) { return std::make_unique<HostGuestCaller>(host); }
+
+}  // namespace sw::wasmify
+
+#endif  // __EMSCRIPTEN__

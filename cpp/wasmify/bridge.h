@@ -1,0 +1,54 @@
+// cpp/wasmify/bridge.h: the guest instance behind a WASI host handle, as a GuestCaller (Emscripten core only).
+//
+// The shim instantiates a guest under WASI host `host` (makeImportObject(core, host, module)) and registers it with
+// both bridges: bindGuestMemory(core, host, instance.exports.memory) and core.wasmifyBind(host, instance) (in the
+// core's own flow: the sw_host_instantiate_guest import). From then on C++ reaches that instance through
+// HostGuestCaller:
+//
+//   sw::wasmify::HostGuestCaller guest(host);                 // or guestForHost(host) for a unique_ptr
+//   auto session = sw::wasmify::bootWasmifySession(guest, sw::wasmify::javascript::driver(), {cwd, fuel});
+//   auto outcome = session->execute(sw::wasmify::javascript::driver(), {code, envJson});
+//
+// * call(name, args): the import sw_guest_call (wasmify_bridge.js). A throw out of the guest is reported, never
+//   propagated: a trap the host recorded (cpp/wasi: fuel backstop or output limit -> FailureKind::Limit; proc_exit or a
+//   host failure -> Trap) or any other error (a Wasm RuntimeError -> Trap, with its text).
+// * read/write: bounds-checked copies through sw_guest_read/sw_guest_write (cpp/wasi/wasi_bridge.js).
+// * setFuelInterrupt(address): sw_wasi_fuel_set_interrupt(host, address, 0, 0) (the JavaScript meter, SPEC §5.5).
+// * resetFuel(budget): sw_wasi_clear_trap + sw_wasi_fuel_reset (budget < 0: unmetered).
+//
+// A HostGuestCaller holds only the handle: it is cheap, and it must not outlive the WASI host or the registration
+// (core.wasmifyUnbind(host) / sw_wasi_host_free(host)). Calls made after the instance was unbound fail as Trap
+// ("no guest instance bound to host N").
+#pragma once
+
+#ifdef __EMSCRIPTEN__
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "wasmify.h"
+
+namespace sw::wasmify {
+
+class HostGuestCaller final : public GuestCaller {
+ public:
+  explicit HostGuestCaller(uint32_t host) : host_(host) {}
+  Result<uint64_t> call(std::string_view name, std::initializer_list<uint32_t> args) override;
+  bool read(uint32_t guestPtr, void* dst, uint32_t len) override;
+  bool write(uint32_t guestPtr, const void* src, uint32_t len) override;
+  void setFuelInterrupt(uint32_t address) override;
+  void resetFuel(int64_t budget) override;
+  uint32_t host() const { return host_; }
+
+ private:
+  std::string trapMessage() const;
+  uint32_t host_;
+};
+
+// The same, owned.
+std::unique_ptr<GuestCaller> guestForHost(uint32_t host);
+
+}  // namespace sw::wasmify
+
+#endif  // __EMSCRIPTEN__
