@@ -132,6 +132,7 @@ class Mirror {
   // So between checkpoint() and the next reconcile the caller MUST call diff() or rollback() (the flow above);
   // any other host-side write through workspace() must be followed by clear(). As a cheap second line, an entry is
   // only believed while its file's size still matches.
+
   // The hash of `data` (the bytes now at `path`) in the form of `like`, from the cache or computed and cached.
   const std::string& hashOf(const std::string& path, std::string_view data, std::string_view like);
   void forget(std::string_view path);
