@@ -333,6 +333,7 @@ test('127 a copied memory image restored into a brand-new instance keeps globals
   a.run('var counter = 41; function bump(x) { return x + 1 } class Greeter { hi(n) { return "hi " + n } }' +
     '; const seq = [Math.random(), Math.random()]');
   a.run('fs.mkdirSync("/workspace/sub"); process.chdir("sub")');
+  a.run('fs.writeFileSync("/workspace/lib.mjs", "export const v = 7"); const lib = await import("/workspace/lib.mjs")');
   const pages = a.memory.buffer.byteLength / PAGE;
   const image = new Uint8Array(a.memory.buffer).slice();
   const handle = a.handle;
@@ -366,6 +367,9 @@ test('127 a copied memory image restored into a brand-new instance keeps globals
   assert.deepEqual(s.run('counter').results, text('41'));
   // The workspace is the new host's: empty. The cwd the host passes wins over the one in the image.
   assert.deepEqual(s.run('[process.cwd(), fs.existsSync("/workspace/sub")]').results, [{ json: ['/workspace', false] }]);
+  // Loaded modules are part of the image; the module loader (function pointers in the runtime) still works.
+  assert.deepEqual(s.run('fs.writeFileSync("two.mjs", "export default 2"); [lib.v, (await import("./two.mjs")).default]').results,
+    [{ json: [7, 2] }]);
   assert.equal(s.invalid, false);
   s.close();
 });
