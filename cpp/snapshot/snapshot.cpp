@@ -1,0 +1,663 @@
+// take(), restore() and the manifest of cpp/snapshot (snapshot.h; formats in docs/snapshots.md).
+//
+// Stored row (segment), format 1, little-endian:
+//
+//     header  16 bytes   "SWSG", u8 format (1), u8 log2(block bytes) (12), u16 0, u32 entry count, u32 row id
+//     entry   16 bytes   u32 block index, u16 stored length, u8 codec (0 raw, 1 LZ), u8 0, u64 blockHash of the
+//                        decoded 4 KiB
+//             + data     the stored bytes (raw: exactly 4,096; LZ: 1..4,095)
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "snapshot/snapshot.h"
+
+namespace sw::snapshot {
+
+namespace {
+
+constexpr uint8_t kMagic[4] = {'S', 'W', 'S', 'G'};
+constexpr uint32_t kBlockShift = 12;
+static_assert((1u << kBlockShift) == kBlockBytes);
+constexpr uint8_t kCodecRaw = 0;
+constexpr uint8_t kCodecLz = 1;
+constexpr uint32_t kMinSegmentBytes = kSegmentHeaderBytes + kMaxEntryBytes;
+
+void put16(uint8_t* p, uint32_t v) {
+  p[0] = uint8_t(v);
+  p[1] = uint8_t(v >> 8);
+}
+void put32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = uint8_t(v >> (8 * i));
+}
+void put64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = uint8_t(v >> (8 * i));
+}
+uint32_t get16(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8; }
+uint32_t get32(const uint8_t* p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) v |= uint32_t(p[i]) << (8 * i);
+  return v;
+}
+uint64_t get64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v |= uint64_t(p[i]) << (8 * i);
+  return v;
+}
+
+Tracker::Segment* findSegment(std::vector<Tracker::Segment>& segments, uint32_t id) {
+  auto it = std::lower_bound(segments.begin(), segments.end(), id,
+                             [](const Tracker::Segment& s, uint32_t v) { return s.id < v; });
+  return it != segments.end() && it->id == id ? &*it : nullptr;
+}
+
+// The state of one take(): the tracker being updated and the segment being built.
+class Taker {
+ public:
+  Taker(Tracker& t, ChunkWriter& writer, Stats& stats, const Options& options)
+      : t_(t), writer_(writer), stats_(stats), options_(options), table_(kLzTableEntries, 0) {}
+
+  // The block's current copy is no longer where the tracker says (it changed, became zero, or moves).
+  void drop(uint32_t block) {
+    uint32_t id = t_.owner[block];
+    if (!id) return;
+    if (Tracker::Segment* s = findSegment(t_.segments, id)) {
+      s->liveBlocks--;
+      s->liveBytes -= t_.entryBytes[block];
+    }
+    t_.owner[block] = 0;
+    t_.entryBytes[block] = 0;
+  }
+
+  // Appends the block to the segment being built (starting or flushing one as needed).
+  bool add(uint32_t block, const uint8_t* data, uint64_t hash) {
+    if (!buffer_.empty() && buffer_.size() + kMaxEntryBytes > maxBytes()) {
+      if (!flush()) return false;
+    }
+    if (buffer_.empty()) {
+      buffer_.resize(kSegmentHeaderBytes);
+      std::memcpy(buffer_.data(), kMagic, 4);
+      buffer_[4] = uint8_t(kSegmentFormat);
+      buffer_[5] = uint8_t(kBlockShift);
+      put16(&buffer_[6], 0);
+      put32(&buffer_[8], 0);
+      current_ = {};
+      current_.id = t_.nextSegment++;
+      put32(&buffer_[12], current_.id);
+    }
+    std::size_t at = buffer_.size();
+    buffer_.resize(at + kMaxEntryBytes);
+    uint8_t* entry = buffer_.data() + at;
+    uint32_t len = 0;
+    uint8_t codec = kCodecLz;
+    if (options_.compress)
+      len = lzCompress(data, kBlockBytes, entry + kEntryHeaderBytes, kBlockBytes - 1, table_.data());
+    if (!len) {
+      codec = kCodecRaw;
+      len = kBlockBytes;
+      std::memcpy(entry + kEntryHeaderBytes, data, kBlockBytes);
+    }
+    put32(entry, block);
+    put16(entry + 4, len);
+    entry[6] = codec;
+    entry[7] = 0;
+    put64(entry + 8, hash);
+    uint32_t bytes = kEntryHeaderBytes + len;
+    buffer_.resize(at + bytes);
+    entries_++;
+    current_.liveBlocks++;
+    current_.liveBytes += bytes;
+    t_.owner[block] = current_.id;
+    t_.entryBytes[block] = uint16_t(bytes);
+    stats_.rawBytesWritten += kBlockBytes;
+    return true;
+  }
+
+  bool building() const { return !buffer_.empty(); }
+
+  bool flush() {
+    if (buffer_.empty()) return true;
+    put32(&buffer_[8], entries_);
+    current_.bytes = uint32_t(buffer_.size());
+    current_.checksum = hash64(buffer_.data(), buffer_.size(), kChecksumSeed);
+    if (!writer_.put(current_.id, buffer_.data(), current_.bytes)) return false;
+    stats_.chunksWritten++;
+    stats_.bytesWritten += current_.bytes;
+    t_.segments.push_back(current_);  // ids only increase: the vector stays sorted
+    buffer_.clear();
+    entries_ = 0;
+    return true;
+  }
+
+ private:
+  uint32_t maxBytes() const { return std::max(options_.maxSegmentBytes, kMinSegmentBytes); }
+
+  Tracker& t_;
+  ChunkWriter& writer_;
+  Stats& stats_;
+  const Options& options_;
+  std::vector<uint32_t> table_;
+  std::vector<uint8_t> buffer_;
+  uint32_t entries_ = 0;
+  Tracker::Segment current_;
+};
+
+uint32_t batchBytesOf(const Options& options) {
+  uint32_t b = options.batchBytes / kBlockBytes * kBlockBytes;
+  return std::clamp<uint32_t>(b, kBlockBytes, 16u << 20);
+}
+
+}  // namespace
+
+// --- VectorMemory ---------------------------------------------------------------------------------------------------
+
+bool VectorMemory::read(uint64_t offset, uint8_t* dst, uint32_t len) {
+  if (offset > bytes.size() || len > bytes.size() - offset) return false;
+  std::memcpy(dst, bytes.data() + offset, len);
+  return true;
+}
+
+bool VectorMemory::write(uint64_t offset, const uint8_t* src, uint32_t len) {
+  if (offset > bytes.size() || len > bytes.size() - offset) return false;
+  std::memcpy(bytes.data() + offset, src, len);
+  return true;
+}
+
+bool VectorMemory::grow(uint32_t totalPages) {
+  if (totalPages > kMaxPages) return false;
+  if (totalPages > pages()) bytes.resize(std::size_t(totalPages) * kPageBytes, 0);
+  return true;
+}
+
+// --- Tracker --------------------------------------------------------------------------------------------------------
+
+uint32_t Tracker::runCount() const {
+  uint32_t runs = 0, previous = 0;
+  for (uint32_t id : owner) {
+    if (id && id != previous) runs++;
+    previous = id;
+  }
+  return runs;
+}
+
+Manifest Tracker::manifest() const {
+  Manifest m;
+  m.memoryPages = memoryPages;
+  m.nextSegment = nextSegment;
+  for (const Segment& s : segments) m.segments.push_back({s.id, s.bytes, s.checksum});
+  for (uint32_t b = 0; b < owner.size(); b++) {
+    uint32_t id = owner[b];
+    if (!id) continue;
+    if (!m.runs.empty() && m.runs.back().segment == id && m.runs.back().first + m.runs.back().count == b)
+      m.runs.back().count++;
+    else
+      m.runs.push_back({b, 1, id});
+  }
+  return m;
+}
+
+// --- take -----------------------------------------------------------------------------------------------------------
+
+bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& writer, Stats& stats,
+          std::string& error, const Options& options) {
+  stats = {};
+  uint32_t pages = memory.pages();
+  if (pages > kMaxPages) {
+    error = "Snapshot failed: memory larger than 4 GiB";
+    return false;
+  }
+  if (previous.seeded && pages < previous.memoryPages) {
+    error = "Snapshot failed: memory shrank";
+    return false;
+  }
+  Tracker t = previous;
+  uint32_t blocks = pages * kBlocksPerPage;
+  t.hashes.resize(blocks, 0);
+  t.owner.resize(blocks, 0);
+  t.entryBytes.resize(blocks, 0);
+
+  // A full write: the first snapshot, on request, when the manifest got too fragmented, or before ids run out.
+  bool full = !t.seeded || options.fullRewrite || t.runCount() > options.maxRuns ||
+              t.nextSegment > std::numeric_limits<uint32_t>::max() - (1u << 24);
+  if (full) {
+    stats.fullRewrite = true;
+    for (const Tracker::Segment& s : t.segments) {
+      if (!writer.remove(s.id)) {
+        error = "Snapshot failed: storage write failed";
+        return false;
+      }
+      stats.chunksDeleted++;
+    }
+    t.segments.clear();
+    std::fill(t.hashes.begin(), t.hashes.end(), 0);
+    std::fill(t.owner.begin(), t.owner.end(), 0);
+    std::fill(t.entryBytes.begin(), t.entryBytes.end(), 0);
+    t.nextSegment = 1;
+  }
+  const uint32_t firstNew = t.nextSegment;
+
+  Taker taker(t, writer, stats, options);
+  const uint32_t batch = batchBytesOf(options);
+  std::vector<uint8_t> buffer(std::min<uint64_t>(batch, uint64_t(blocks) * kBlockBytes));
+  auto readFailed = [&] {
+    error = "Snapshot failed: guest memory could not be read";
+    return false;
+  };
+  auto writeFailed = [&] {
+    error = "Snapshot failed: storage write failed";
+    return false;
+  };
+
+  // Pass 1: hash every block, write the changed ones.
+  uint32_t lastPage = std::numeric_limits<uint32_t>::max();
+  for (uint32_t first = 0; first < blocks;) {
+    uint32_t count = std::min<uint32_t>(blocks - first, batch / kBlockBytes);
+    if (!memory.read(uint64_t(first) * kBlockBytes, buffer.data(), count * kBlockBytes)) return readFailed();
+    for (uint32_t i = 0; i < count; i++) {
+      uint32_t b = first + i;
+      const uint8_t* data = buffer.data() + std::size_t(i) * kBlockBytes;
+      uint64_t h = blockHash(data);
+      if (h) {
+        stats.blockCount++;
+        if (b / kBlocksPerPage != lastPage) {
+          lastPage = b / kBlocksPerPage;
+          stats.pageCount++;
+        }
+      }
+      if (h == t.hashes[b]) continue;
+      taker.drop(b);
+      if (h) {
+        stats.blocksChanged++;
+        if (!taker.add(b, data, h)) return writeFailed();
+      } else {
+        stats.blocksZeroed++;
+      }
+      t.hashes[b] = h;
+    }
+    first += count;
+  }
+
+  // Compaction: old segments that are mostly garbage, and the small ones once there are many.
+  std::vector<uint32_t> victims;
+  std::vector<uint32_t> small;
+  for (const Tracker::Segment& s : t.segments) {
+    if (s.id >= firstNew || s.liveBlocks == 0) continue;
+    if (uint64_t(s.liveBytes) * 2 < s.bytes)
+      victims.push_back(s.id);
+    else if (s.bytes < options.maxSegmentBytes / 8)
+      small.push_back(s.id);
+  }
+  // The segment this take is still building counts too, so that a take right after this one (nothing changed)
+  // finds the same count and writes nothing.
+  if (small.size() + (taker.building() ? 1 : 0) > options.smallSegments)
+    victims.insert(victims.end(), small.begin(), small.end());
+  if (!victims.empty()) {
+    std::sort(victims.begin(), victims.end());
+    auto isVictim = [&](uint32_t id) { return id && std::binary_search(victims.begin(), victims.end(), id); };
+    for (uint32_t b = 0; b < blocks;) {
+      if (!isVictim(t.owner[b])) {
+        b++;
+        continue;
+      }
+      uint32_t end = b + 1;
+      while (end < blocks && end - b < batch / kBlockBytes && isVictim(t.owner[end])) end++;
+      if (!memory.read(uint64_t(b) * kBlockBytes, buffer.data(), (end - b) * kBlockBytes)) return readFailed();
+      for (uint32_t i = b; i < end; i++) {
+        taker.drop(i);
+        stats.blocksCompacted++;
+        if (!taker.add(i, buffer.data() + std::size_t(i - b) * kBlockBytes, t.hashes[i])) return writeFailed();
+      }
+      b = end;
+    }
+  }
+  if (!taker.flush()) return writeFailed();
+
+  // Rows that hold no current block any more.
+  std::vector<Tracker::Segment> kept;
+  kept.reserve(t.segments.size());
+  for (const Tracker::Segment& s : t.segments) {
+    if (s.liveBlocks == 0) {
+      if (!writer.remove(s.id)) return writeFailed();
+      stats.chunksDeleted++;
+    } else {
+      kept.push_back(s);
+    }
+  }
+  t.segments = std::move(kept);
+  t.seeded = true;
+  t.memoryPages = pages;
+
+  stats.memoryPages = pages;
+  stats.bytes = uint64_t(stats.pageCount) * kPageBytes;
+  stats.chunkCount = uint32_t(t.segments.size());
+  for (const Tracker::Segment& s : t.segments) stats.storedBytes += s.bytes;
+  next = std::move(t);
+  return true;
+}
+
+// --- restore --------------------------------------------------------------------------------------------------------
+
+namespace {
+
+struct EntryView {
+  uint32_t block;
+  uint32_t len;
+  uint8_t codec;
+  uint64_t hash;
+  const uint8_t* data;
+};
+
+// Walks a row's entries; false + error on any structural problem.
+template <typename Visit>
+bool walkSegment(const StoredChunk& c, uint32_t totalBlocks, std::string& error, Visit visit) {
+  auto bad = [&](const char* what) {
+    error = "Snapshot chunk " + std::to_string(c.id) + " is damaged: " + what;
+    return false;
+  };
+  if (c.len < kSegmentHeaderBytes || std::memcmp(c.data, kMagic, 4) != 0) return bad("not a snapshot segment");
+  if (c.data[4] != kSegmentFormat) return bad("unknown format version");
+  if (c.data[5] != kBlockShift || get16(c.data + 6) != 0) return bad("unsupported block size");
+  if (get32(c.data + 12) != c.id) return bad("stored under the wrong id");
+  uint32_t count = get32(c.data + 8);
+  uint32_t at = kSegmentHeaderBytes;
+  for (uint32_t i = 0; i < count; i++) {
+    if (c.len - at < kEntryHeaderBytes) return bad("truncated entry");
+    const uint8_t* e = c.data + at;
+    EntryView v{get32(e), get16(e + 4), e[6], get64(e + 8), e + kEntryHeaderBytes};
+    if (v.block >= totalBlocks) return bad("block outside memory");
+    if (e[7] != 0) return bad("unknown entry flags");
+    if (v.codec == kCodecRaw) {
+      if (v.len != kBlockBytes) return bad("raw block of the wrong length");
+    } else if (v.codec == kCodecLz) {
+      if (v.len == 0 || v.len >= kBlockBytes) return bad("compressed block of the wrong length");
+    } else {
+      return bad("unknown codec");
+    }
+    if (c.len - at - kEntryHeaderBytes < v.len) return bad("truncated entry");
+    if (!visit(v, kEntryHeaderBytes + v.len)) return false;
+    at += kEntryHeaderBytes + v.len;
+  }
+  if (at != c.len) return bad("trailing bytes");
+  return true;
+}
+
+}  // namespace
+
+bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChunk> chunks, Tracker& tracker,
+             std::string& error) {
+  if (!manifest.validate(error)) return false;
+  const uint32_t pages = manifest.memoryPages;
+  const uint32_t blocks = pages * kBlocksPerPage;
+  const uint32_t initialPages = memory.pages();
+  if (initialPages > pages) {
+    error = "Snapshot does not fit: the fresh memory has " + std::to_string(initialPages) + " pages, the snapshot " +
+            std::to_string(pages);
+    return false;
+  }
+
+  // Rows <-> manifest: the same ids, each once, with the recorded length and checksum.
+  std::vector<const StoredChunk*> rows;
+  for (const StoredChunk& c : chunks) rows.push_back(&c);
+  std::sort(rows.begin(), rows.end(), [](const StoredChunk* a, const StoredChunk* b) { return a->id < b->id; });
+  for (std::size_t i = 1; i < rows.size(); i++) {
+    if (rows[i]->id == rows[i - 1]->id) {
+      error = "Snapshot chunk " + std::to_string(rows[i]->id) + " is stored twice";
+      return false;
+    }
+  }
+  std::size_t r = 0;
+  for (const Manifest::Segment& s : manifest.segments) {
+    if (r < rows.size() && rows[r]->id < s.id) {
+      error = "Snapshot chunk " + std::to_string(rows[r]->id) + " is not part of the snapshot";
+      return false;
+    }
+    if (r == rows.size() || rows[r]->id != s.id) {
+      error = "Snapshot chunk " + std::to_string(s.id) + " is missing";
+      return false;
+    }
+    const StoredChunk& c = *rows[r++];
+    if (c.len != s.bytes) {
+      error = "Snapshot chunk " + std::to_string(s.id) + " has the wrong length";
+      return false;
+    }
+    if (hash64(c.data, c.len, kChecksumSeed) != s.checksum) {
+      error = "Snapshot chunk " + std::to_string(s.id) + " is damaged: checksum mismatch";
+      return false;
+    }
+  }
+  if (r < rows.size()) {
+    error = "Snapshot chunk " + std::to_string(rows[r]->id) + " is not part of the snapshot";
+    return false;
+  }
+
+  // Structure: every block the manifest places in a row is in that row, once.
+  Tracker t;
+  t.memoryPages = pages;
+  t.nextSegment = manifest.nextSegment;
+  t.hashes.assign(blocks, 0);
+  t.owner.assign(blocks, 0);
+  t.entryBytes.assign(blocks, 0);
+  uint64_t owned = 0;
+  for (const Manifest::Run& run : manifest.runs) {
+    std::fill(t.owner.begin() + run.first, t.owner.begin() + run.first + run.count, run.segment);
+    owned += run.count;
+  }
+  uint64_t found = 0;
+  for (std::size_t i = 0; i < manifest.segments.size(); i++) {
+    const Manifest::Segment& s = manifest.segments[i];
+    Tracker::Segment info{s.id, s.bytes, s.checksum, 0, 0};
+    bool ok = walkSegment(*rows[i], blocks, error, [&](const EntryView& v, uint32_t bytes) {
+      if (t.owner[v.block] != s.id) return true;  // an older copy, superseded: skipped
+      if (t.entryBytes[v.block]) {
+        error = "Snapshot chunk " + std::to_string(s.id) + " is damaged: block stored twice";
+        return false;
+      }
+      t.entryBytes[v.block] = uint16_t(bytes);
+      info.liveBlocks++;
+      info.liveBytes += bytes;
+      found++;
+      return true;
+    });
+    if (!ok) return false;
+    t.segments.push_back(info);
+  }
+  if (found != owned) {
+    error = "Snapshot is damaged: " + std::to_string(owned - found) + " block(s) missing from their chunks";
+    return false;
+  }
+
+  // Write. From here on a failure leaves memory partly written.
+  if (!memory.grow(pages) || memory.pages() < pages) {
+    error = "Snapshot restore failed: memory could not grow to " + std::to_string(pages) + " pages";
+    return false;
+  }
+  constexpr uint32_t kWriteBatchBlocks = 64;  // 256 KiB per bridge call
+  std::vector<uint8_t> out(std::size_t(kWriteBatchBlocks) * kBlockBytes);
+  uint32_t pendingFirst = 0, pendingCount = 0;
+  auto flushWrites = [&] {
+    if (!pendingCount) return true;
+    bool ok = memory.write(uint64_t(pendingFirst) * kBlockBytes, out.data(), pendingCount * kBlockBytes);
+    pendingCount = 0;
+    if (!ok) error = "Snapshot restore failed: guest memory could not be written";
+    return ok;
+  };
+  for (std::size_t i = 0; i < manifest.segments.size(); i++) {
+    const uint32_t id = manifest.segments[i].id;
+    bool ok = walkSegment(*rows[i], blocks, error, [&](const EntryView& v, uint32_t) {
+      if (t.owner[v.block] != id) return true;
+      if (pendingCount && (pendingCount == kWriteBatchBlocks || v.block != pendingFirst + pendingCount)) {
+        if (!flushWrites()) return false;
+      }
+      if (!pendingCount) pendingFirst = v.block;
+      uint8_t* dst = out.data() + std::size_t(pendingCount) * kBlockBytes;
+      if (v.codec == kCodecRaw) {
+        std::memcpy(dst, v.data, kBlockBytes);
+      } else if (!lzDecompress(v.data, v.len, dst, kBlockBytes)) {
+        error = "Snapshot chunk " + std::to_string(id) + " is damaged: block " + std::to_string(v.block) +
+                " does not decode";
+        return false;
+      }
+      uint64_t h = blockHash(dst);
+      if (h != v.hash || h == 0) {
+        error = "Snapshot chunk " + std::to_string(id) + " is damaged: block " + std::to_string(v.block) +
+                " does not match its hash";
+        return false;
+      }
+      t.hashes[v.block] = h;
+      pendingCount++;
+      return true;
+    });
+    if (!ok || !flushWrites()) return false;
+  }
+
+  // Blocks the snapshot holds as zero but the fresh memory had non-zero (its data segments): zero them.
+  const uint32_t initialBlocks = initialPages * kBlocksPerPage;
+  for (uint32_t first = 0; first < initialBlocks; first += kWriteBatchBlocks) {
+    uint32_t count = std::min(kWriteBatchBlocks, initialBlocks - first);
+    if (!memory.read(uint64_t(first) * kBlockBytes, out.data(), count * kBlockBytes)) {
+      error = "Snapshot restore failed: guest memory could not be read";
+      return false;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+      uint32_t b = first + i;
+      uint8_t* data = out.data() + std::size_t(i) * kBlockBytes;
+      if (t.owner[b] || isZero(data, kBlockBytes)) continue;
+      std::memset(data, 0, kBlockBytes);
+      if (!memory.write(uint64_t(b) * kBlockBytes, data, kBlockBytes)) {
+        error = "Snapshot restore failed: guest memory could not be written";
+        return false;
+      }
+    }
+  }
+
+  t.seeded = true;
+  tracker = std::move(t);
+  return true;
+}
+
+// --- Manifest -------------------------------------------------------------------------------------------------------
+
+namespace {
+
+void appendHex16(std::string& out, uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  for (int i = 15; i >= 0; i--) out.push_back(digits[(v >> (4 * i)) & 15]);
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view s) : s_(s) {}
+  bool literal(std::string_view text) {
+    if (s_.substr(i_, text.size()) != text) return false;
+    i_ += text.size();
+    return true;
+  }
+  bool peek(char c) const { return i_ < s_.size() && s_[i_] == c; }
+  bool end() const { return i_ == s_.size(); }
+  bool u32(uint32_t& out) {
+    std::size_t start = i_;
+    uint64_t v = 0;
+    while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') {
+      v = v * 10 + uint64_t(s_[i_] - '0');
+      if (v > std::numeric_limits<uint32_t>::max()) return false;
+      i_++;
+    }
+    if (i_ == start || (i_ - start > 1 && s_[start] == '0')) return false;
+    out = uint32_t(v);
+    return true;
+  }
+  bool hex16(uint64_t& out) {
+    if (s_.size() - i_ < 16) return false;
+    uint64_t v = 0;
+    for (int k = 0; k < 16; k++) {
+      char c = s_[i_++];
+      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (d < 0) return false;
+      v = v << 4 | uint64_t(d);
+    }
+    out = v;
+    return true;
+  }
+
+ private:
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
+
+}  // namespace
+
+std::string Manifest::encode() const {
+  std::string out = "sw-snap1;pages=" + std::to_string(memoryPages) + ";next=" + std::to_string(nextSegment) + ";seg=";
+  for (std::size_t i = 0; i < segments.size(); i++) {
+    if (i) out.push_back(',');
+    out += std::to_string(segments[i].id) + ":" + std::to_string(segments[i].bytes) + ":";
+    appendHex16(out, segments[i].checksum);
+  }
+  out += ";own=";
+  for (std::size_t i = 0; i < runs.size(); i++) {
+    if (i) out.push_back(',');
+    out += std::to_string(runs[i].first) + "+" + std::to_string(runs[i].count) + ":" + std::to_string(runs[i].segment);
+  }
+  return out;
+}
+
+bool Manifest::decode(std::string_view text, Manifest& out, std::string& error) {
+  Manifest m;
+  Parser p(text);
+  bool ok = p.literal("sw-snap1;pages=") && p.u32(m.memoryPages) && p.literal(";next=") && p.u32(m.nextSegment) &&
+            p.literal(";seg=");
+  while (ok && !p.peek(';')) {
+    Segment s;
+    ok = (m.segments.empty() || p.literal(",")) && p.u32(s.id) && p.literal(":") && p.u32(s.bytes) &&
+         p.literal(":") && p.hex16(s.checksum);
+    m.segments.push_back(s);
+  }
+  ok = ok && p.literal(";own=");
+  while (ok && !p.end()) {
+    Run r;
+    ok = (m.runs.empty() || p.literal(",")) && p.u32(r.first) && p.literal("+") && p.u32(r.count) &&
+         p.literal(":") && p.u32(r.segment);
+    m.runs.push_back(r);
+  }
+  if (!ok) {
+    error = text.starts_with("sw-snap") && !text.starts_with("sw-snap1;") ? "Unknown snapshot manifest version"
+                                                                            : "Invalid snapshot manifest";
+    return false;
+  }
+  if (!m.validate(error)) return false;
+  out = std::move(m);
+  return true;
+}
+
+bool Manifest::validate(std::string& error) const {
+  auto fail = [&](const std::string& what) {
+    error = "Invalid snapshot manifest: " + what;
+    return false;
+  };
+  if (memoryPages > kMaxPages) return fail("too many pages");
+  if (nextSegment == 0) return fail("next id 0");
+  for (std::size_t i = 0; i < segments.size(); i++) {
+    const Segment& s = segments[i];
+    if (s.id == 0 || s.id >= nextSegment) return fail("chunk id out of range");
+    if (i && s.id <= segments[i - 1].id) return fail("chunk ids not ascending");
+    if (s.bytes < kSegmentHeaderBytes) return fail("chunk too short");
+  }
+  const uint64_t blocks = uint64_t(memoryPages) * kBlocksPerPage;
+  uint64_t end = 0;
+  std::vector<bool> used(segments.size(), false);
+  for (const Run& r : runs) {
+    if (r.count == 0) return fail("empty run");
+    if (r.first < end) return fail("runs overlap or are not ascending");
+    end = uint64_t(r.first) + r.count;
+    if (end > blocks) return fail("run outside memory");
+    auto it = std::lower_bound(segments.begin(), segments.end(), r.segment,
+                               [](const Segment& s, uint32_t v) { return s.id < v; });
+    if (it == segments.end() || it->id != r.segment) return fail("run in an unknown chunk");
+    used[std::size_t(it - segments.begin())] = true;
+  }
+  for (std::size_t i = 0; i < segments.size(); i++)
+    if (!used[i]) return fail("chunk " + std::to_string(segments[i].id) + " holds no block");
+  return true;
+}
+
+}  // namespace sw::snapshot

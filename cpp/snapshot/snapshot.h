@@ -1,0 +1,195 @@
+// cpp/snapshot: snapshots of a guest's linear memory, as rows of a Durable Object's SQLite (docs/snapshots.md).
+//
+// What is stored. Memory is tracked in 4 KiB *blocks* (kBlockBytes, 16 per 64 KiB Wasm page). A block is stored
+// only when it is non-zero and only when it changed since the last snapshot; all-zero blocks are never stored. The
+// changed blocks of one take() are packed, each compressed on its own (a small LZ codec, raw when that does not
+// pay), into *segments*: one SQLite row each, at most Options::maxSegmentBytes (under the 2 MB row limit). A small
+// execute therefore writes one row of a few KiB to tens of KiB, wherever in memory its changes fall. Older segments
+// whose blocks were all rewritten are deleted; segments left mostly garbage are compacted (their live blocks are
+// re-read from memory and written again), so storage stays within about twice the compressed live data.
+//
+// What says where a block is. The Manifest: memory pages, every stored segment (row id, byte length, checksum) and,
+// for every stored block, the segment holding its current copy. The caller persists it in the snapshot record (as
+// one JSON string, Manifest::encode) in the same transaction as the rows. Restore verifies every row against the
+// manifest (presence, length, 64-bit checksum, structure) before it writes anything, and each decoded block against
+// the content hash stored next to it; anything wrong fails the restore so the caller boots fresh instead.
+//
+// Change detection hashes every block with hash64 (64-bit, 8 lanes of multiply-accumulate; single-word changes can
+// never cancel out inside the accumulators). The per-block hashes live only in the Tracker; restore recomputes them
+// from the restored bytes. Nothing here holds a second copy of guest memory: take() reads memory in
+// Options::batchBytes pieces and holds at most one segment being built.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sw::snapshot {
+
+inline constexpr uint32_t kPageBytes = 65536;                       // a Wasm page
+inline constexpr uint32_t kBlockBytes = 4096;                       // change detection and storage unit
+inline constexpr uint32_t kBlocksPerPage = kPageBytes / kBlockBytes;
+inline constexpr uint32_t kMaxPages = 65536;                        // 4 GiB: the wasm32 limit
+inline constexpr uint32_t kSegmentFormat = 1;                       // version byte of the stored row format
+inline constexpr uint32_t kSegmentHeaderBytes = 16;
+inline constexpr uint32_t kEntryHeaderBytes = 16;
+inline constexpr uint32_t kMaxEntryBytes = kEntryHeaderBytes + kBlockBytes;
+
+// --- building blocks ------------------------------------------------------------------------------------------------
+
+// A 64-bit hash of any byte string; identical on every platform and build (scalar, SSE-free, or Wasm SIMD).
+uint64_t hash64(const uint8_t* data, std::size_t len, uint64_t seed = 0);
+// hash64 of one block, but 0 for an all-zero block (and never 0 for any other: a zero hash is remapped to 1).
+uint64_t blockHash(const uint8_t* block);
+bool isZero(const uint8_t* data, std::size_t len);
+
+// The block codec (stored format version 1, codec 1): LZ77 with 4-byte minimum matches and 16-bit offsets.
+// compress returns the compressed length, or 0 if the output would need more than `capacity` bytes. Input of at
+// most 65,535 bytes. `table` is scratch owned by the caller (kLzTableEntries, any content: positions are checked).
+inline constexpr uint32_t kLzTableBits = 12;
+inline constexpr uint32_t kLzTableEntries = 1u << kLzTableBits;
+uint32_t lzCompress(const uint8_t* src, uint32_t len, uint8_t* dst, uint32_t capacity, uint32_t* table);
+// Decodes exactly `len` bytes; false on any malformed input (never reads or writes out of bounds).
+bool lzDecompress(const uint8_t* src, uint32_t srcLen, uint8_t* dst, uint32_t len);
+
+// --- the guest's memory and the storage ---------------------------------------------------------------------------
+
+// A guest's linear memory: natively a vector (VectorMemory), in the core two copy primitives through the guest bridge.
+class Memory {
+ public:
+  virtual ~Memory() = default;
+  virtual uint32_t pages() = 0;
+  virtual bool read(uint64_t offset, uint8_t* dst, uint32_t len) = 0;
+  virtual bool write(uint64_t offset, const uint8_t* src, uint32_t len) = 0;
+  virtual bool grow(uint32_t totalPages) = 0;  // to at least totalPages
+};
+
+class VectorMemory final : public Memory {
+ public:
+  explicit VectorMemory(uint32_t pages = 0) : bytes(std::size_t(pages) * kPageBytes) {}
+  uint32_t pages() override { return uint32_t(bytes.size() / kPageBytes); }
+  bool read(uint64_t offset, uint8_t* dst, uint32_t len) override;
+  bool write(uint64_t offset, const uint8_t* src, uint32_t len) override;
+  bool grow(uint32_t totalPages) override;
+  std::vector<uint8_t> bytes;
+};
+
+// The rows of one context, called inside the storage transaction. false = the statement failed (take() then fails;
+// roll the transaction back).
+class ChunkWriter {
+ public:
+  virtual ~ChunkWriter() = default;
+  virtual bool put(uint32_t chunk, const uint8_t* data, uint32_t len) = 0;  // upsert
+  virtual bool remove(uint32_t chunk) = 0;
+};
+
+// One stored row, as read back for restore.
+struct StoredChunk {
+  uint32_t id = 0;
+  const uint8_t* data = nullptr;
+  uint32_t len = 0;
+};
+
+// --- the manifest (persisted by the caller, in the same transaction as the rows) ----------------------------------
+
+struct Manifest {
+  struct Segment {
+    uint32_t id = 0;
+    uint32_t bytes = 0;
+    uint64_t checksum = 0;  // hash64(row bytes, kChecksumSeed)
+    bool operator==(const Segment&) const = default;
+  };
+  struct Run {  // blocks [first, first + count) are stored in segment `segment`
+    uint32_t first = 0;
+    uint32_t count = 0;
+    uint32_t segment = 0;
+    bool operator==(const Run&) const = default;
+  };
+  uint32_t memoryPages = 0;
+  uint32_t nextSegment = 1;        // ids of new segments start here (ids only increase)
+  std::vector<Segment> segments;   // ascending id
+  std::vector<Run> runs;           // ascending, non-overlapping, maximal
+
+  // Text form, one JSON-safe string (ASCII, no quotes or backslashes):
+  //   sw-snap1;pages=<n>;next=<id>;seg=<id>:<bytes>:<16 hex>,...;own=<first>+<count>:<id>,...
+  std::string encode() const;
+  static bool decode(std::string_view text, Manifest& out, std::string& error);
+  // Structural checks (decode runs them): ranges, order, every run's segment listed, every segment owning a block.
+  bool validate(std::string& error) const;
+  bool operator==(const Manifest&) const = default;
+};
+
+inline constexpr uint64_t kChecksumSeed = 0x5357534e41505331ull;  // "SWSNAPS1"
+
+// --- per live instance ---------------------------------------------------------------------------------------------
+
+// What is known about one live instance's memory since its last snapshot or restore. Copyable (about 14 bytes per
+// 4 KiB block: 224 KiB for 64 MiB of memory).
+struct Tracker {
+  struct Segment {
+    uint32_t id = 0;
+    uint32_t bytes = 0;       // row length
+    uint64_t checksum = 0;
+    uint32_t liveBlocks = 0;  // entries that are still the current copy of their block
+    uint32_t liveBytes = 0;   // their entry bytes (header + data)
+  };
+  bool seeded = false;                // false: nothing stored yet; the next take() writes every non-zero block
+  uint32_t memoryPages = 0;
+  uint32_t nextSegment = 1;
+  std::vector<uint64_t> hashes;       // per block: blockHash (0 = all-zero)
+  std::vector<uint32_t> owner;        // per block: the segment holding its current copy (0 = not stored)
+  std::vector<uint16_t> entryBytes;   // per stored block: its entry's bytes in that segment
+  std::vector<Segment> segments;      // ascending id
+
+  Manifest manifest() const;
+  uint32_t runCount() const;
+};
+
+struct Options {
+  uint32_t maxSegmentBytes = 1900000;  // one row; the platform's limit is 2 MB per row
+  bool compress = true;                // LZ per block (false: every block raw; restore reads both)
+  uint32_t batchBytes = 262144;        // memory is read in pieces this large (a multiple of kBlockBytes)
+  // Compaction: a segment whose live entries fill less than half its bytes is rewritten from memory; so are all
+  // small segments (< maxSegmentBytes / 8) once there are more than smallSegments of them.
+  uint32_t smallSegments = 8;
+  uint32_t maxRuns = 4096;             // a more fragmented manifest is rewritten in full
+  bool fullRewrite = false;            // force writing every non-zero block anew (tests, format upgrades)
+};
+
+struct Stats {
+  uint32_t memoryPages = 0;     // total pages
+  uint32_t pageCount = 0;       // non-zero 64 KiB pages (SPEC SnapshotInfo.pages)
+  uint64_t bytes = 0;           // pageCount * 65,536 (SPEC SnapshotInfo.bytes)
+  uint32_t blockCount = 0;      // non-zero 4 KiB blocks
+  uint32_t chunkCount = 0;      // rows stored after this take
+  uint64_t storedBytes = 0;     // their total length
+  uint32_t chunksWritten = 0;   // rows put
+  uint32_t chunksDeleted = 0;   // rows removed
+  uint64_t bytesWritten = 0;    // bytes put
+  uint32_t blocksChanged = 0;   // non-zero blocks whose content changed (or all of them on a full write)
+  uint32_t blocksZeroed = 0;    // blocks that became all-zero (dropped from storage)
+  uint32_t blocksCompacted = 0; // unchanged blocks rewritten by compaction
+  uint64_t rawBytesWritten = 0; // blocks written * 4 KiB: what the written entries hold uncompressed
+  bool fullRewrite = false;
+};
+
+// Diffs memory against `previous`, writes the changed blocks (and compaction's) as new segments, removes segments
+// no longer needed, and leaves the updated tracker in `next` (which may be the same object as `previous`). On
+// failure (a memory read or a writer call failed) returns false, sets `error`, and leaves `next` untouched: roll the
+// transaction back. If the transaction then fails to commit, keep using the previous tracker, not `next`.
+// An unseeded `previous` (fresh boot) writes every non-zero block and assumes no rows are stored for the context.
+bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& writer, Stats& stats,
+          std::string& error, const Options& options = {});
+
+// Restores into a fresh instance's memory: checks the manifest and every row (ids, lengths, checksums, structure)
+// before writing anything, grows memory to manifest.memoryPages, writes every stored block, zeroes any other block
+// the fresh memory had non-zero, verifies each block's content hash, and seeds `tracker` so the next take() writes
+// only what changed. false + error on anything wrong (a missing, unknown, duplicate or damaged row, a mismatching
+// block); after a failure memory may be partly written: discard the instance.
+bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChunk> chunks, Tracker& tracker,
+             std::string& error);
+
+}  // namespace sw::snapshot

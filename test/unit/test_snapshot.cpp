@@ -1,0 +1,712 @@
+// cpp/snapshot: hash64, the block codec, take() / restore() against an in-memory "SQLite" (a map of rows), and the
+// manifest. Timings are in test_snapshot_bench.cpp (hidden tag [.snapshot-bench]).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "snapshot/snapshot.h"
+
+using namespace sw::snapshot;
+
+namespace {
+
+// The context's rows, with transactions: take() writes into `pending`, commit() adopts it.
+struct Storage final : ChunkWriter {
+  std::map<uint32_t, std::vector<uint8_t>> rows;
+  std::map<uint32_t, std::vector<uint8_t>> pending;
+  int puts = 0, removes = 0;
+  int failAfter = -1;  // fail the (n+1)-th writer call
+  std::size_t maxRow = 0;
+
+  void begin() {
+    pending = rows;
+    puts = removes = 0;
+  }
+  void commit() { rows = pending; }
+  bool put(uint32_t chunk, const uint8_t* data, uint32_t len) override {
+    if (failAfter == 0) return false;
+    if (failAfter > 0) failAfter--;
+    puts++;
+    maxRow = std::max<std::size_t>(maxRow, len);
+    pending[chunk].assign(data, data + len);
+    return true;
+  }
+  bool remove(uint32_t chunk) override {
+    if (failAfter == 0) return false;
+    if (failAfter > 0) failAfter--;
+    removes++;
+    REQUIRE(pending.erase(chunk) == 1);  // take() only removes rows it wrote
+    return true;
+  }
+  std::vector<StoredChunk> chunks() const {
+    std::vector<StoredChunk> out;
+    for (const auto& [id, bytes] : rows) out.push_back({id, bytes.data(), uint32_t(bytes.size())});
+    return out;
+  }
+};
+
+// A VectorMemory that remembers how much it was asked to read at once.
+struct CountingMemory final : Memory {
+  VectorMemory inner;
+  uint32_t maxRead = 0;
+  uint64_t bytesRead = 0;
+  int failReadsAfter = -1;
+  explicit CountingMemory(uint32_t pages) : inner(pages) {}
+  uint32_t pages() override { return inner.pages(); }
+  bool read(uint64_t offset, uint8_t* dst, uint32_t len) override {
+    if (failReadsAfter == 0) return false;
+    if (failReadsAfter > 0) failReadsAfter--;
+    maxRead = std::max(maxRead, len);
+    bytesRead += len;
+    return inner.read(offset, dst, len);
+  }
+  bool write(uint64_t offset, const uint8_t* src, uint32_t len) override { return inner.write(offset, src, len); }
+  bool grow(uint32_t totalPages) override { return inner.grow(totalPages); }
+};
+
+// Heap-like content: small integers, pointers into a region, a few strings, zero padding.
+void fillHeapLike(uint8_t* p, std::size_t len, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::size_t i = 0;
+  while (i + 16 <= len) {
+    switch (rng() % 5) {
+      case 0: {  // object header + pointers
+        uint32_t words[4] = {0x00010001u, uint32_t(0x00100000u + (rng() % 65536) * 16),
+                             uint32_t(0x00100000u + (rng() % 65536) * 16), uint32_t(rng() % 100)};
+        std::memcpy(p + i, words, 16);
+        break;
+      }
+      case 1:
+        std::memset(p + i, 0, 16);
+        break;
+      case 2: {
+        const char* s = "propertyName_val";
+        std::memcpy(p + i, s, 16);
+        break;
+      }
+      case 3:
+        for (int k = 0; k < 16; k++) p[i + k] = uint8_t(rng());
+        break;
+      default: {
+        uint64_t d[2] = {uint64_t(rng() % 1000), 0x3ff0000000000000ull};
+        std::memcpy(p + i, d, 16);
+      }
+    }
+    i += 16;
+  }
+}
+
+uint64_t h(std::string_view s, uint64_t seed = 0) {
+  return hash64(reinterpret_cast<const uint8_t*>(s.data()), s.size(), seed);
+}
+
+// One snapshot round: take() in a transaction, committed on success.
+Stats snap(Memory& m, Tracker& t, Storage& s, const Options& o = {}) {
+  s.begin();
+  Stats stats;
+  std::string error;
+  REQUIRE(take(m, t, t, s, stats, error, o));
+  s.commit();
+  return stats;
+}
+
+// Restores the stored snapshot into a fresh memory of `initialPages` and checks it equals `expected`.
+void checkRestore(const Tracker& t, Storage& s, const std::vector<uint8_t>& expected, const Options& o = {},
+                  uint32_t initialPages = 1) {
+  Manifest m;
+  std::string error;
+  REQUIRE(Manifest::decode(t.manifest().encode(), m, error));
+  REQUIRE(m == t.manifest());
+  VectorMemory fresh(initialPages);
+  Tracker restored;
+  auto chunks = s.chunks();
+  REQUIRE(restore(fresh, m, chunks, restored, error));
+  REQUIRE(fresh.bytes.size() == expected.size());
+  REQUIRE(fresh.bytes == expected);
+  CHECK(restored.hashes == t.hashes);
+  CHECK(restored.owner == t.owner);
+  CHECK(restored.entryBytes == t.entryBytes);
+  REQUIRE(restored.segments.size() == t.segments.size());
+  for (std::size_t i = 0; i < t.segments.size(); i++) {
+    CHECK(restored.segments[i].id == t.segments[i].id);
+    CHECK(restored.segments[i].liveBlocks == t.segments[i].liveBlocks);
+    CHECK(restored.segments[i].liveBytes == t.segments[i].liveBytes);
+  }
+  // Seeded: an immediate take writes nothing.
+  Storage copy = s;
+  Stats st = snap(fresh, restored, copy, o);
+  CHECK(st.chunksWritten == 0);
+  CHECK(st.chunksDeleted == 0);
+}
+
+}  // namespace
+
+// --- hash64 ---------------------------------------------------------------------------------------------------------
+
+TEST_CASE("hash64: pinned values (identical in the native and the Wasm SIMD build)", "[snapshot]") {
+  std::vector<uint8_t> block(kBlockBytes);
+  for (uint32_t i = 0; i < kBlockBytes; i++) block[i] = uint8_t(i * 7 + (i >> 8));
+  std::vector<uint8_t> odd(1000);
+  for (uint32_t i = 0; i < odd.size(); i++) odd[i] = uint8_t(i ^ 0x5a);
+  CHECK(h("") == 0x6193585f25855867ull);
+  CHECK(h("abc") == 0xac21bfd2d84bd35full);
+  CHECK(h("abc", 1) == 0xb7a000079ae06d14ull);
+  CHECK(hash64(block.data(), block.size()) == 0xd9ba4c740d8227e4ull);
+  CHECK(hash64(block.data(), block.size(), kChecksumSeed) == 0x986b39f52fa0ae0dull);
+  CHECK(hash64(odd.data(), odd.size()) == 0x81a46305092c1c44ull);
+  CHECK(blockHash(block.data()) == 0xd9ba4c740d8227e4ull);
+}
+
+TEST_CASE("hash64: every single-bit flip of a block changes it, and all differ", "[snapshot]") {
+  std::vector<uint8_t> block(kBlockBytes);
+  fillHeapLike(block.data(), block.size(), 1);
+  std::set<uint64_t> seen{blockHash(block.data())};
+  for (uint32_t byte = 0; byte < kBlockBytes; byte++) {
+    for (int bit : {0, 7}) {
+      block[byte] ^= uint8_t(1 << bit);
+      seen.insert(blockHash(block.data()));
+      block[byte] ^= uint8_t(1 << bit);
+    }
+  }
+  CHECK(seen.size() == 1 + 2 * kBlockBytes);
+}
+
+TEST_CASE("hash64: structured multi-word changes that defeat FNV-style hashes are detected", "[snapshot]") {
+  std::vector<uint8_t> block(kBlockBytes, 0);
+  block[100] = 1;  // non-zero block
+  uint64_t base = blockHash(block.data());
+  std::set<uint64_t> seen{base};
+  auto flip = [&](uint32_t byte, uint8_t mask) { block[byte] ^= mask; };
+  // Top bits of two words in the same lane (8 bytes apart within a stripe, 64 apart across stripes).
+  for (uint32_t gap : {8u, 64u, 128u, 1024u, 2048u}) {
+    flip(7, 0x80);
+    flip(7 + gap, 0x80);
+    CHECK(seen.insert(blockHash(block.data())).second);
+    flip(7, 0x80);
+    flip(7 + gap, 0x80);
+  }
+  // Swapping two stripes, two kilobytes, or two words.
+  std::vector<uint8_t> a(kBlockBytes);
+  fillHeapLike(a.data(), a.size(), 2);
+  uint64_t ha = blockHash(a.data());
+  for (auto [x, y, n] : {std::tuple{0u, 64u, 64u}, {0u, 1024u, 1024u}, {0u, 8u, 8u}, {64u, 3072u, 64u}}) {
+    std::vector<uint8_t> b = a;
+    if (std::equal(a.begin() + x, a.begin() + x + n, a.begin() + y)) continue;
+    std::swap_ranges(b.begin() + x, b.begin() + x + n, b.begin() + y);
+    CHECK(blockHash(b.data()) != ha);
+  }
+  // Length matters even when the extra bytes are zero; the seed matters.
+  CHECK(h(std::string_view("a\0", 2)) != h("a"));
+  CHECK(h("abc", 0) != h("abc", 1));
+}
+
+TEST_CASE("blockHash and isZero", "[snapshot]") {
+  std::vector<uint8_t> block(kBlockBytes, 0);
+  CHECK(isZero(block.data(), block.size()));
+  CHECK(blockHash(block.data()) == 0);
+  for (uint32_t at : {0u, 63u, 64u, 4095u}) {
+    block[at] = 1;
+    CHECK_FALSE(isZero(block.data(), block.size()));
+    CHECK(blockHash(block.data()) != 0);
+    block[at] = 0;
+  }
+  CHECK(isZero(block.data(), 0));
+  CHECK(isZero(block.data(), 5));
+}
+
+// --- codec ----------------------------------------------------------------------------------------------------------
+
+TEST_CASE("lz: round trips and compresses what is compressible", "[snapshot]") {
+  std::vector<uint32_t> table(kLzTableEntries, 0xdeadbeef);  // stale garbage is harmless
+  std::vector<uint8_t> out(80000);
+  std::mt19937 rng(7);
+  auto roundTrip = [&](const std::vector<uint8_t>& in, uint32_t capacity) {
+    uint32_t n = lzCompress(in.data(), uint32_t(in.size()), out.data(), capacity, table.data());
+    if (n) {
+      std::vector<uint8_t> dec(in.size() + 1, 0xcc);
+      REQUIRE(lzDecompress(out.data(), n, dec.data(), uint32_t(in.size())));
+      REQUIRE(std::equal(in.begin(), in.end(), dec.begin()));
+      CHECK(dec[in.size()] == 0xcc);  // not a byte more
+    }
+    return n;
+  };
+  SECTION("small and odd sizes") {
+    for (uint32_t len : {0u, 1u, 3u, 4u, 5u, 12u, 13u, 100u, 4095u, 4096u, 65535u}) {
+      std::vector<uint8_t> in(len);
+      for (auto& b : in) b = uint8_t(rng() % 4);  // some repeats
+      CHECK(roundTrip(in, len + len / 8 + 16) > 0);
+    }
+  }
+  SECTION("a zero block costs a few bytes") {
+    std::vector<uint8_t> zeros(kBlockBytes, 0);
+    uint32_t n = roundTrip(zeros, kBlockBytes - 1);
+    CHECK(n > 0);
+    CHECK(n < 32);
+  }
+  SECTION("heap-like data compresses; random data does not fit below its size") {
+    std::vector<uint8_t> heap(kBlockBytes);
+    fillHeapLike(heap.data(), heap.size(), 3);
+    uint32_t n = roundTrip(heap, kBlockBytes - 1);
+    CHECK(n > 0);
+    CHECK(n < kBlockBytes * 3 / 4);
+    std::vector<uint8_t> random(kBlockBytes);
+    for (auto& b : random) b = uint8_t(rng());
+    CHECK(lzCompress(random.data(), kBlockBytes, out.data(), kBlockBytes - 1, table.data()) == 0);
+    CHECK(roundTrip(random, 8192) > kBlockBytes);
+  }
+  SECTION("long runs and long literals use the 255-continuations") {
+    std::vector<uint8_t> in(4096, 0);
+    for (uint32_t i = 0; i < 600; i++) in[i] = uint8_t(rng());  // 600 literals
+    for (uint32_t i = 3000; i < 3004; i++) in[i] = 9;
+    CHECK(roundTrip(in, 4095) > 0);
+  }
+  SECTION("every capacity either fits exactly or reports 0") {
+    std::vector<uint8_t> heap(kBlockBytes);
+    fillHeapLike(heap.data(), heap.size(), 4);
+    uint32_t full = roundTrip(heap, 8192);
+    for (uint32_t cap = 0; cap < full; cap++)
+      CHECK(lzCompress(heap.data(), kBlockBytes, out.data(), cap, table.data()) == 0);
+    CHECK(lzCompress(heap.data(), kBlockBytes, out.data(), full, table.data()) == full);
+  }
+}
+
+TEST_CASE("lz: malformed input is rejected, never read or written out of bounds", "[snapshot]") {
+  std::vector<uint8_t> out(kBlockBytes);
+  auto dec = [&](std::vector<uint8_t> in, uint32_t len) {
+    return lzDecompress(in.data(), uint32_t(in.size()), out.data(), len);
+  };
+  CHECK(dec({0x00}, 0));
+  CHECK_FALSE(dec({}, 0));
+  CHECK_FALSE(dec({0x00, 0x00}, 0));                 // trailing bytes
+  CHECK(dec({0x10, 'a', 0x01, 0x00, 0x00}, 5));       // 'a' then a 4-byte overlapping match, then the end
+  CHECK_FALSE(dec({0x10, 'a', 0x00, 0x00, 0x00}, 5)); // offset 0
+  CHECK_FALSE(dec({0x10, 'a', 0x02, 0x00, 0x00}, 5)); // offset before the start
+  CHECK_FALSE(dec({0x10, 'a', 0x01, 0x00}, 5));       // no final token
+  CHECK_FALSE(dec({0x10, 'a', 0x01, 0x00, 0x01}, 5)); // a final token with a match length
+  CHECK_FALSE(dec({0x11, 'a', 0x01, 0x00, 0x00}, 5)); // match past the end
+  CHECK_FALSE(dec({0x20, 'a'}, 2));                   // literals past the input
+  CHECK_FALSE(dec({0x10, 'a'}, 2));                   // ends early
+  CHECK_FALSE(dec({0xf0, 255, 255, 255}, 4096));      // runaway literal length
+  CHECK_FALSE(dec({0x1f, 'a', 0x01, 0x00, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+                   255, 255}, 4096));                 // runaway match length
+
+  // Mutations of a valid stream: decode or fail, under ASan never out of bounds.
+  std::vector<uint8_t> heap(kBlockBytes);
+  fillHeapLike(heap.data(), heap.size(), 5);
+  std::vector<uint32_t> table(kLzTableEntries, 0);
+  std::vector<uint8_t> packed(kBlockBytes);
+  uint32_t n = lzCompress(heap.data(), kBlockBytes, packed.data(), kBlockBytes, table.data());
+  REQUIRE(n > 0);
+  packed.resize(n);
+  std::mt19937 rng(11);
+  int decoded = 0;
+  for (int i = 0; i < 3000; i++) {
+    std::vector<uint8_t> m = packed;
+    for (int k = 0; k < 1 + int(rng() % 3); k++) m[rng() % m.size()] = uint8_t(rng());
+    if (rng() % 4 == 0) m.resize(rng() % m.size());
+    std::vector<uint8_t> exact(m.begin(), m.end());  // heap-allocated to the byte: ASan sees any over-read
+    decoded += lzDecompress(exact.data(), uint32_t(exact.size()), out.data(), kBlockBytes);
+  }
+  CHECK(decoded < 3000);
+}
+
+// --- take / restore -------------------------------------------------------------------------------------------------
+
+TEST_CASE("take: the first snapshot stores every non-zero block, once, in one row", "[snapshot]") {
+  VectorMemory mem(23);  // like a fresh QuickJS: 23 pages, mostly zero
+  fillHeapLike(mem.bytes.data() + 1040384, 8192, 1);         // stack top, in page 15
+  fillHeapLike(mem.bytes.data() + 16 * kPageBytes, 6 * kPageBytes, 2);
+  Storage s;
+  Tracker t;
+  Stats st = snap(mem, t, s);
+  CHECK(st.fullRewrite);
+  CHECK(st.memoryPages == 23);
+  CHECK(st.pageCount == 7);
+  CHECK(st.bytes == 7u * kPageBytes);
+  CHECK(st.blockCount == 2 + 6 * 16);
+  CHECK(st.blocksChanged == st.blockCount);
+  CHECK(st.chunksWritten == 1);
+  CHECK(st.chunksDeleted == 0);
+  CHECK(st.chunkCount == 1);
+  CHECK(st.storedBytes == st.bytesWritten);
+  CHECK(st.bytesWritten < st.rawBytesWritten * 3 / 4);  // compressed
+  CHECK(s.rows.size() == 1);
+  CHECK(s.rows.begin()->first == 1);
+  CHECK(t.manifest().runs == std::vector<Manifest::Run>{{254, 98, 1}});
+  checkRestore(t, s, mem.bytes);
+
+  SECTION("nothing changed: nothing written") {
+    Stats again = snap(mem, t, s);
+    CHECK(again.chunksWritten == 0);
+    CHECK(again.chunksDeleted == 0);
+    CHECK(again.blocksChanged == 0);
+    CHECK(again.chunkCount == 1);
+  }
+  SECTION("a small change anywhere: one small row") {
+    mem.bytes[1040384 + 100] ^= 1;
+    mem.bytes[20 * kPageBytes + 5] ^= 1;
+    mem.bytes[21 * kPageBytes + 4095] ^= 1;
+    Stats d = snap(mem, t, s);
+    CHECK(d.blocksChanged == 3);
+    CHECK(d.chunksWritten == 1);
+    CHECK(d.chunksDeleted == 0);
+    CHECK(d.bytesWritten < 3 * (kMaxEntryBytes) + kSegmentHeaderBytes);
+    CHECK(d.chunkCount == 2);
+    checkRestore(t, s, mem.bytes);
+    // The same blocks again: the previous delta row is garbage and goes.
+    mem.bytes[1040384 + 100] ^= 2;
+    mem.bytes[20 * kPageBytes + 5] ^= 2;
+    mem.bytes[21 * kPageBytes + 4095] ^= 2;
+    Stats d2 = snap(mem, t, s);
+    CHECK(d2.chunksWritten == 1);
+    CHECK(d2.chunksDeleted == 1);
+    CHECK(s.rows.count(2) == 0);
+    CHECK(s.rows.count(3) == 1);
+    checkRestore(t, s, mem.bytes);
+  }
+  SECTION("a block that becomes zero is dropped from storage") {
+    std::memset(mem.bytes.data() + 1040384, 0, 8192);
+    Stats z = snap(mem, t, s);
+    CHECK(z.blocksZeroed == 2);
+    CHECK(z.blocksChanged == 0);
+    CHECK(z.chunksWritten == 0);
+    CHECK(z.pageCount == 6);
+    CHECK(t.manifest().runs == std::vector<Manifest::Run>{{256, 96, 1}});
+    checkRestore(t, s, mem.bytes);
+  }
+  SECTION("memory grows") {
+    REQUIRE(mem.grow(40));
+    mem.bytes[39 * kPageBytes + 7] = 7;
+    Stats g = snap(mem, t, s);
+    CHECK(g.memoryPages == 40);
+    CHECK(g.blocksChanged == 1);
+    CHECK(g.chunksWritten == 1);
+    checkRestore(t, s, mem.bytes);
+  }
+  SECTION("everything zero: no rows at all") {
+    std::fill(mem.bytes.begin(), mem.bytes.end(), 0);
+    Stats z = snap(mem, t, s);
+    CHECK(z.chunkCount == 0);
+    CHECK(z.chunksDeleted == 1);
+    CHECK(s.rows.empty());
+    CHECK(t.manifest().encode() == "sw-snap1;pages=23;next=2;seg=;own=");
+    checkRestore(t, s, mem.bytes);
+  }
+  SECTION("fullRewrite replaces every row and restarts ids") {
+    mem.bytes[20 * kPageBytes] ^= 1;
+    snap(mem, t, s);
+    Options o;
+    o.fullRewrite = true;
+    Stats f = snap(mem, t, s, o);
+    CHECK(f.fullRewrite);
+    CHECK(f.chunksDeleted == 2);
+    CHECK(f.chunksWritten == 1);
+    CHECK(s.rows.size() == 1);
+    CHECK(s.rows.begin()->first == 1);
+    checkRestore(t, s, mem.bytes);
+  }
+  SECTION("shrinking memory is refused") {
+    VectorMemory smaller(10);
+    Tracker n;
+    Stats x;
+    std::string error;
+    CHECK_FALSE(take(smaller, t, n, s, x, error));
+    CHECK(error == "Snapshot failed: memory shrank");
+  }
+}
+
+TEST_CASE("take: rows stay under the row cap; reads stream in batches", "[snapshot]") {
+  CountingMemory mem(64);  // 4 MiB of incompressible data
+  std::mt19937 rng(3);
+  for (auto& b : mem.inner.bytes) b = uint8_t(rng());
+  Storage s;
+  Tracker t;
+  Options o;
+  o.maxSegmentBytes = 1000000;
+  o.batchBytes = 65536;
+  Stats st = snap(mem, t, s, o);
+  CHECK(st.blockCount == 1024);
+  CHECK(s.maxRow <= 1000000);
+  CHECK(st.chunksWritten == 5);  // 1024 raw entries of 4,112 bytes, 243 per row
+  CHECK(st.bytesWritten == 16 * 5 + 1024 * uint64_t(kMaxEntryBytes));
+  CHECK(mem.maxRead == 65536);
+  CHECK(mem.bytesRead == mem.inner.bytes.size());
+  checkRestore(t, s, mem.inner.bytes, o);
+
+  // Uncompressed storage reads back the same.
+  Storage raw;
+  Tracker tr;
+  fillHeapLike(mem.inner.bytes.data(), 1 << 20, 9);
+  o.compress = false;
+  Stats r = snap(mem, tr, raw, o);
+  CHECK(r.bytesWritten == r.chunksWritten * 16 + uint64_t(r.blockCount) * kMaxEntryBytes);
+  checkRestore(tr, raw, mem.inner.bytes, o);
+}
+
+TEST_CASE("take: compaction keeps storage near the live data", "[snapshot]") {
+  VectorMemory mem(32);
+  fillHeapLike(mem.bytes.data(), mem.bytes.size(), 1);
+  Storage s;
+  Tracker t;
+  snap(mem, t, s);
+  const uint64_t base = s.rows.at(1).size();
+
+  SECTION("a row mostly rewritten elsewhere is compacted away") {
+    // Change 3/4 of the blocks: row 1 is then mostly garbage, its live blocks move to the new rows.
+    for (uint32_t b = 0; b < 32 * 16; b++)
+      if (b % 4) mem.bytes[std::size_t(b) * kBlockBytes + 9] ^= 0x40;
+    Stats st = snap(mem, t, s);
+    CHECK(st.blocksCompacted == 128);
+    CHECK(s.rows.count(1) == 0);
+    CHECK(st.chunksDeleted == 1);
+    CHECK(st.storedBytes < base * 11 / 10);
+    checkRestore(t, s, mem.bytes);
+  }
+  SECTION("many small rows are merged") {
+    uint32_t most = 0;
+    for (int round = 0; round < 40; round++) {
+      mem.bytes[std::size_t(round) * 5 * kBlockBytes + 1] ^= 0x10;  // a different block each round
+      Stats st = snap(mem, t, s);
+      CHECK(st.chunksWritten == 1);
+      most = std::max(most, st.chunkCount);
+    }
+    CHECK(most <= 1 + Options{}.smallSegments + 1);
+    CHECK(s.rows.size() <= 1 + Options{}.smallSegments + 1);
+    checkRestore(t, s, mem.bytes);
+  }
+}
+
+TEST_CASE("take + restore: a random workload always restores exactly", "[snapshot]") {
+  std::mt19937 rng(GENERATE(1u, 2u, 3u));
+  VectorMemory mem(8);
+  Storage s;
+  Tracker t;
+  Options o;
+  o.maxSegmentBytes = 120000;  // small rows: exercise splitting, compaction and removal
+  o.batchBytes = 3 * kBlockBytes;
+  for (int round = 0; round < 60; round++) {
+    switch (rng() % 6) {
+      case 0:  // grow
+        if (mem.pages() < 24) REQUIRE(mem.grow(mem.pages() + 1 + rng() % 3));
+        break;
+      case 1: {  // zero a range
+        std::size_t at = rng() % mem.bytes.size(), n = std::min<std::size_t>(rng() % 40000, mem.bytes.size() - at);
+        std::memset(mem.bytes.data() + at, 0, n);
+        break;
+      }
+      case 2: {  // rewrite a range
+        std::size_t at = rng() % mem.bytes.size(), n = std::min<std::size_t>(rng() % 70000, mem.bytes.size() - at);
+        fillHeapLike(mem.bytes.data() + at, n, rng());
+        break;
+      }
+      default:  // scattered small writes
+        for (int k = 0; k < 1 + int(rng() % 8); k++) mem.bytes[rng() % mem.bytes.size()] = uint8_t(rng());
+    }
+    Stats st = snap(mem, t, s, o);
+    REQUIRE(s.maxRow <= o.maxSegmentBytes);
+    REQUIRE(st.chunkCount == s.rows.size());
+    uint64_t stored = 0;
+    for (const auto& [id, bytes] : s.rows) stored += bytes.size();
+    REQUIRE(st.storedBytes == stored);
+    if (round % 6 == 5) checkRestore(t, s, mem.bytes, o);
+  }
+  checkRestore(t, s, mem.bytes, o);
+}
+
+TEST_CASE("take: a failing writer or memory fails the take and leaves the tracker as it was", "[snapshot]") {
+  VectorMemory mem(4);
+  fillHeapLike(mem.bytes.data(), mem.bytes.size(), 1);
+  Storage s;
+  Tracker t;
+  snap(mem, t, s);
+  mem.bytes[100] ^= 1;
+  const Tracker before = t;
+  for (int failAfter : {0, 1}) {  // the put, then the remove of the old delta (after a second change)
+    s.begin();
+    s.failAfter = failAfter;
+    Stats st;
+    std::string error;
+    bool ok = take(mem, t, t, s, st, error);
+    if (failAfter == 1 && ok) {  // nothing to remove this time: the put was the only call
+      s.commit();
+      mem.bytes[100] ^= 2;
+      const Tracker mid = t;
+      s.begin();
+      s.failAfter = 1;
+      REQUIRE_FALSE(take(mem, t, t, s, st, error));
+      CHECK(t.owner == mid.owner);
+      continue;
+    }
+    CHECK_FALSE(ok);
+    CHECK(error == "Snapshot failed: storage write failed");
+    CHECK(t.owner == before.owner);
+    CHECK(t.hashes == before.hashes);
+  }
+  s.failAfter = -1;
+  CountingMemory broken(4);
+  broken.inner.bytes = mem.bytes;
+  broken.failReadsAfter = 0;
+  Tracker n;
+  Stats st;
+  std::string error;
+  CHECK_FALSE(take(broken, t, n, s, st, error));
+  CHECK(error == "Snapshot failed: guest memory could not be read");
+  CHECK_FALSE(n.seeded);
+}
+
+TEST_CASE("restore: zeroes blocks the fresh memory had but the snapshot does not", "[snapshot]") {
+  VectorMemory mem(20);
+  fillHeapLike(mem.bytes.data() + 3 * kPageBytes, kPageBytes, 1);
+  Storage s;
+  Tracker t;
+  snap(mem, t, s);
+  Manifest m = t.manifest();
+  VectorMemory fresh(4);  // a data segment in page 1 that the snapshot's memory no longer has
+  std::fill(fresh.bytes.begin() + kPageBytes, fresh.bytes.begin() + 2 * kPageBytes, 0xab);
+  Tracker r;
+  std::string error;
+  auto chunks = s.chunks();
+  REQUIRE(restore(fresh, m, chunks, r, error));
+  CHECK(fresh.bytes == mem.bytes);
+}
+
+TEST_CASE("restore: refuses anything that does not match, before writing memory", "[snapshot]") {
+  VectorMemory mem(6);
+  fillHeapLike(mem.bytes.data(), mem.bytes.size(), 1);
+  Storage s;
+  Tracker t;
+  snap(mem, t, s);
+  mem.bytes[kPageBytes + 3] ^= 1;
+  snap(mem, t, s);
+  REQUIRE(s.rows.size() == 2);
+  Manifest m = t.manifest();
+
+  auto attempt = [&](std::map<uint32_t, std::vector<uint8_t>> rows, const Manifest& man, uint32_t freshPages = 2) {
+    VectorMemory fresh(freshPages);
+    std::fill(fresh.bytes.begin(), fresh.bytes.end(), 0x5c);
+    const auto untouched = fresh.bytes;
+    std::vector<StoredChunk> chunks;
+    for (const auto& [id, bytes] : rows) chunks.push_back({id, bytes.data(), uint32_t(bytes.size())});
+    Tracker r;
+    std::string error;
+    bool ok = restore(fresh, man, chunks, r, error);
+    CHECK_FALSE(ok);
+    CHECK(fresh.bytes == untouched);  // nothing written, not even grown
+    CHECK_FALSE(r.seeded);
+    return error;
+  };
+  auto rows = s.rows;
+  SECTION("missing row") {
+    rows.erase(2);
+    CHECK(attempt(rows, m) == "Snapshot chunk 2 is missing");
+  }
+  SECTION("unknown row") {
+    rows[7] = rows[1];
+    CHECK(attempt(rows, m) == "Snapshot chunk 7 is not part of the snapshot");
+    rows.erase(7);
+    rows[0] = rows[1];
+    CHECK(attempt(rows, m) == "Snapshot chunk 0 is not part of the snapshot");
+  }
+  SECTION("wrong length") {
+    rows[1].push_back(0);
+    CHECK(attempt(rows, m) == "Snapshot chunk 1 has the wrong length");
+  }
+  SECTION("damaged byte") {
+    rows[1][rows[1].size() / 2] ^= 0x01;
+    CHECK(attempt(rows, m) == "Snapshot chunk 1 is damaged: checksum mismatch");
+  }
+  SECTION("rows swapped") {
+    Manifest swapped = m;
+    std::swap(rows[1], rows[2]);
+    std::swap(swapped.segments[0].bytes, swapped.segments[1].bytes);
+    std::swap(swapped.segments[0].checksum, swapped.segments[1].checksum);
+    CHECK(attempt(rows, swapped) == "Snapshot chunk 1 is damaged: stored under the wrong id");
+  }
+  SECTION("a block the manifest places in a row that lacks it") {
+    Manifest wrong = m;
+    for (auto& run : wrong.runs) run.segment = 2;
+    wrong.segments.erase(wrong.segments.begin());
+    rows.erase(1);
+    CHECK(attempt(rows, wrong).find("block(s) missing from their chunks") != std::string::npos);
+  }
+  SECTION("fresh memory larger than the snapshot's") {
+    CHECK(attempt(rows, m, 7) == "Snapshot does not fit: the fresh memory has 7 pages, the snapshot 6");
+  }
+  SECTION("an unknown format version") {
+    rows[1][4] = 2;
+    Manifest fixed = m;
+    fixed.segments[0].checksum = hash64(rows[1].data(), rows[1].size(), kChecksumSeed);
+    CHECK(attempt(rows, fixed) == "Snapshot chunk 1 is damaged: unknown format version");
+  }
+  SECTION("content that decodes to other bytes than its hash (a consistent forgery or a codec bug)") {
+    Storage raw;
+    Tracker tr;
+    Options o;
+    o.compress = false;
+    snap(mem, tr, raw, o);
+    auto& row = raw.rows.at(1);
+    row[kSegmentHeaderBytes + kEntryHeaderBytes + 10] ^= 0x01;  // a byte of the first block, stored raw
+    Manifest forged = tr.manifest();
+    forged.segments[0].checksum = hash64(row.data(), row.size(), kChecksumSeed);  // so only the block hash can tell
+    VectorMemory fresh(2);
+    auto chunks = raw.chunks();
+    Tracker r;
+    std::string error;
+    CHECK_FALSE(restore(fresh, forged, chunks, r, error));  // memory may be partly written: the caller discards it
+    CHECK(error == "Snapshot chunk 1 is damaged: block 0 does not match its hash");
+  }
+}
+
+// --- manifest -------------------------------------------------------------------------------------------------------
+
+TEST_CASE("Manifest: text form round trips; anything malformed is refused", "[snapshot]") {
+  Manifest m;
+  m.memoryPages = 448;
+  m.nextSegment = 9;
+  m.segments = {{1, 1899990, 0x0123456789abcdefull}, {8, 20000, 0xfedcba9876543210ull}};
+  m.runs = {{0, 12, 1}, {14, 3, 8}, {17, 100, 1}};
+  const std::string text = m.encode();
+  CHECK(text == "sw-snap1;pages=448;next=9;seg=1:1899990:0123456789abcdef,8:20000:fedcba9876543210;"
+                "own=0+12:1,14+3:8,17+100:1");
+  Manifest back;
+  std::string error;
+  REQUIRE(Manifest::decode(text, back, error));
+  CHECK(back == m);
+
+  auto refuse = [&](std::string_view t) {
+    Manifest x;
+    std::string e;
+    CHECK_FALSE(Manifest::decode(t, x, e));
+    return e;
+  };
+  CHECK(refuse("sw-snap2;pages=1;next=1;seg=;own=") == "Unknown snapshot manifest version");
+  CHECK(refuse("") == "Invalid snapshot manifest");
+  CHECK(refuse("sw-snap1;pages=01;next=1;seg=;own=") == "Invalid snapshot manifest");
+  CHECK(refuse("sw-snap1;pages=4294967296;next=1;seg=;own=") == "Invalid snapshot manifest");
+  CHECK(refuse("sw-snap1;pages=1;next=2;seg=1:100:0123456789ABCDEF;own=0+1:1") == "Invalid snapshot manifest");
+  CHECK(refuse("sw-snap1;pages=1;next=1;seg=;own=;") == "Invalid snapshot manifest");
+  CHECK(refuse("sw-snap1;pages=65537;next=1;seg=;own=") == "Invalid snapshot manifest: too many pages");
+  CHECK(refuse("sw-snap1;pages=1;next=0;seg=;own=") == "Invalid snapshot manifest: next id 0");
+  CHECK(refuse("sw-snap1;pages=1;next=2;seg=2:100:0000000000000000;own=0+1:2") ==
+        "Invalid snapshot manifest: chunk id out of range");
+  CHECK(refuse("sw-snap1;pages=1;next=9;seg=2:100:0000000000000000,2:100:0000000000000000;own=0+1:2") ==
+        "Invalid snapshot manifest: chunk ids not ascending");
+  CHECK(refuse("sw-snap1;pages=1;next=9;seg=2:10:0000000000000000;own=0+1:2") ==
+        "Invalid snapshot manifest: chunk too short");
+  CHECK(refuse("sw-snap1;pages=1;next=9;seg=2:100:0000000000000000;own=0+0:2") ==
+        "Invalid snapshot manifest: empty run");
+  CHECK(refuse("sw-snap1;pages=1;next=9;seg=2:100:0000000000000000;own=0+3:2,2+1:2") ==
+        "Invalid snapshot manifest: runs overlap or are not ascending");
+  CHECK(refuse("sw-snap1;pages=1;next=9;seg=2:100:0000000000000000;own=0+17:2") ==
+        "Invalid snapshot manifest: run outside memory");
+  CHECK(refuse("sw-snap1;pages=1;next=9;seg=2:100:0000000000000000;own=0+1:3") ==
+        "Invalid snapshot manifest: run in an unknown chunk");
+  CHECK(refuse("sw-snap1;pages=1;next=9;seg=2:100:0000000000000000,3:100:0000000000000000;own=0+1:2") ==
+        "Invalid snapshot manifest: chunk 3 holds no block");
+}
