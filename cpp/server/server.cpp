@@ -22,7 +22,24 @@ class SystemClock final : public Clock {
   }
 };
 
-// Number(value) for a header value, as far as it matters here: decimal, exponent and hex forms; nullopt if NaN.
+bool getNumber(const json::Value& obj, std::string_view key, double& out) {
+  const json::Value* v = obj.find(key);
+  if (!v || !v->isNumber()) return false;
+  out = v->asNumber();
+  return true;
+}
+
+void writeHostError(json::Writer& w, std::string_view name, std::string_view message) {
+  w.key("error").beginObject();
+  w.key("name").string(name);
+  w.key("message").string(json::truncateUtf16(message, kMaxHostMessageUnits));
+  w.key("traceback").beginArray().endArray();
+  w.endObject();
+}
+
+}  // namespace
+
+// Number(value), as far as it matters here: decimal, exponent and hex forms; nullopt if NaN.
 std::optional<double> jsNumber(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -60,22 +77,6 @@ std::string kibLabel(double bytes) {
 
 double roundMs(double ms) { return std::round(ms * 1000) / 1000; }
 
-bool getNumber(const json::Value& obj, std::string_view key, double& out) {
-  const json::Value* v = obj.find(key);
-  if (!v || !v->isNumber()) return false;
-  out = v->asNumber();
-  return true;
-}
-
-void writeHostError(json::Writer& w, std::string_view name, std::string_view message) {
-  w.key("error").beginObject();
-  w.key("name").string(name);
-  w.key("message").string(json::truncateUtf16(message, kMaxHostMessageUnits));
-  w.key("traceback").beginArray().endArray();
-  w.endObject();
-}
-
-}  // namespace
 
 Clock& systemClock() {
   static SystemClock clock;

@@ -72,6 +72,13 @@ bool languageMatches(std::string_view requested, std::string_view runtimeLanguag
 std::string normalizeLanguage(std::string_view requested);
 
 bool isValidInterpreterKey(std::string_view key);
+
+// Number(text) for a header or env value (decimal, exponent, 0x/0b/0o, Infinity; surrounding blanks ignored; "" is
+// 0); nullopt where Number() gives NaN.
+std::optional<double> jsNumber(std::string_view s);
+// "64 KiB": the size label of the "Code exceeds" message.
+std::string kibLabel(double bytes);
+double roundMs(double ms);
 bool isValidEnvKey(std::string_view key);
 
 enum class ActionKind : uint32_t {
