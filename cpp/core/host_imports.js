@@ -12,3 +12,23 @@ mergeInto(LibraryManager.library, {
     Module['hostReleaseGuest'](host);
   },
 });
+// The Interpreter Durable Object's storage (cpp/core/do_sql.cpp): SQL statements, transactions and the alarm of the
+// ctx.storage registered under `storage` (worker-shim/interpreter.js). Marshalling only.
+mergeInto(LibraryManager.library, {
+  sw_host_sql_exec: function (storage, ptr, len) {
+    return Module['hostSqlExec'](storage, ptr >>> 0, len >>> 0);
+  },
+  sw_host_sql_transaction: function (storage, cookie) {
+    return Module['hostSqlTransaction'](storage, cookie >>> 0);
+  },
+  sw_host_alarm_set: function (storage, epochMs) {
+    Module['hostAlarmSet'](storage, epochMs);
+  },
+  sw_host_alarm_delete: function (storage) {
+    Module['hostAlarmDelete'](storage);
+  },
+  // Grows a guest's memory to at least `pages` 64 KiB pages (snapshot restore); 1 = ok.
+  sw_host_guest_grow: function (host, pages) {
+    return Module['hostGuestGrow'](host, pages >>> 0);
+  },
+});

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "../json/json.h"
+#include "bridge.h"
 #include "internal.h"
 
 extern "C" {
@@ -98,6 +99,26 @@ void appendU32(std::string& out, uint32_t v) {
 
 }  // namespace
 
+namespace sw::wasi {
+
+uint32_t newHostHandle(HostOptions o) {
+  auto box = std::make_unique<HostBox>();
+  uint32_t handle = ptr(box.get());
+  box->memory.handle = handle;
+  if (o.stdio == StdioMode::Passthrough) {
+    o.stdioSink = [handle](uint32_t fd, std::string_view bytes) {
+      sw_wasi_stdio_sink(handle, fd, bytes.data(), uint32_t(bytes.size()));
+    };
+  }
+  box->host = std::make_unique<Host>(std::move(o));
+  box->host->setMemory(&box->memory);
+  return ptr(box.release());
+}
+
+Host& hostOf(uint32_t handle) { return *boxOf(handle)->host; }
+
+}  // namespace sw::wasi
+
 extern "C" {
 
 #define SW_WASI(module, name, params, args)                                                       \
@@ -157,17 +178,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_host_new(const char* config, uint32_t len,
       o.stdio = StdioMode::Passthrough;
     }
     if (const auto* p = c.find("referencePolicy"); p && p->isBool()) o.referencePolicy = p->asBool();
-    auto box = std::make_unique<HostBox>();
-    uint32_t handle = ptr(box.get());
-    box->memory.handle = handle;
-    if (o.stdio == StdioMode::Passthrough) {
-      o.stdioSink = [handle](uint32_t fd, std::string_view bytes) {
-        sw_wasi_stdio_sink(handle, fd, bytes.data(), uint32_t(bytes.size()));
-      };
-    }
-    box->host = std::make_unique<Host>(std::move(o));
-    box->host->setMemory(&box->memory);
-    return ptr(box.release());
+    return sw::wasi::newHostHandle(std::move(o));
   } catch (const std::exception& e) {
     g_error = e.what();
     return 0;

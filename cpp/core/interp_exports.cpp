@@ -1,0 +1,329 @@
+// The C ABI of the Interpreter Durable Object (cpp/interp) and of the Worker's executeInContext pre-checks. The shim
+// (worker-shim/interpreter.js) creates one sw_do per Durable Object instance and marshals fetch, executeInContext and
+// alarm calls into it; it never decides anything itself. No C++ exception crosses this boundary.
+#include <emscripten/emscripten.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../interp/interpreter.h"
+#include "../json/json.h"
+#include "../server/server.h"
+#include "core.h"
+#include "do_sql.h"
+#include "sessions.h"
+
+namespace {
+
+using sw::interp::Interpreter;
+using sw::interp::Step;
+
+uint32_t ptr(const void* p) { return uint32_t(reinterpret_cast<uintptr_t>(p)); }
+
+// What the shim reads after an executeInContext step (little-endian u32s).
+struct StepView {
+  uint32_t kind;        // 1 done (json = InterpreterExecuteRpcResult), 2 need files (json = the paths to request)
+  uint32_t json_ptr;
+  uint32_t json_len;
+  uint32_t files_ptr;   // done: `files_count` (ptr, len) pairs, the bytes of result.workspace.files[i].data
+  uint32_t files_count;
+};
+
+struct DoBox {
+  uint32_t server = 0;
+  std::unique_ptr<sw::core::JsSql> sql;
+  std::unique_ptr<sw::core::JsAlarm> alarm;
+  std::unique_ptr<sw::interp::SessionFactory> sessions;
+  std::unique_ptr<Interpreter> interp;
+  std::vector<char> input;
+  Step step;
+  std::vector<uint32_t> fileTable;
+  StepView view{};
+  std::string error;
+};
+
+struct DoExchangeBox {
+  DoBox* owner = nullptr;
+  std::unique_ptr<Interpreter::HttpExchange> exchange;
+  sw_action_view view{};
+  std::string headerBlock;
+  std::vector<char> input;
+};
+
+sw::server::InterpreterServer* serverOf(uint32_t h) {
+  return reinterpret_cast<sw::server::InterpreterServer*>(uintptr_t(h));
+}
+DoBox* doOf(uint32_t h) { return reinterpret_cast<DoBox*>(uintptr_t(h)); }
+DoExchangeBox* exOf(uint32_t h) { return reinterpret_cast<DoExchangeBox*>(uintptr_t(h)); }
+
+std::string g_rpcCheck;
+
+const StepView* publishStep(DoBox* box, Step step) {
+  box->step = std::move(step);
+  box->fileTable.clear();
+  for (const auto& f : box->step.files) {
+    box->fileTable.push_back(ptr(f.data()));
+    box->fileTable.push_back(uint32_t(f.size()));
+  }
+  StepView& v = box->view;
+  v = {};
+  if (box->step.kind == Step::Kind::NeedFiles) {
+    v.kind = 2;
+    v.json_ptr = ptr(box->step.pathsJson.data());
+    v.json_len = uint32_t(box->step.pathsJson.size());
+  } else {
+    v.kind = 1;
+    v.json_ptr = ptr(box->step.json.data());
+    v.json_len = uint32_t(box->step.json.size());
+    v.files_ptr = ptr(box->fileTable.data());
+    v.files_count = uint32_t(box->step.files.size());
+  }
+  return &v;
+}
+
+// The protocol's generic failure as an RPC result.
+Step internalFailure() {
+  Step s;
+  auto r = sw::server::internalErrorResponse(sw::server::systemClock());
+  s.json = "{\"ok\":false,\"status\":502,\"body\":" + r.body + "}";
+  return s;
+}
+
+template <typename F>
+const StepView* guardedStep(uint32_t h, F&& f) {
+  DoBox* box = doOf(h);
+  try {
+    return publishStep(box, f(*box->interp));
+  } catch (...) {
+    try {
+      return publishStep(box, internalFailure());
+    } catch (...) {
+      return nullptr;
+    }
+  }
+}
+
+const sw_action_view* publishAction(DoExchangeBox* box, const sw::server::Action& a) {
+  sw_action_view& v = box->view;
+  v = {};
+  v.kind = uint32_t(a.kind);
+  if (a.kind == sw::server::ActionKind::Respond) {
+    v.status = uint32_t(a.response.status);
+    v.body_ptr = ptr(a.response.body.data());
+    v.body_len = uint32_t(a.response.body.size());
+    box->headerBlock = sw::http::serializeHeaderBlock(a.response.headers);
+    v.headers_ptr = ptr(box->headerBlock.data());
+    v.headers_len = uint32_t(box->headerBlock.size());
+  } else if (a.kind == sw::server::ActionKind::ReadBody) {
+    v.body_ptr = ptr(box->exchange->bodyBuffer());
+    v.body_len = uint32_t(box->exchange->bodyCapacity());
+  }
+  return &v;
+}
+
+template <typename F>
+const sw_action_view* guardedAction(uint32_t h, F&& f) {
+  DoExchangeBox* box = exOf(h);
+  try {
+    return publishAction(box, f(*box->exchange));
+  } catch (...) {
+    try {
+      return publishAction(box, box->exchange->fail());
+    } catch (...) {
+      return nullptr;
+    }
+  }
+}
+
+struct Reader {
+  const uint8_t* p;
+  const uint8_t* end;
+  bool u32(uint32_t& v) {
+    if (end - p < 4) return false;
+    std::memcpy(&v, p, 4);
+    p += 4;
+    return true;
+  }
+  bool f64(double& v) {
+    if (end - p < 8) return false;
+    std::memcpy(&v, p, 8);
+    p += 8;
+    return true;
+  }
+  bool bytes(std::string& out) {
+    uint32_t n;
+    if (!u32(n) || uint32_t(end - p) < n) return false;
+    out.assign(reinterpret_cast<const char*>(p), n);
+    p += n;
+    return true;
+  }
+};
+
+}  // namespace
+
+extern "C" {
+
+// The Worker's executeInContext checks before forwarding (SPEC §2.7, the §2.5 steps 1-3). Returns the
+// {ok:false,status,body} JSON (NUL-terminated) to return as-is, or null when the call may be forwarded.
+EMSCRIPTEN_KEEPALIVE const char* sw_server_rpc_check(uint32_t server, const char* key, uint32_t keyLen,
+                                                     uint32_t hasBinding) {
+  try {
+    const auto& engine = serverOf(server)->engine();
+    auto& clock = sw::server::systemClock();
+    std::string message;
+    if (!sw::server::isValidInterpreterKey(std::string_view(key, keyLen))) message = "Invalid interpreter key";
+    else if (!engine.sessions) message = "Code contexts are not supported for " + engine.language;
+    else if (!hasBinding)
+      message = "Code contexts are not supported: this Worker has no INTERPRETER Durable Object binding";
+    else return nullptr;
+    auto r = sw::server::errorResponse(clock, 400, "VALIDATION_FAILED", message);
+    g_rpcCheck = "{\"ok\":false,\"status\":400,\"body\":" + r.body + "}";
+  } catch (...) {
+    g_rpcCheck = "{\"ok\":false,\"status\":502,\"body\":{\"code\":\"INTERNAL_ERROR\",\"message\":\"Engine execution "
+                 "failed\",\"context\":{},\"httpStatus\":502}}";
+  }
+  return g_rpcCheck.c_str();
+}
+
+// One Interpreter for a Durable Object instance. storage: the shim's id for ctx.storage (the SQL and alarm imports
+// receive it). ttl: INTERPRETER_IDLE_TTL_MS as text (has_ttl 0 when unset). armed_alarm: getAlarm() at start-up, or
+// NaN. Returns 0 on failure (message via sw_last_error... here sw_do_error(0)).
+EMSCRIPTEN_KEEPALIVE uint32_t sw_do_new(uint32_t server, uint32_t storage, const char* ttl, uint32_t ttlLen,
+                                        uint32_t hasTtl, double armedAlarm) {
+  static std::string creationError;
+  try {
+    auto box = std::make_unique<DoBox>();
+    box->server = server;
+    box->sql = std::make_unique<sw::core::JsSql>(storage);
+    box->alarm = std::make_unique<sw::core::JsAlarm>(storage);
+    const auto& engine = serverOf(server)->engine();
+    box->sessions = sw::core::makeSessionFactory(server, engine);
+    const double ttlMs = sw::interp::parseIdleTtl(hasTtl ? std::optional<std::string_view>(std::string_view(ttl, ttlLen))
+                                                         : std::nullopt);
+    box->interp = std::make_unique<Interpreter>(engine, *box->sql, *box->alarm, *box->sessions,
+                                                sw::server::systemClock(), ttlMs, armedAlarm);
+    return ptr(box.release());
+  } catch (const std::exception& e) {
+    creationError = e.what();
+    emscripten_log(EM_LOG_ERROR, "[sandbox-workers] Interpreter start failed: %s", creationError.c_str());
+    return 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE void sw_do_free(uint32_t h) { delete doOf(h); }
+
+// Scratch input for executeInContext: the key, then the args JSON; or the encoded getFiles answer.
+EMSCRIPTEN_KEEPALIVE char* sw_do_input(uint32_t h, uint32_t len) {
+  try {
+    auto& in = doOf(h)->input;
+    in.resize(std::size_t(len) + 1);
+    return in.data();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE const StepView* sw_do_execute_start(uint32_t h, uint32_t keyLen, uint32_t argsLen) {
+  return guardedStep(h, [&](Interpreter& interp) {
+    const auto& in = doOf(h)->input;
+    if (std::size_t(keyLen) + argsLen > in.size()) return internalFailure();
+    return interp.executeStart(std::string_view(in.data(), keyLen), std::string_view(in.data() + keyLen, argsLen));
+  });
+}
+
+// The getFiles answer, encoded by the shim into sw_do_input: u32 isArray, u32 count, then per entry u8 flags
+// (1 object, 2 string path, 4 Uint8Array data, 8 number updatedAt), u32 + path bytes, u32 + data bytes, f64 updatedAt.
+EMSCRIPTEN_KEEPALIVE const StepView* sw_do_execute_files(uint32_t h, uint32_t len) {
+  return guardedStep(h, [&](Interpreter& interp) {
+    auto& in = doOf(h)->input;
+    if (len > in.size()) return internalFailure();
+    Reader r{reinterpret_cast<const uint8_t*>(in.data()), reinterpret_cast<const uint8_t*>(in.data()) + len};
+    uint32_t isArray = 0, count = 0;
+    if (!r.u32(isArray) || !r.u32(count)) return internalFailure();
+    std::vector<sw::interp::PulledEntry> entries;
+    if (isArray) {
+      entries.reserve(std::min<uint32_t>(count, 4096));
+      for (uint32_t i = 0; i < count; ++i) {
+        if (r.p >= r.end) return internalFailure();
+        const uint8_t flags = *r.p++;
+        sw::interp::PulledEntry e;
+        e.isObject = flags & 1;
+        e.pathIsString = flags & 2;
+        e.dataIsBytes = flags & 4;
+        e.updatedAtIsNumber = flags & 8;
+        if (!r.bytes(e.path) || !r.bytes(e.data) || !r.f64(e.updatedAt)) return internalFailure();
+        entries.push_back(std::move(e));
+      }
+    }
+    std::vector<char>().swap(in);  // the pulled bytes now live in `entries`
+    return interp.executeFiles(isArray != 0, std::move(entries));
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE uint32_t sw_do_alarm(uint32_t h) {
+  try {
+    doOf(h)->interp->alarm();
+    return 1;
+  } catch (...) {
+    return 0;
+  }
+}
+
+// --- HTTP (after the Worker forwarded the request) -------------------------------------------------------------------
+
+EMSCRIPTEN_KEEPALIVE uint32_t sw_do_exchange_new(uint32_t h) {
+  try {
+    auto box = std::make_unique<DoExchangeBox>();
+    box->owner = doOf(h);
+    box->exchange = std::make_unique<Interpreter::HttpExchange>(*box->owner->interp);
+    return ptr(box.release());
+  } catch (...) {
+    return 0;
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE void sw_do_exchange_free(uint32_t ex) { delete exOf(ex); }
+
+EMSCRIPTEN_KEEPALIVE char* sw_do_exchange_input(uint32_t ex, uint32_t len) {
+  try {
+    auto& in = exOf(ex)->input;
+    in.resize(std::size_t(len) + 1);
+    return in.data();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+// method, url and headers ("name: value\r\n" block) were copied into sw_do_exchange_input, in that order.
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_do_exchange_start(uint32_t ex, uint32_t methodLen, uint32_t urlLen,
+                                                                uint32_t headersLen, uint32_t hasBody) {
+  return guardedAction(ex, [&](Interpreter::HttpExchange& exchange) -> const sw::server::Action& {
+    const auto& in = exOf(ex)->input;
+    if (std::size_t(methodLen) + urlLen + headersLen > in.size()) return exchange.fail();
+    std::string_view all(in.data(), in.size());
+    sw::http::RequestHead head;
+    head.method = std::string(all.substr(0, methodLen));
+    head.url = std::string(all.substr(methodLen, urlLen));
+    head.headers = sw::http::parseHeaderBlock(all.substr(methodLen + urlLen, headersLen));
+    head.hasBody = hasBody != 0;
+    return exchange.start(head);
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_do_exchange_body_received(uint32_t ex, uint32_t n) {
+  return guardedAction(ex, [&](Interpreter::HttpExchange& e) -> const sw::server::Action& { return e.bodyReceived(n); });
+}
+
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_do_exchange_body_failed(uint32_t ex) {
+  return guardedAction(ex, [&](Interpreter::HttpExchange& e) -> const sw::server::Action& { return e.bodyFailed(); });
+}
+
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_do_exchange_fail(uint32_t ex) {
+  return guardedAction(ex, [&](Interpreter::HttpExchange& e) -> const sw::server::Action& { return e.fail(); });
+}
+}

@@ -1,0 +1,168 @@
+#include "sessions.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "../json/json.h"
+#include "../wasi/bridge.h"
+#include "../wasmify/bridge.h"
+#include "../wasmify/wasmify.h"
+
+extern "C" {
+// host_imports.js / cpp/wasi/wasi_bridge.js
+uint32_t sw_host_instantiate_guest(uint32_t server, uint32_t host);
+void sw_host_release_guest(uint32_t host);
+uint32_t sw_host_guest_grow(uint32_t host, uint32_t pages);
+void sw_guest_read(uint32_t host, uint32_t guestPtr, void* corePtr, uint32_t len);
+void sw_guest_write(uint32_t host, uint32_t guestPtr, const void* corePtr, uint32_t len);
+double sw_guest_size(uint32_t host);
+}
+
+namespace sw::core {
+
+namespace {
+
+// The guest's linear memory for cpp/snapshot, through the same copy primitives as every WASI call.
+class GuestMemoryView final : public snapshot::Memory {
+ public:
+  explicit GuestMemoryView(uint32_t host) : host_(host) {}
+  uint32_t pages() override { return uint32_t(uint64_t(sw_guest_size(host_)) / snapshot::kPageBytes); }
+  bool read(uint64_t offset, uint8_t* dst, uint32_t len) override {
+    if (offset + len > uint64_t(sw_guest_size(host_))) return false;
+    sw_guest_read(host_, uint32_t(offset), dst, len);
+    return true;
+  }
+  bool write(uint64_t offset, const uint8_t* src, uint32_t len) override {
+    if (offset + len > uint64_t(sw_guest_size(host_))) return false;
+    sw_guest_write(host_, uint32_t(offset), src, len);
+    return true;
+  }
+  bool grow(uint32_t totalPages) override { return sw_host_guest_grow(host_, totalPages) != 0; }
+
+ private:
+  uint32_t host_;
+};
+
+class BuiltinSession final : public interp::Session {
+ public:
+  BuiltinSession(uint32_t server, const server::EngineInfo& engine, const std::shared_ptr<wasi::Workspace>& workspace)
+      : engine_(engine) {
+    wasi::HostOptions o;
+    o.args = {"sandbox"};
+    o.workspace = workspace;  // the mirror: the same tree for every instance of this Interpreter
+    o.stdio = wasi::StdioMode::Capture;
+    o.referencePolicy = true;
+    host_ = wasi::newHostHandle(std::move(o));
+    if (sw_host_instantiate_guest(server, host_) == 0) throw std::runtime_error("Engine initialization failed");
+    instantiated_ = true;
+    guest_ = std::make_unique<wasmify::HostGuestCaller>(host_);
+    memory_ = std::make_unique<GuestMemoryView>(host_);
+  }
+  ~BuiltinSession() override {
+    session_.reset();
+    guest_.reset();
+    if (instantiated_) sw_host_release_guest(host_);
+    if (host_) sw_wasi_host_free(host_);
+  }
+
+  wasmify::SessionOptions options(std::string_view cwd) const {
+    wasmify::SessionOptions o;
+    o.cwd = std::string(cwd);
+    o.fuel = engine_.limits.fuel > 0 ? int64_t(engine_.limits.fuel) : -1;
+    return o;
+  }
+  void boot(std::string_view cwd) {
+    auto s = wasmify::bootWasmifySession(*guest_, wasmify::javascript::driver(), options(cwd));
+    if (!s) throw std::runtime_error(s.failure().message);
+    session_.emplace(std::move(s.value()));
+  }
+  bool adopt(uint64_t handle, std::string_view extraJson, std::string_view cwd) {
+    wasmify::SessionSnapshot snap;
+    snap.handle = handle;
+    snap.extraJson = std::string(extraJson);
+    auto s = wasmify::restoreWasmifySession(*guest_, wasmify::javascript::driver(), snap, options(cwd));
+    if (!s) return false;
+    session_.emplace(std::move(s.value()));
+    return true;
+  }
+
+  interp::SessionOutcome execute(std::string_view code, std::string_view envJson) override {
+    wasi::hostOf(host_).stdio().reset();  // the output limits are per execute
+    auto r = session_->execute(wasmify::javascript::driver(), wasmify::ExecuteRequest{code, envJson, session_->cwd});
+    if (!r) throw std::runtime_error(r.failure().message);
+    interp::SessionOutcome out{std::move(r.value().outcomeJson), std::move(r.value().cwd)};
+    // usage (SPEC §3.4), except on a limit round (the fuel interrupt carries none, SPEC §10.3 item 39).
+    auto parsed = json::parseCopy(out.outcomeJson);
+    if (parsed.ok() && parsed.value.isObject()) {
+      const json::Value* error = parsed.value.find("error");
+      const json::Value* name = error && error->isObject() ? error->find("name") : nullptr;
+      if (!(name && name->isString() && name->asString() == "ExecutionLimitError")) {
+        json::Value usage = json::Value::object();
+        usage.set("fuelConsumed", json::Value::number(double(wasi::hostOf(host_).fuel().consumed()), ""));
+        usage.set("fuelLimit", json::Value::number(engine_.limits.fuel, ""));
+        usage.set("memoryBytes", json::Value::number(sw_guest_size(host_), ""));
+        parsed.value.set("usage", std::move(usage));
+        out.outcomeJson = json::stringify(parsed.value);
+      }
+    }
+    return out;
+  }
+  bool invalid() const override { return !session_ || session_->invalid; }
+  bool canSnapshot() override { return !invalid() && !wasi::hostOf(host_).hasOpenGuestFds(); }
+  snapshot::Memory& memory() override { return *memory_; }
+  uint64_t handle() const override { return session_ ? session_->instance.handle : 0; }
+
+ private:
+  const server::EngineInfo& engine_;
+  uint32_t host_ = 0;
+  bool instantiated_ = false;
+  std::unique_ptr<wasmify::HostGuestCaller> guest_;
+  std::unique_ptr<GuestMemoryView> memory_;
+  std::optional<wasmify::WasmifySession> session_;
+};
+
+class BuiltinFactory final : public interp::SessionFactory {
+ public:
+  BuiltinFactory(uint32_t server, const server::EngineInfo& engine) : server_(server), engine_(engine) {}
+  std::unique_ptr<interp::Session> boot(const std::shared_ptr<wasi::Workspace>& workspace,
+                                        std::string_view cwd) override {
+    auto s = std::make_unique<BuiltinSession>(server_, engine_, workspace);
+    s->boot(cwd);
+    return s;
+  }
+  std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd,
+                                           const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
+                                           std::string_view extraJson) override {
+    auto s = std::make_unique<BuiltinSession>(server_, engine_, workspace);
+    if (!fill(s->memory())) return nullptr;
+    if (!s->adopt(handle, extraJson, cwd)) return nullptr;
+    return s;
+  }
+
+ private:
+  uint32_t server_;
+  const server::EngineInfo& engine_;
+};
+
+// An Engine written in JavaScript with `sessions`: its boot/restore live in JavaScript, which this runtime does not
+// bridge yet (docs/snapshots.md). Every execute answers 502 instead of pretending.
+class UnsupportedFactory final : public interp::SessionFactory {
+ public:
+  std::unique_ptr<interp::Session> boot(const std::shared_ptr<wasi::Workspace>&, std::string_view) override {
+    throw std::runtime_error("sessions of engines written in JavaScript are not supported");
+  }
+  std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>&, std::string_view,
+                                           const std::function<bool(snapshot::Memory&)>&, uint64_t,
+                                           std::string_view) override {
+    return nullptr;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<interp::SessionFactory> makeSessionFactory(uint32_t server, const server::EngineInfo& engine) {
+  if (engine.builtin == "javascript") return std::make_unique<BuiltinFactory>(server, engine);
+  return std::make_unique<UnsupportedFactory>();
+}
+
+}  // namespace sw::core

@@ -1,0 +1,885 @@
+#include "interpreter.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "../json/json.h"
+#include "../wasi/wasi.h"
+
+namespace sw::interp {
+
+namespace {
+
+constexpr std::size_t kContextBodyLimit = 98304;  // POST /contexts (SPEC §2.6 step 1)
+constexpr std::size_t kMaxIdUnits = 128;
+
+using json::Value;
+using json::Writer;
+
+double now(server::Clock& clock) { return double(clock.epochMs()); }
+
+std::string errnoCode(std::string_view errnoName) {
+  if (errnoName == "ENOENT") return "FILE_NOT_FOUND";
+  if (errnoName == "EEXIST") return "FILE_EXISTS";
+  if (errnoName == "EACCES") return "PERMISSION_DENIED";
+  if (errnoName == "EISDIR") return "IS_DIRECTORY";
+  if (errnoName == "ENOTDIR") return "NOT_DIRECTORY";
+  if (errnoName == "EFBIG") return "FILE_TOO_LARGE";
+  if (errnoName == "ENOSPC") return "NO_SPACE";
+  return "FILESYSTEM_ERROR";
+}
+
+int codeStatus(std::string_view code) {
+  if (code == "FILE_NOT_FOUND") return 404;
+  if (code == "FILE_EXISTS") return 409;
+  if (code == "PERMISSION_DENIED") return 403;
+  if (code == "IS_DIRECTORY" || code == "NOT_DIRECTORY") return 400;
+  if (code == "FILE_TOO_LARGE") return 413;
+  return 500;
+}
+
+std::string jsonString(std::string_view s) {
+  std::string out;
+  Writer(out).string(s);
+  return out;
+}
+
+// decodeURIComponent for a path segment; false on a malformed escape or invalid UTF-8.
+bool percentDecode(std::string_view in, std::string& out) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  out.clear();
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] != '%') {
+      out += in[i];
+      continue;
+    }
+    if (i + 2 >= in.size()) return false;
+    const int hi = hex(in[i + 1]), lo = hex(in[i + 2]);
+    if (hi < 0 || lo < 0) return false;
+    out += char(hi * 16 + lo);
+    i += 2;
+  }
+  return json::isValidUtf8(out);
+}
+
+bool parseU64(std::string_view s, uint64_t& out) {
+  if (s.empty() || s.size() > 20) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    uint64_t d = uint64_t(c - '0');
+    if (v > (std::numeric_limits<uint64_t>::max() - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  out = v;
+  return true;
+}
+
+std::string randomUuid() {
+  uint8_t b[16] = {};
+  auto random = wasi::systemRandom();
+  if (!random || !random(b, sizeof b)) {
+    // Not security relevant (the meta row's lifetime marker); fall back to the clock.
+    auto t = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+    std::memcpy(b, &t, sizeof t);
+  }
+  b[6] = uint8_t((b[6] & 0x0f) | 0x40);
+  b[8] = uint8_t((b[8] & 0x3f) | 0x80);
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += digits[b[i] >> 4];
+    out += digits[b[i] & 15];
+  }
+  return out;
+}
+
+const Value* member(const Value& v, std::string_view key) { return v.isObject() ? v.find(key) : nullptr; }
+
+double numberOr(const Value* v, double fallback) { return v && v->isNumber() ? v->asNumber() : fallback; }
+std::string stringOr(const Value* v, std::string_view fallback) {
+  return v && v->isString() ? v->asString() : std::string(fallback);
+}
+
+}  // namespace
+
+double parseIdleTtl(std::optional<std::string_view> value) {
+  if (!value || value->empty()) return kDefaultIdleTtlMs;
+  auto n = server::jsNumber(*value);
+  if (!n || !std::isfinite(*n) || *n < 0) return kDefaultIdleTtlMs;
+  return *n;
+}
+
+// --- records -----------------------------------------------------------------------------------------------------
+
+// The snapshot record of SPEC §4.5, in our storage format (docs/snapshots.md): the rows of the context are
+// cpp/snapshot segments (compressed 4 KiB blocks), described by the manifest string stored here.
+struct Interpreter::SnapshotRecord {
+  std::string build;
+  uint32_t memoryPages = 0;
+  uint32_t pageCount = 0;
+  uint32_t chunkCount = 0;   // rows (segments) stored for the context
+  double storedBytes = 0;    // their total length
+  std::string handle = "0";  // decimal: JSON cannot carry a 64-bit integer
+  std::string extraJson = "{}";
+  double takenAt = 0;
+  bool stale = false;
+  std::string manifest;      // snapshot::Manifest::encode(); empty = not restorable (another format)
+
+  void write(Writer& w) const {
+    w.beginObject();
+    w.key("build").string(build);
+    w.key("memoryPages").integer(memoryPages);
+    w.key("pageCount").integer(pageCount);
+    w.key("bytes").number(double(pageCount) * snapshot::kPageBytes);
+    w.key("chunkCount").integer(chunkCount);
+    w.key("storedBytes").number(storedBytes);
+    w.key("handle").string(handle);
+    w.key("extra").raw(extraJson);
+    w.key("takenAt").number(takenAt);
+    w.key("stale").boolean(stale);
+    w.key("format").integer(snapshot::kSegmentFormat);
+    w.key("manifest").string(manifest);
+    w.endObject();
+  }
+  // SnapshotInfo (SPEC §2.7); storedBytes is what the rows really hold (compressed), see docs/snapshots.md.
+  void writeInfo(Writer& w) const {
+    w.beginObject();
+    w.key("build").string(build);
+    w.key("pages").integer(pageCount);
+    w.key("bytes").number(double(pageCount) * snapshot::kPageBytes);
+    w.key("storedBytes").number(storedBytes);
+    w.key("takenAt").number(takenAt);
+    w.key("stale").boolean(stale);
+    w.endObject();
+  }
+  static std::optional<SnapshotRecord> read(const Value& v) {
+    if (!v.isObject()) return std::nullopt;
+    SnapshotRecord r;
+    r.build = stringOr(member(v, "build"), "");
+    r.memoryPages = uint32_t(numberOr(member(v, "memoryPages"), 0));
+    r.pageCount = uint32_t(numberOr(member(v, "pageCount"), 0));
+    r.chunkCount = uint32_t(numberOr(member(v, "chunkCount"), 0));
+    r.storedBytes = numberOr(member(v, "storedBytes"), 0);
+    r.handle = stringOr(member(v, "handle"), "0");
+    if (const Value* e = member(v, "extra"); e && e->isObject()) r.extraJson = json::stringify(*e);
+    r.takenAt = numberOr(member(v, "takenAt"), 0);
+    const Value* stale = member(v, "stale");
+    r.stale = stale && stale->isBool() && stale->asBool();
+    // A record of another format keeps its build (so it is reported) but is never restored.
+    if (numberOr(member(v, "format"), -1) == snapshot::kSegmentFormat) r.manifest = stringOr(member(v, "manifest"), "");
+    return r;
+  }
+};
+
+struct Interpreter::Context {
+  std::string id;
+  std::string cwd = "/workspace";
+  std::string createdAt;
+  std::string lastUsed;
+  double executions = 0;
+  std::optional<SnapshotRecord> snapshot;
+
+  std::string toJson() const {
+    std::string out;
+    Writer w(out);
+    w.beginObject();
+    w.key("id").string(id);
+    w.key("cwd").string(cwd);
+    w.key("createdAt").string(createdAt);
+    w.key("lastUsed").string(lastUsed);
+    w.key("executions").number(executions);
+    w.key("snapshot");
+    if (snapshot) snapshot->write(w);
+    else w.null();
+    w.endObject();
+    return out;
+  }
+  static std::optional<Context> fromJson(std::string_view text) {
+    auto parsed = json::parseCopy(text);
+    if (!parsed.ok() || !parsed.value.isObject()) return std::nullopt;
+    const Value& v = parsed.value;
+    Context c;
+    c.id = stringOr(member(v, "id"), "");
+    c.cwd = stringOr(member(v, "cwd"), "/workspace");
+    c.createdAt = stringOr(member(v, "createdAt"), "");
+    c.lastUsed = stringOr(member(v, "lastUsed"), c.createdAt);
+    c.executions = numberOr(member(v, "executions"), 0);
+    if (const Value* s = member(v, "snapshot"); s && !s->isNull()) c.snapshot = SnapshotRecord::read(*s);
+    return c;
+  }
+};
+
+// An execute waiting for the caller's getFiles answer.
+struct Interpreter::Pending {
+  Context context;
+  std::string code;
+  std::string envJson;
+  std::vector<std::string> dirs;
+  std::vector<std::pair<std::string, std::string>> manifest;
+  std::vector<std::string> requested;  // sorted
+};
+
+// --- construction and storage --------------------------------------------------------------------------------------
+
+Interpreter::Interpreter(const server::EngineInfo& engine, Sql& sql, Alarm& alarm, SessionFactory& sessions,
+                         server::Clock& clock, double idleTtlMs, double armedAlarm)
+    : engine_(engine), sql_(sql), alarm_(alarm), sessions_(sessions), clock_(clock), ttlMs_(idleTtlMs),
+      armedAlarm_(armedAlarm) {
+  ensureSchema();
+}
+
+Interpreter::~Interpreter() = default;
+
+void Interpreter::ensureSchema() {
+  // Any legacy or unknown layout is wiped, never migrated (SPEC §4.6, §10.4 item 104).
+  std::vector<SqlRow> tables;
+  sql_.exec("SELECT name FROM sqlite_master WHERE type = 'table'", {}, &tables);
+  bool hasMeta = false, legacy = false;
+  for (const auto& row : tables) {
+    if (row.empty() || row[0].type != SqlValue::Type::Text) continue;
+    const std::string& name = row[0].bytes;
+    if (name == "files" || name == "pages") legacy = true;
+    if (name == "meta") hasMeta = true;
+  }
+  if (hasMeta && !legacy) {
+    std::vector<SqlRow> rows;
+    sql_.exec("SELECT key, value FROM meta", {}, &rows);
+    for (const auto& row : rows) {
+      if (row.size() < 2) continue;
+      const std::string& key = row[0].bytes;
+      if (key == "sandbox" || key == "session") legacy = true;
+      if (key == "interpreter") {
+        auto parsed = json::parseCopy(row[1].bytes);
+        const Value* format = parsed.ok() ? member(parsed.value, "format") : nullptr;
+        if (!format || !format->isNumber() || format->asNumber() != kStorageFormat) legacy = true;
+        else metaJson_ = row[1].bytes;
+      }
+    }
+  }
+  if (legacy) {
+    metaJson_.clear();
+    wipeStorage();
+    alarm_.remove();
+    armedAlarm_ = std::nan("");
+    return;
+  }
+  sql_.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)", {});
+  sql_.exec("CREATE TABLE IF NOT EXISTS contexts (id TEXT PRIMARY KEY, value TEXT)", {});
+  sql_.exec(
+      "CREATE TABLE IF NOT EXISTS chunks (context_id TEXT, chunk INTEGER, data BLOB, PRIMARY KEY (context_id, chunk)) "
+      "WITHOUT ROWID",
+      {});
+}
+
+void Interpreter::wipeStorage() {
+  sql_.transaction([&] {
+    for (const char* table : {"meta", "contexts", "chunks", "files", "pages"})
+      sql_.exec(std::string("DROP TABLE IF EXISTS ") + table, {});
+    sql_.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)", {});
+    sql_.exec("CREATE TABLE contexts (id TEXT PRIMARY KEY, value TEXT)", {});
+    sql_.exec(
+        "CREATE TABLE chunks (context_id TEXT, chunk INTEGER, data BLOB, PRIMARY KEY (context_id, chunk)) "
+        "WITHOUT ROWID",
+        {});
+  });
+}
+
+void Interpreter::wipe() {
+  dropResident();
+  pending_.reset();
+  wipeStorage();
+  metaJson_.clear();
+  alarm_.remove();
+  armedAlarm_ = std::nan("");
+  mirror_.clear();
+}
+
+void Interpreter::ensureMeta(std::string_view key) {
+  if (!metaJson_.empty()) return;
+  const std::string at = server::isoTime(clock_.epochMs());
+  std::string out;
+  Writer w(out);
+  w.beginObject();
+  w.key("format").integer(kStorageFormat);
+  w.key("key").string(key);
+  w.key("build").string(engine_.build);
+  w.key("createdAt").string(at);
+  w.key("lastUsed").string(at);
+  w.key("lifetime").string(randomUuid());
+  w.endObject();
+  metaJson_ = std::move(out);
+  writeMeta();
+}
+
+void Interpreter::writeMeta() {
+  sql_.exec("INSERT INTO meta (key, value) VALUES ('interpreter', ?) ON CONFLICT(key) DO UPDATE SET value = "
+            "excluded.value",
+            {SqlArg::text(metaJson_)});
+}
+
+std::optional<Interpreter::Context> Interpreter::loadContext(std::string_view id) {
+  std::vector<SqlRow> rows;
+  sql_.exec("SELECT value FROM contexts WHERE id = ?", {SqlArg::text(id)}, &rows);
+  if (rows.empty() || rows[0].empty() || rows[0][0].type != SqlValue::Type::Text) return std::nullopt;
+  auto c = Context::fromJson(rows[0][0].bytes);
+  if (c) c->id = std::string(id);
+  return c;
+}
+
+std::size_t Interpreter::contextCount() {
+  std::vector<SqlRow> rows;
+  sql_.exec("SELECT COUNT(*) FROM contexts", {}, &rows);
+  return rows.empty() || rows[0].empty() ? 0 : std::size_t(rows[0][0].number);
+}
+
+void Interpreter::saveContext(const Context& c) {
+  sql_.exec("INSERT INTO contexts (id, value) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET value = excluded.value",
+            {SqlArg::text(c.id), SqlArg::text(c.toJson())});
+}
+
+void Interpreter::deleteContextRows(std::string_view id) {
+  sql_.exec("DELETE FROM contexts WHERE id = ?", {SqlArg::text(id)});
+  sql_.exec("DELETE FROM chunks WHERE context_id = ?", {SqlArg::text(id)});
+}
+
+double Interpreter::touchAlarm() {
+  if (ttlMs_ == 0) {
+    if (!std::isnan(armedAlarm_)) alarm_.remove();
+    armedAlarm_ = std::nan("");
+    return std::nan("");
+  }
+  const double t = now(clock_);
+  const double want = t + ttlMs_;
+  if (std::isnan(armedAlarm_) || want - armedAlarm_ > ttlMs_ / 10) {
+    alarm_.set(want);
+    armedAlarm_ = want;
+    if (!metaJson_.empty()) {
+      auto parsed = json::parseCopy(metaJson_);
+      if (parsed.ok() && parsed.value.isObject()) {
+        parsed.value.set("lastUsed", Value::string(server::isoTime(int64_t(t))));
+        metaJson_ = json::stringify(parsed.value);
+        writeMeta();
+      }
+    }
+    return want;
+  }
+  return armedAlarm_;
+}
+
+void Interpreter::alarm() {
+  armedAlarm_ = std::nan("");  // the alarm that fired is no longer armed
+  if (metaJson_.empty() || ttlMs_ == 0) return;
+  auto parsed = json::parseCopy(metaJson_);
+  const Value* lastUsed = parsed.ok() ? member(parsed.value, "lastUsed") : nullptr;
+  double last = 0;
+  if (lastUsed && lastUsed->isString()) {
+    // ISO-8601 "YYYY-MM-DDTHH:MM:SS.mmmZ" as written by isoTime.
+    int y, mo, d, h, mi, s, ms;
+    if (std::sscanf(lastUsed->asString().c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &y, &mo, &d, &h, &mi, &s, &ms) == 7) {
+      // days from civil (Howard Hinnant)
+      y -= mo <= 2;
+      const int era = (y >= 0 ? y : y - 399) / 400;
+      const unsigned yoe = unsigned(y - era * 400);
+      const unsigned doy = unsigned((153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1);
+      const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+      const double days = double(era) * 146097 + double(doe) - 719468;
+      last = days * 86400000.0 + h * 3600000.0 + mi * 60000.0 + s * 1000.0 + ms;
+    }
+  }
+  const double deadline = last + ttlMs_;
+  if (deadline > now(clock_)) {
+    alarm_.set(deadline);
+    armedAlarm_ = deadline;
+    return;
+  }
+  wipe();
+}
+
+// --- HTTP ------------------------------------------------------------------------------------------------------------
+
+const server::Action& Interpreter::HttpExchange::respond(http::Response r) {
+  action_ = server::Action{};
+  action_.kind = server::ActionKind::Respond;
+  action_.response = std::move(r);
+  body_.clear();
+  body_.shrink_to_fit();
+  return action_;
+}
+
+const server::Action& Interpreter::HttpExchange::error(int status, std::string_view code, std::string_view message,
+                                                      std::string_view context) {
+  return respond(server::errorResponse(owner_.clock_, status, code, message, context));
+}
+
+const server::Action& Interpreter::HttpExchange::fail() {
+  return respond(server::internalErrorResponse(owner_.clock_));
+}
+
+const server::Action& Interpreter::HttpExchange::start(const http::RequestHead& head) {
+  auto key = head.header("x-interpreter-key");
+  if (!key || !server::isValidInterpreterKey(*key)) return error(400, "VALIDATION_FAILED", "Invalid interpreter key");
+  key_ = std::string(*key);
+  const std::string path = http::urlPath(head.url);
+  if (head.method == "DELETE" && path == "/") {
+    owner_.wipe();
+    return respond(http::Response::json(200, R"({"success":true})"));
+  }
+  if (head.method == "POST" && path == "/contexts") {
+    if (auto length = head.header("content-length")) {
+      if (auto n = server::jsNumber(*length); n && *n > double(kContextBodyLimit))
+        return error(413, "VALIDATION_FAILED", "Request too large");
+    }
+    action_ = server::Action{};
+    action_.kind = server::ActionKind::ReadBody;
+    action_.bodyLimit = kContextBodyLimit;
+    limit_ = kContextBodyLimit;
+    body_.assign(limit_ + 1 + json::kPadding, '\0');
+    return action_;
+  }
+  constexpr std::string_view prefix = "/contexts/";
+  if (head.method == "DELETE" && path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+      path.find('/', prefix.size()) == std::string::npos) {
+    std::string id;
+    if (!percentDecode(std::string_view(path).substr(prefix.size()), id))
+      return error(404, "VALIDATION_FAILED", "Not found");
+    owner_.ensureMeta(key_);
+    if (!owner_.loadContext(id)) {
+      return error(404, "CONTEXT_NOT_FOUND", "Code context '" + id + "' not found",
+                   "{\"contextId\":" + jsonString(id) + "}");
+    }
+    if (owner_.residentContext_ == id) owner_.dropResident();
+    owner_.sql_.transaction([&] { owner_.deleteContextRows(id); });
+    owner_.touchAlarm();
+    return respond(http::Response::json(200, R"({"success":true})"));
+  }
+  return error(404, "VALIDATION_FAILED", "Not found");
+}
+
+const server::Action& Interpreter::HttpExchange::bodyFailed() {
+  if (action_.kind != server::ActionKind::ReadBody) return fail();
+  return error(400, "VALIDATION_FAILED", "Invalid JSON");
+}
+
+const server::Action& Interpreter::HttpExchange::bodyReceived(std::size_t n) {
+  if (action_.kind != server::ActionKind::ReadBody) return fail();
+  if (n > limit_) return error(413, "VALIDATION_FAILED", "Request too large");
+  const char* data = body_.data();
+  if (n >= 3 && std::string_view(data, 3) == "\xEF\xBB\xBF") {
+    data += 3;
+    n -= 3;
+  }
+  std::memset(body_.data() + (data - body_.data()) + n, 0, json::kPadding);
+  auto parsed = json::parsePadded(data, n);
+  if (!parsed.ok()) return error(400, "VALIDATION_FAILED", "Invalid JSON");
+  const Value& body = parsed.value;
+  if (!body.isObject()) return error(400, "VALIDATION_FAILED", "Expected an object");
+  const Value* id = body.find("id");
+  if (!id || !id->isString() || id->asString().empty() || json::utf16Length(id->asString()) > kMaxIdUnits)
+    return error(400, "VALIDATION_FAILED", "id must be a non-empty string of at most 128 characters");
+  std::string cwd = "/workspace";
+  if (const Value* c = body.find("cwd")) {
+    if (!c->isString() || c->asString().empty())
+      return error(400, "VALIDATION_FAILED", "cwd must be a non-empty string");
+    workspace::Error err;
+    if (!workspace::normalizePath("/workspace", c->asString(), cwd, err))
+      return error(400, "VALIDATION_FAILED", err.message);
+  }
+  owner_.ensureMeta(key_);
+  if (owner_.contextCount() >= kMaxContexts)
+    return error(400, "VALIDATION_FAILED", "Cannot create more than 8 code contexts");
+  if (owner_.loadContext(id->asString()))
+    return error(400, "VALIDATION_FAILED", "Code context '" + id->asString() + "' already exists");
+  Context ctx;
+  ctx.id = id->asString();
+  ctx.cwd = cwd;
+  ctx.createdAt = server::isoTime(owner_.clock_.epochMs());
+  ctx.lastUsed = ctx.createdAt;
+  owner_.saveContext(ctx);
+  owner_.touchAlarm();
+  std::string out;
+  Writer w(out);
+  w.beginObject();
+  w.key("id").string(ctx.id);
+  w.key("cwd").string(ctx.cwd);
+  w.key("createdAt").string(ctx.createdAt);
+  w.endObject();
+  return respond(http::Response::json(201, std::move(out)));
+}
+
+// --- executeInContext ------------------------------------------------------------------------------------------------
+
+Step Interpreter::failure(int status, std::string_view code, std::string_view message, std::string_view context) {
+  pending_.reset();
+  Step s;
+  http::Response r = server::errorResponse(clock_, status, code, message, context);
+  s.json = "{\"ok\":false,\"status\":" + std::to_string(status) + ",\"body\":" + r.body + "}";
+  return s;
+}
+
+Step Interpreter::workspaceFailure(const workspace::Error& err) {
+  const std::string code = errnoCode(err.errnoName);
+  return failure(codeStatus(code), code, err.message, "{\"errno\":" + jsonString(err.errnoName) + "}");
+}
+
+Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) {
+  pending_.reset();
+  counters_ = {};
+  if (!server::isValidInterpreterKey(key)) return failure(400, "VALIDATION_FAILED", "Invalid interpreter key");
+  ensureMeta(key);
+
+  auto parsed = json::parseCopy(argsJson.empty() ? std::string_view("null") : argsJson);
+  static const Value kEmpty = Value::object();
+  const Value& args = parsed.ok() && parsed.value.isObject() ? parsed.value : kEmpty;
+
+  const Value* code = args.find("code");
+  if (!code || !code->isString() || json::isBlankJs(code->asString()))
+    return failure(400, "VALIDATION_FAILED", "Non-empty code is required");
+  if (double(json::utf8EncodedLength(code->asString())) > engine_.limits.codeBytes)
+    return failure(413, "VALIDATION_FAILED", "Code exceeds " + server::kibLabel(engine_.limits.codeBytes));
+
+  std::string envJson = "{}";
+  if (const Value* env = args.find("envVars")) {
+    if (!env->isObject()) return failure(400, "VALIDATION_FAILED", "envVars must be an object");
+    for (const auto& [k, v] : env->members())
+      if (!v.isString()) return failure(400, "VALIDATION_FAILED", "envVars values must be strings");
+    envJson = json::stringify(*env);
+  }
+
+  const Value* contextId = args.find("contextId");
+  if (!contextId || !contextId->isString() || contextId->asString().empty())
+    return failure(400, "VALIDATION_FAILED", "contextId must be a non-empty string");
+
+  const Value* ws = args.find("workspace");
+  if (!ws || !ws->isObject()) return failure(400, "VALIDATION_FAILED", "workspace is required");
+  const Value* dirs = ws->find("dirs");
+  bool dirsOk = dirs && dirs->isArray();
+  if (dirsOk)
+    for (const auto& d : dirs->items()) dirsOk = dirsOk && d.isString();
+  if (!dirsOk) return failure(400, "VALIDATION_FAILED", "workspace.dirs must be an array of strings");
+  const Value* manifest = ws->find("manifest");
+  if (!manifest || !manifest->isObject())
+    return failure(400, "VALIDATION_FAILED", "workspace.manifest must be an object");
+  for (const auto& [k, v] : manifest->members())
+    if (!v.isString())
+      return failure(400, "VALIDATION_FAILED", "workspace.manifest must map string paths to string hashes");
+  const Value* disabled = ws->find("disabled");
+  if (disabled && !disabled->isBool()) return failure(400, "VALIDATION_FAILED", "workspace.disabled must be a boolean");
+
+  auto ctx = loadContext(contextId->asString());
+  if (!ctx) {
+    return failure(404, "CONTEXT_NOT_FOUND", "Code context '" + contextId->asString() + "' not found",
+                   "{\"contextId\":" + jsonString(contextId->asString()) + "}");
+  }
+
+  mirror_.setDisabled(disabled && disabled->asBool());
+
+  pending_ = std::make_unique<Pending>();
+  pending_->context = std::move(*ctx);
+  pending_->code = code->asString();
+  pending_->envJson = std::move(envJson);
+  for (const auto& d : dirs->items()) pending_->dirs.push_back(d.asString());
+  for (const auto& [k, v] : manifest->members()) pending_->manifest.emplace_back(k, v.asString());
+  return reconcileAndRun({}, false);
+}
+
+Step Interpreter::reconcileAndRun(std::vector<workspace::File> files, bool secondPass) {
+  std::vector<std::string> missing;
+  workspace::Error err;
+  if (!mirror_.reconcile(pending_->dirs, pending_->manifest, std::move(files), missing, err))
+    return workspaceFailure(err);
+  if (!missing.empty()) {
+    if (secondPass) {
+      return failure(500, "INTERNAL_ERROR",
+                     "Sandbox did not provide " + std::to_string(missing.size()) + " workspace file(s)");
+    }
+    Step s;
+    s.kind = Step::Kind::NeedFiles;
+    std::string out;
+    Writer w(out);
+    w.beginArray();
+    for (const auto& p : missing) w.string(p);
+    w.endArray();
+    s.pathsJson = std::move(out);
+    pending_->requested = std::move(missing);
+    std::sort(pending_->requested.begin(), pending_->requested.end());
+    return s;
+  }
+  return run();
+}
+
+Step Interpreter::executeFiles(bool isArray, std::vector<PulledEntry> entries) {
+  if (!pending_ || pending_->requested.empty()) return failure(502, "INTERNAL_ERROR", "Engine execution failed");
+  if (!isArray) return failure(500, "INTERNAL_ERROR", "Sandbox returned an invalid workspace file list");
+  std::vector<workspace::File> files;
+  files.reserve(entries.size());
+  for (auto& e : entries) {
+    const bool requested =
+        e.pathIsString && std::binary_search(pending_->requested.begin(), pending_->requested.end(), e.path);
+    if (!e.isObject || !e.pathIsString || !e.dataIsBytes || !e.updatedAtIsNumber || !requested)
+      return failure(500, "INTERNAL_ERROR", "Sandbox returned an invalid workspace file entry");
+    files.push_back(workspace::File{std::move(e.path), std::move(e.data), e.updatedAt});
+  }
+  return reconcileAndRun(std::move(files), true);
+}
+
+void Interpreter::dropResident() {
+  resident_.reset();
+  residentContext_.clear();
+  tracker_ = snapshot::Tracker{};
+}
+
+Step Interpreter::run() {
+  Context& ctx = pending_->context;
+  const double started = clock_.monotonicMs();
+  auto checkpoint = mirror_.checkpoint();
+
+  // 2. the instance (SPEC §4.4)
+  try {
+    if (!(resident_ && residentContext_ == ctx.id && !resident_->invalid())) {
+      dropResident();
+      bool restored = false;
+      if (ctx.snapshot && ctx.snapshot->build == engine_.build && !ctx.snapshot->manifest.empty()) {
+        restored = restoreResident(ctx);
+      }
+      if (!restored) {
+        if (ctx.snapshot) {
+          // Another build's image (or an unusable one) is discarded, never restored.
+          sql_.exec("DELETE FROM chunks WHERE context_id = ?", {SqlArg::text(ctx.id)});
+          ctx.snapshot.reset();
+        }
+        resident_ = sessions_.boot(mirror_.workspace(), ctx.cwd);
+        residentContext_ = ctx.id;
+        tracker_ = snapshot::Tracker{};
+        counters_.booted = true;
+      }
+    }
+  } catch (...) {
+    dropResident();
+    mirror_.rollback(checkpoint);
+    return failure(502, "INTERNAL_ERROR", "Engine execution failed");
+  }
+
+  // 4. execute
+  SessionOutcome outcome;
+  bool threw = false;
+  try {
+    outcome = resident_->execute(pending_->code, pending_->envJson);
+  } catch (const std::exception& e) {
+    threw = true;
+    std::string rest;
+    Writer w(rest);
+    w.beginObject();
+    w.key("logs").raw(R"({"stdout":[],"stderr":[]})");
+    w.key("results").raw("[]");
+    w.key("error").beginObject();
+    w.key("name").string("EngineError");
+    w.key("message").string(json::truncateUtf16(e.what(), server::kMaxHostMessageUnits));
+    w.key("traceback").raw("[]");
+    w.endObject();
+    w.endObject();
+    outcome.outcomeJson = std::move(rest);
+  }
+  if (threw) dropResident();
+
+  // 5. bookkeeping
+  ctx.executions += 1;
+  ctx.lastUsed = server::isoTime(clock_.epochMs());
+  if (!outcome.cwd.empty()) ctx.cwd = outcome.cwd;
+
+  auto parsedOutcome = json::parseCopy(outcome.outcomeJson);
+  const Value* error = parsedOutcome.ok() ? member(parsedOutcome.value, "error") : nullptr;
+  if (error && error->isNull()) error = nullptr;
+  const bool hasError = error != nullptr || !parsedOutcome.ok();
+  const Value* errorName = error ? member(*error, "name") : nullptr;
+  const bool limited = errorName && errorName->isString() && errorName->asString() == "ExecutionLimitError";
+
+  // 6. the workspace diff, or the rollback
+  workspace::Mirror::Diff diff;
+  if (hasError) mirror_.rollback(checkpoint);
+  else diff = mirror_.diff(checkpoint);
+
+  // 7. an invalid instance is dropped
+  if (resident_ && resident_->invalid()) dropResident();
+
+  // 8. the snapshot decision, persisted with the context row in one transaction
+  const bool live = resident_ && !limited;
+  bool snapshotted = false;
+  try {
+    if (live && resident_->canSnapshot()) {
+      const double t0 = clock_.monotonicMs();
+      sql_.transaction([&] {
+        takeSnapshot(ctx);
+        saveContext(ctx);
+      });
+      tracker_ = std::move(pendingTracker_);  // committed: the rows now match the new tracker
+      counters_.snapshotMs = clock_.monotonicMs() - t0;
+      snapshotted = true;
+    } else {
+      if (live && ctx.snapshot && !ctx.snapshot->stale) ctx.snapshot->stale = true;
+      saveContext(ctx);
+    }
+  } catch (...) {
+    // The previous snapshot is intact (the transaction rolled back); the live instance's page state no longer
+    // matches storage, so it is dropped and the next call restores from the last good snapshot.
+    dropResident();
+    auto stored = loadContext(ctx.id);
+    if (stored) ctx.snapshot = stored->snapshot;
+    try {
+      saveContext(ctx);
+    } catch (...) {
+    }
+    snapshotted = false;
+  }
+  counters_.rowsWritten += 1;
+
+  touchAlarm();
+
+  // 9. the response
+  std::string rest = server::assembleOutcome(parsedOutcome.ok() ? parsedOutcome.value : Value::null());
+  const double durationMs = server::roundMs(clock_.monotonicMs() - started);
+  Step s;
+  std::string& out = s.json;
+  out.reserve(rest.size() + pending_->code.size() + 512);
+  Writer w(out);
+  w.beginObject();
+  w.key("ok").boolean(true);
+  w.key("result").beginObject();
+  w.key("code").string(pending_->code);
+  w.key("language").string(engine_.language);
+  w.key("engine").string(engine_.engineName);
+  w.key("durationMs").number(durationMs);
+  out += ',';
+  out.append(rest, 1, rest.size() - 2);  // the outcome's members, without its braces
+  w.key("executionCount").number(ctx.executions);
+  w.key("context").beginObject();
+  w.key("id").string(ctx.id);
+  w.key("cwd").string(ctx.cwd);
+  w.key("executions").number(ctx.executions);
+  if (snapshotted) w.key("snapshotMs").number(server::roundMs(counters_.snapshotMs));
+  w.key("snapshot");
+  if (ctx.snapshot) ctx.snapshot->writeInfo(w);
+  else w.null();
+  w.endObject();
+  w.key("workspace").beginObject();
+  w.key("dirs").beginArray();
+  for (const auto& d : mirror_.dirs()) w.string(d);
+  w.endArray();
+  w.key("files").beginArray();
+  for (auto& f : diff.files) {
+    w.beginObject();
+    w.key("path").string(f.path);
+    w.key("data").null();
+    w.key("updatedAt").number(f.updatedAt);
+    w.endObject();
+    s.files.push_back(std::move(f.data));
+  }
+  w.endArray();
+  w.key("deleted").beginArray();
+  for (const auto& d : diff.deleted) w.string(d);
+  w.endArray();
+  w.endObject();
+  w.endObject();
+  w.endObject();
+  pending_.reset();
+  return s;
+}
+
+
+// --- snapshots -------------------------------------------------------------------------------------------------------
+
+namespace {
+
+// The context's rows, inside the execute's transaction.
+class RowWriter final : public snapshot::ChunkWriter {
+ public:
+  RowWriter(Sql& sql, std::string_view contextId, Counters& counters)
+      : sql_(sql), id_(contextId), counters_(counters) {}
+  bool put(uint32_t chunk, const uint8_t* data, uint32_t len) override {
+    sql_.exec("INSERT INTO chunks (context_id, chunk, data) VALUES (?, ?, ?) ON CONFLICT(context_id, chunk) DO UPDATE "
+              "SET data = excluded.data",
+              {SqlArg::text(id_), SqlArg::num(chunk),
+               SqlArg::blob(std::string_view(reinterpret_cast<const char*>(data), len))});
+    counters_.chunksWritten++;
+    counters_.rowsWritten++;
+    counters_.bytesWritten += len;
+    return true;
+  }
+  bool remove(uint32_t chunk) override {
+    sql_.exec("DELETE FROM chunks WHERE context_id = ? AND chunk = ?", {SqlArg::text(id_), SqlArg::num(chunk)});
+    counters_.chunksDeleted++;
+    return true;
+  }
+
+ private:
+  Sql& sql_;
+  std::string id_;
+  Counters& counters_;
+};
+
+}  // namespace
+
+bool Interpreter::restoreResident(Context& ctx) {
+  const SnapshotRecord& record = *ctx.snapshot;
+  const double t0 = clock_.monotonicMs();
+  snapshot::Manifest manifest;
+  std::string error;
+  uint64_t handle = 0;
+  if (!snapshot::Manifest::decode(record.manifest, manifest, error) || !parseU64(record.handle, handle)) return false;
+  std::vector<SqlRow> rows;
+  sql_.exec("SELECT chunk, data FROM chunks WHERE context_id = ?", {SqlArg::text(ctx.id)}, &rows);
+  std::vector<snapshot::StoredChunk> chunks;
+  chunks.reserve(rows.size());
+  for (const auto& row : rows) {
+    if (row.size() < 2 || row[0].type != SqlValue::Type::Number || row[1].type != SqlValue::Type::Blob) return false;
+    chunks.push_back({uint32_t(row[0].number), reinterpret_cast<const uint8_t*>(row[1].bytes.data()),
+                      uint32_t(row[1].bytes.size())});
+  }
+  snapshot::Tracker tracker;
+  auto session = sessions_.restore(
+      mirror_.workspace(), ctx.cwd,
+      [&](snapshot::Memory& memory) { return snapshot::restore(memory, manifest, chunks, tracker, error); }, handle,
+      record.extraJson);
+  if (!session) return false;
+  resident_ = std::move(session);
+  residentContext_ = ctx.id;
+  tracker_ = std::move(tracker);
+  counters_.restored = true;
+  counters_.restoreMs = clock_.monotonicMs() - t0;
+  return true;
+}
+
+void Interpreter::takeSnapshot(Context& ctx) {
+  // Inside the transaction: a throw rolls every row back and the previous snapshot stays intact.
+  RowWriter writer(sql_, ctx.id, counters_);
+  snapshot::Tracker next;
+  snapshot::Stats stats;
+  std::string error;
+  if (!snapshot::take(resident_->memory(), tracker_, next, writer, stats, error))
+    throw SqlError("snapshot failed: " + error);
+  SnapshotRecord record;
+  record.build = engine_.build;
+  record.memoryPages = stats.memoryPages;
+  record.pageCount = stats.pageCount;
+  record.chunkCount = stats.chunkCount;
+  record.storedBytes = double(stats.storedBytes);
+  record.handle = std::to_string(resident_->handle());
+  record.extraJson = resident_->extraJson();
+  record.takenAt = now(clock_);
+  record.stale = false;
+  record.manifest = next.manifest().encode();
+  ctx.snapshot = std::move(record);
+  pendingTracker_ = std::move(next);
+}
+
+}  // namespace sw::interp

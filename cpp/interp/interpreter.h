@@ -1,0 +1,187 @@
+// cpp/interp: the Interpreter Durable Object's logic (SPEC §2.6–2.9, §4), the C++ InterpreterServer of seed 000.
+//
+// One Interpreter per Durable Object instance. It owns the context registry (SQLite rows), the one resident engine
+// instance, the in-memory /workspace mirror and the snapshot chunks. Like cpp/server it is sans-I/O where I/O is
+// asynchronous: the only asynchronous step of an execute is the caller's getFiles callback, so an execute is a two-step
+// state machine (start -> NeedFiles -> filesReceived -> Done). Storage (SQLite) and the engine run synchronously.
+// Calls are strictly sequential (the shim chains them, SPEC §4.9).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../http/http.h"
+#include "../server/server.h"
+#include "../snapshot/snapshot.h"
+#include "../workspace/workspace.h"
+#include "sql.h"
+
+namespace sw::interp {
+
+// --- engine instances --------------------------------------------------------------------------------------------
+
+// SessionOutcome (SPEC §5.1): the EngineOutcome JSON ({logs, results, error?, usage?}) and the cwd after the call.
+struct SessionOutcome {
+  std::string outcomeJson;
+  std::string cwd;
+};
+
+// One live engine instance of a code context (SPEC §5.2).
+class Session {
+ public:
+  virtual ~Session() = default;
+  // Never throws for a guest error or a limit (those are outcome errors); a throw is a host bug (SPEC §5.3 rule 1).
+  virtual SessionOutcome execute(std::string_view code, std::string_view envJson) = 0;
+  virtual bool invalid() const = 0;
+  // False while the guest holds a descriptor beyond the fixed preopens, or once invalid.
+  virtual bool canSnapshot() = 0;
+  virtual snapshot::Memory& memory() = 0;
+  virtual uint64_t handle() const = 0;
+  virtual std::string extraJson() const { return "{}"; }
+};
+
+class SessionFactory {
+ public:
+  virtual ~SessionFactory() = default;
+  // A fresh instance whose /workspace is `workspace`, starting in `cwd`. Throws on failure.
+  virtual std::unique_ptr<Session> boot(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd) = 0;
+  // An instance restored from a snapshot: instantiate, let `fill` write the memory image (false = the snapshot is
+  // unusable: return nullptr), then adopt the stored handle without running any initialisation. Throws on failure.
+  virtual std::unique_ptr<Session> restore(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd,
+                                           const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
+                                           std::string_view extraJson) = 0;
+};
+
+// --- the Durable Object --------------------------------------------------------------------------------------------
+
+constexpr std::size_t kMaxContexts = 8;
+constexpr int kStorageFormat = 4;
+constexpr double kDefaultIdleTtlMs = 86400000;
+
+// INTERPRETER_IDLE_TTL_MS (SPEC §4.7): unset/empty -> default; Number(value) if finite and >= 0, else default.
+double parseIdleTtl(std::optional<std::string_view> value);
+
+// What an RPC or HTTP step asks the shim to do next.
+struct Step {
+  enum class Kind : uint8_t { Done, NeedFiles };
+  Kind kind = Kind::Done;
+  // Done: the JSON of InterpreterExecuteRpcResult ({ok:true,result} | {ok:false,status,body}); file data is not in
+  // the JSON: each workspace.files entry has "data":null and its bytes are files[i] (same order).
+  std::string json;
+  std::vector<std::string> files;
+  // NeedFiles: the paths to pass to getFiles, as a JSON array.
+  std::string pathsJson;
+};
+
+// One entry of a getFiles answer as the shim saw it (the shim reports JavaScript types; C++ validates, SPEC §2.7 11a).
+struct PulledEntry {
+  bool isObject = false;
+  bool pathIsString = false;
+  bool dataIsBytes = false;
+  bool updatedAtIsNumber = false;
+  std::string path;
+  std::string data;
+  double updatedAt = 0;
+};
+
+struct Counters {  // for the benchmark and tests: what the last execute did
+  uint32_t chunksWritten = 0;
+  uint32_t chunksDeleted = 0;
+  uint64_t bytesWritten = 0;
+  uint32_t rowsWritten = 0;
+  double snapshotMs = 0;
+  double restoreMs = 0;
+  bool restored = false;
+  bool booted = false;
+};
+
+class Interpreter {
+ public:
+  // Creates the tables, wiping any legacy or unknown layout first (SPEC §4.6). `armedAlarm` is the alarm the platform
+  // reports at start-up (NaN when none).
+  Interpreter(const server::EngineInfo& engine, Sql& sql, Alarm& alarm, SessionFactory& sessions,
+              server::Clock& clock, double idleTtlMs, double armedAlarm);
+  ~Interpreter();
+
+  // HTTP (after the Worker forwarded it, SPEC §2.6): Respond or ReadBody actions, like server::Exchange.
+  class HttpExchange {
+   public:
+    explicit HttpExchange(Interpreter& owner) : owner_(owner) {}
+    const server::Action& start(const http::RequestHead& head);
+    char* bodyBuffer() { return body_.data(); }
+    std::size_t bodyCapacity() const { return limit_ + 1; }
+    const server::Action& bodyReceived(std::size_t n);
+    const server::Action& bodyFailed();
+    const server::Action& fail();
+    const server::Action& action() const { return action_; }
+
+   private:
+    const server::Action& respond(http::Response r);
+    const server::Action& error(int status, std::string_view code, std::string_view message,
+                                std::string_view context = "{}");
+    Interpreter& owner_;
+    server::Action action_;
+    std::string body_;
+    std::size_t limit_ = 0;
+    std::string key_;
+  };
+
+  // executeInContext (SPEC §2.7). `argsJson` is the args object as JSON ("" when it could not be serialized).
+  Step executeStart(std::string_view key, std::string_view argsJson);
+  // The getFiles answer: `isArray` false when it was not an array.
+  Step executeFiles(bool isArray, std::vector<PulledEntry> entries);
+  // The alarm handler (SPEC §4.7).
+  void alarm();
+
+  const Counters& counters() const { return counters_; }
+  bool hasResident() const { return resident_ != nullptr; }
+
+ private:
+  struct SnapshotRecord;
+  struct Context;
+  struct Pending;
+
+  // storage
+  void ensureSchema();
+  void wipeStorage();
+  void wipe();  // DELETE / and alarm expiry (SPEC §4.8)
+  void ensureMeta(std::string_view key);
+  void writeMeta();
+  std::optional<Context> loadContext(std::string_view id);
+  std::size_t contextCount();
+  void saveContext(const Context& c);
+  void deleteContextRows(std::string_view id);
+  double touchAlarm();
+
+  // execute
+  Step failure(int status, std::string_view code, std::string_view message, std::string_view context = "{}");
+  Step workspaceFailure(const workspace::Error& err);
+  Step reconcileAndRun(std::vector<workspace::File> files, bool secondPass);
+  Step run();
+  void dropResident();
+  bool restoreResident(Context& ctx);
+  void takeSnapshot(Context& ctx);
+
+  const server::EngineInfo& engine_;
+  Sql& sql_;
+  Alarm& alarm_;
+  SessionFactory& sessions_;
+  server::Clock& clock_;
+  double ttlMs_;
+  double armedAlarm_;  // NaN: unknown/none cached
+
+  std::string metaJson_;  // the meta row as stored ("" = none)
+  workspace::Mirror mirror_;
+  std::unique_ptr<Session> resident_;
+  std::string residentContext_;
+  snapshot::Tracker tracker_;         // the resident's memory state as stored (since its last snapshot/restore)
+  snapshot::Tracker pendingTracker_;  // take()'s result, adopted once its transaction committed
+  std::unique_ptr<Pending> pending_;
+  Counters counters_;
+};
+
+}  // namespace sw::interp

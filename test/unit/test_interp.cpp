@@ -1,0 +1,587 @@
+#ifndef __EMSCRIPTEN__  // libsqlite3 backs these tests natively; the core build reaches SQLite through the shim
+// cpp/interp: the Interpreter Durable Object's logic over real SQLite (libsqlite3) with a small fake engine whose
+// state lives in a linear memory, so snapshots, restores and eviction run through the real cpp/snapshot code.
+// The real JavaScript engine is exercised end to end in workerd (test/integration/contexts.test.mjs).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "interp/interpreter.h"
+#include "interp/sqlite_native.h"
+#include "json/json.h"
+
+using namespace sw;
+using sw::interp::Interpreter;
+using sw::interp::Step;
+
+namespace {
+
+class FakeClock final : public server::Clock {
+ public:
+  double mono = 1000;
+  int64_t epoch = 1767225600000;  // 2026-01-01
+  double monotonicMs() override { return mono; }
+  int64_t epochMs() override { return epoch; }
+};
+
+class FakeAlarm final : public interp::Alarm {
+ public:
+  double armed = std::nan("");
+  int sets = 0;
+  void set(double ms) override {
+    armed = ms;
+    ++sets;
+  }
+  void remove() override { armed = std::nan(""); }
+};
+
+// A toy language: one command per execute.
+//   set N | get | throw | limit | trap | hostbug | write PATH DATA | openfd | closefd | cd DIR | noise N
+// Its only state is a counter at kSlot in its memory (plus noise), so a snapshot must carry it.
+constexpr uint32_t kSlot = 70000;
+
+class FakeSession final : public interp::Session {
+ public:
+  FakeSession(std::shared_ptr<wasi::Workspace> ws, std::string cwd) : ws_(std::move(ws)), cwd_(std::move(cwd)) {}
+  snapshot::VectorMemory mem{2};
+  uint64_t handleValue = 42;
+  bool invalid_ = false;
+  bool openFd = false;
+
+  interp::SessionOutcome execute(std::string_view code, std::string_view envJson) override {
+    std::istringstream in{std::string(code)};
+    std::string cmd;
+    in >> cmd;
+    auto ok = [&](std::string text) {
+      return interp::SessionOutcome{"{\"logs\":{\"stdout\":[\"ran\"],\"stderr\":[]},\"results\":[{\"text\":" +
+                                        json::stringify(json::Value::string(text)) + "}]}",
+                                    cwd_};
+    };
+    auto err = [&](std::string name) {
+      return interp::SessionOutcome{"{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[],\"error\":{\"name\":\"" +
+                                        name + "\",\"message\":\"m\",\"traceback\":[]}}",
+                                    cwd_};
+    };
+    if (cmd == "set") {
+      uint32_t v = 0;
+      in >> v;
+      std::memcpy(mem.bytes.data() + kSlot, &v, 4);
+      return ok(std::to_string(v));
+    }
+    if (cmd == "get") {
+      uint32_t v;
+      std::memcpy(&v, mem.bytes.data() + kSlot, 4);
+      return ok(std::to_string(v));
+    }
+    if (cmd == "env") return ok(std::string(envJson));
+    if (cmd == "throw") return err("Error");
+    if (cmd == "limit") {
+      uint32_t v = 999;  // state mutated in a limited round stays visible in the live instance
+      std::memcpy(mem.bytes.data() + kSlot, &v, 4);
+      return err("ExecutionLimitError");
+    }
+    if (cmd == "trap") {
+      uint32_t v = 777;
+      std::memcpy(mem.bytes.data() + kSlot, &v, 4);
+      invalid_ = true;
+      return err("EngineError");
+    }
+    if (cmd == "hostbug") throw std::runtime_error("host bug");
+    if (cmd == "write") {
+      std::string path, data;
+      in >> path >> data;
+      ws_->writeFile(path, data, 5000000000ull);
+      if (in >> cmd && cmd == "throw") return err("Error");
+      return ok("written");
+    }
+    if (cmd == "openfd") {
+      openFd = true;
+      return ok("open");
+    }
+    if (cmd == "closefd") {
+      openFd = false;
+      return ok("closed");
+    }
+    if (cmd == "cd") {
+      in >> cwd_;
+      return ok(cwd_);
+    }
+    if (cmd == "noise") {
+      uint32_t n = 0;
+      in >> n;
+      mem.grow(2 + n);
+      for (std::size_t i = 2 * 65536; i < mem.bytes.size(); i += 7) mem.bytes[i] = uint8_t(i * 31 + n);
+      return ok("noise");
+    }
+    return err("SyntaxError");
+  }
+  bool invalid() const override { return invalid_; }
+  bool canSnapshot() override { return !invalid_ && !openFd; }
+  snapshot::Memory& memory() override { return mem; }
+  uint64_t handle() const override { return handleValue; }
+
+ private:
+  std::shared_ptr<wasi::Workspace> ws_;
+  std::string cwd_;
+};
+
+class FakeFactory final : public interp::SessionFactory {
+ public:
+  int boots = 0;
+  int restores = 0;
+  std::unique_ptr<interp::Session> boot(const std::shared_ptr<wasi::Workspace>& ws, std::string_view cwd) override {
+    ++boots;
+    auto s = std::make_unique<FakeSession>(ws, std::string(cwd));
+    s->mem.bytes[100] = 1;  // "engine initialised" bytes
+    return s;
+  }
+  std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>& ws, std::string_view cwd,
+                                           const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
+                                           std::string_view) override {
+    ++restores;
+    auto s = std::make_unique<FakeSession>(ws, std::string(cwd));
+    s->mem.bytes[100] = 1;
+    if (!fill(s->mem)) return nullptr;
+    s->handleValue = handle;
+    return s;
+  }
+};
+
+struct Fixture {
+  std::string dbPath;
+  server::EngineInfo engine{"toy", "toy 1", "build-1", {1000, 1 << 20, 65536, 98304}, true, ""};
+  FakeClock clock;
+  FakeAlarm alarm;
+  FakeFactory factory;
+  std::unique_ptr<interp::NativeSqlite> sql;
+  std::unique_ptr<Interpreter> interp;
+  double ttl = interp::kDefaultIdleTtlMs;
+
+  Fixture() {
+    static int n = 0;
+    dbPath = (std::filesystem::temp_directory_path() / ("sw_interp_test_" + std::to_string(::getpid()) + "_" +
+                                                      std::to_string(n++) + ".sqlite"))
+               .string();
+    std::filesystem::remove(dbPath);
+    start();
+  }
+  ~Fixture() {
+    interp.reset();
+    sql.reset();
+    std::filesystem::remove(dbPath);
+  }
+  // A new Durable Object instance over the same storage (eviction).
+  void start() {
+    interp.reset();
+    sql = std::make_unique<interp::NativeSqlite>(dbPath);
+    interp = std::make_unique<Interpreter>(engine, *sql, alarm, factory, clock, ttl, alarm.armed);
+  }
+
+  std::pair<int, json::Value> http(std::string method, std::string path, std::string body = "",
+                                   std::string key = "k") {
+    Interpreter::HttpExchange ex(*interp);
+    http::RequestHead head;
+    head.method = method;
+    head.url = "https://interpreter.internal" + path;
+    if (!key.empty()) head.headers.push_back({"x-interpreter-key", key});
+    head.hasBody = !body.empty();
+    const server::Action* a = &ex.start(head);
+    if (a->kind == server::ActionKind::ReadBody) {
+      std::size_t n = std::min(body.size(), ex.bodyCapacity());
+      std::memcpy(ex.bodyBuffer(), body.data(), n);
+      a = &ex.bodyReceived(n);
+    }
+    REQUIRE(a->kind == server::ActionKind::Respond);
+    auto parsed = json::parseCopy(a->response.body);
+    REQUIRE(parsed.ok());
+    return {a->response.status, parsed.value};
+  }
+
+  void createContext(std::string id = "c1") {
+    auto [status, body] = http("POST", "/contexts", "{\"id\":\"" + id + "\"}");
+    REQUIRE(status == 201);
+  }
+
+  // One executeInContext; `files` answers a getFiles call (counted in pulls).
+  int pulls = 0;
+  std::vector<std::string> lastPulled;
+  std::map<std::string, std::string> sandbox;  // the caller's files: path -> bytes
+  Step lastStep;
+  json::Value execute(std::string code, std::string extraArgs = "", std::string contextId = "c1",
+                      std::string key = "k", bool disabled = false) {
+    std::string manifest = "{";
+    for (auto& [p, d] : sandbox) {
+      if (manifest.size() > 1) manifest += ",";
+      manifest += json::stringify(json::Value::string(p)) + ":\"" + workspace::hashBytes(d) + "\"";
+    }
+    manifest += "}";
+    std::string dirs = "[]";
+    std::string args = "{\"contextId\":" + json::stringify(json::Value::string(contextId)) +
+                       ",\"code\":" + json::stringify(json::Value::string(code)) +
+                       ",\"workspace\":{\"dirs\":" + dirs + ",\"manifest\":" + manifest +
+                       (disabled ? ",\"disabled\":true" : "") + "}" + extraArgs + "}";
+    Step s = interp->executeStart(key, args);
+    if (s.kind == Step::Kind::NeedFiles) {
+      ++pulls;
+      auto paths = json::parseCopy(s.pathsJson);
+      lastPulled.clear();
+      std::vector<interp::PulledEntry> entries;
+      for (auto& p : paths.value.items()) {
+        lastPulled.push_back(p.asString());
+        if (!sandbox.count(p.asString())) continue;
+        interp::PulledEntry e;
+        e.isObject = e.pathIsString = e.dataIsBytes = e.updatedAtIsNumber = true;
+        e.path = p.asString();
+        e.data = sandbox[p.asString()];
+        e.updatedAt = 1234;
+        entries.push_back(std::move(e));
+      }
+      s = interp->executeFiles(true, std::move(entries));
+    }
+    REQUIRE(s.kind == Step::Kind::Done);
+    lastStep = s;
+    auto parsed = json::parseCopy(s.json);
+    REQUIRE(parsed.ok());
+    return parsed.value;
+  }
+  static std::string text(const json::Value& r) {
+    const json::Value* results = r.find("result")->find("results");
+    if (!results || results->items().empty()) return "<none>";
+    return results->items()[0].find("text")->asString();
+  }
+};
+
+const json::Value& field(const json::Value& v, std::initializer_list<const char*> path) {
+  const json::Value* cur = &v;
+  for (const char* k : path) {
+    cur = cur->find(k);
+    REQUIRE(cur != nullptr);
+  }
+  return *cur;
+}
+
+}  // namespace
+
+TEST_CASE("interp: context routes (SPEC §2.6, §10.4 items 74-81)", "[interp]") {
+  Fixture f;
+  auto [s1, b1] = f.http("POST", "/contexts", R"({"id":"ctx-1"})");
+  CHECK(s1 == 201);
+  CHECK(b1.find("id")->asString() == "ctx-1");
+  CHECK(b1.find("cwd")->asString() == "/workspace");
+  CHECK(b1.find("createdAt")->asString() == "2026-01-01T00:00:00.000Z");
+
+  auto [s2, b2] = f.http("POST", "/contexts", R"({"id":"ctx-1"})");
+  CHECK(s2 == 400);
+  CHECK(b2.find("message")->asString() == "Code context 'ctx-1' already exists");
+
+  CHECK(f.http("POST", "/contexts", R"({"id":""})").second.find("message")->asString() ==
+        "id must be a non-empty string of at most 128 characters");
+  CHECK(f.http("POST", "/contexts", "{\"id\":\"" + std::string(129, 'x') + "\"}").first == 400);
+  CHECK(f.http("POST", "/contexts", R"({"id":"x","cwd":""})").second.find("message")->asString() ==
+        "cwd must be a non-empty string");
+  auto [s3, b3] = f.http("POST", "/contexts", R"({"id":"x","cwd":"/etc"})");
+  CHECK(s3 == 400);
+  CHECK(b3.find("message")->asString() == "Path escapes /workspace: /etc");
+  auto [s4, b4] = f.http("POST", "/contexts", R"({"id":"sub","cwd":"sub/../deep"})");
+  CHECK(s4 == 201);
+  CHECK(b4.find("cwd")->asString() == "/workspace/deep");
+  CHECK(f.http("POST", "/contexts", "nope").second.find("message")->asString() == "Invalid JSON");
+  CHECK(f.http("POST", "/contexts", "[1]").second.find("message")->asString() == "Expected an object");
+  CHECK(f.http("POST", "/contexts", R"({"id":"x"})", "bad key!").second.find("message")->asString() ==
+        "Invalid interpreter key");
+
+  for (int i = 0; i < 6; ++i) CHECK(f.http("POST", "/contexts", "{\"id\":\"n" + std::to_string(i) + "\"}").first == 201);
+  auto [s5, b5] = f.http("POST", "/contexts", R"({"id":"ninth"})");
+  CHECK(s5 == 400);
+  CHECK(b5.find("message")->asString() == "Cannot create more than 8 code contexts");
+
+  CHECK(f.http("DELETE", "/contexts/ctx-1").first == 200);
+  auto [s6, b6] = f.http("DELETE", "/contexts/ctx-1");
+  CHECK(s6 == 404);
+  CHECK(b6.find("code")->asString() == "CONTEXT_NOT_FOUND");
+  CHECK(json::stringify(*b6.find("context")) == R"({"contextId":"ctx-1"})");
+  CHECK(f.http("DELETE", "/contexts/n%30").first == 200);  // URL-decoded id
+
+  auto [s7, b7] = f.http("GET", "/contexts");
+  CHECK(s7 == 404);
+  CHECK(b7.find("message")->asString() == "Not found");
+
+  CHECK(f.http("DELETE", "/").first == 200);
+  CHECK(f.http("DELETE", "/contexts/n1").first == 404);
+}
+
+TEST_CASE("interp: executeInContext validation order (§2.7, items 82-85)", "[interp]") {
+  Fixture f;
+  f.createContext();
+  auto msg = [&](std::string key, std::string args) {
+    Step s = f.interp->executeStart(key, args);
+    auto v = json::parseCopy(s.json).value;
+    CHECK(v.find("ok")->asBool() == false);
+    return std::to_string(int(v.find("status")->asNumber())) + " " + v.find("body")->find("message")->asString();
+  };
+  const std::string ws = R"("workspace":{"dirs":[],"manifest":{}})";
+  CHECK(msg("not a valid key!", "{}") == "400 Invalid interpreter key");
+  CHECK(msg("k", "") == "400 Non-empty code is required");
+  CHECK(msg("k", R"({"code":"  "})") == "400 Non-empty code is required");
+  CHECK(msg("k", "{\"code\":\"" + std::string(65537, 'a') + "\"}") == "413 Code exceeds 64 KiB");
+  CHECK(msg("k", R"({"code":"1","envVars":null})") == "400 envVars must be an object");
+  CHECK(msg("k", R"({"code":"1","envVars":{"A":1}})") == "400 envVars values must be strings");
+  CHECK(msg("k", R"({"code":"1"})") == "400 contextId must be a non-empty string");
+  CHECK(msg("k", R"({"code":"1","contextId":"c1"})") == "400 workspace is required");
+  CHECK(msg("k", R"({"code":"1","contextId":"c1","workspace":{"dirs":"x","manifest":{}}})") ==
+        "400 workspace.dirs must be an array of strings");
+  CHECK(msg("k", R"({"code":"1","contextId":"c1","workspace":{"dirs":[],"manifest":[]}})") ==
+        "400 workspace.manifest must be an object");
+  CHECK(msg("k", R"({"code":"1","contextId":"c1","workspace":{"dirs":[],"manifest":{"/workspace/a":1}}})") ==
+        "400 workspace.manifest must map string paths to string hashes");
+  CHECK(msg("k", R"({"code":"1","contextId":"c1","workspace":{"dirs":[],"manifest":{},"disabled":"yes"}})") ==
+        "400 workspace.disabled must be a boolean");
+  CHECK(msg("k", R"({"code":"1","contextId":"nope",)" + ws + "}") == "404 Code context 'nope' not found");
+  CHECK(msg("k", R"({"code":"1","contextId":"c1","workspace":{"dirs":["/etc"],"manifest":{}}})") ==
+        "403 Path escapes /workspace: /etc");
+}
+
+TEST_CASE("interp: state, executions and snapshots (items 94-95, 99)", "[interp]") {
+  Fixture f;
+  f.createContext();
+  auto r1 = f.execute("set 41");
+  CHECK(field(r1, {"ok"}).asBool());
+  CHECK(Fixture::text(r1) == "41");
+  CHECK(field(r1, {"result", "logs", "stdout"}).items().size() == 1);
+  const json::Value& snap = field(r1, {"result", "context", "snapshot"});
+  CHECK(snap.find("build")->asString() == "build-1");
+  CHECK(snap.find("stale")->asBool() == false);
+  CHECK(snap.find("pages")->asNumber() > 0);
+  CHECK(snap.find("bytes")->asNumber() == snap.find("pages")->asNumber() * 65536);
+  CHECK(snap.find("storedBytes")->asNumber() > 0);
+  CHECK(field(r1, {"result", "context"}).has("snapshotMs"));
+  CHECK(f.interp->counters().rowsWritten <= 3);
+
+  auto r2 = f.execute("get");
+  CHECK(Fixture::text(r2) == "41");
+  CHECK(field(r2, {"result", "executionCount"}).asNumber() == 2);
+  CHECK(field(r2, {"result", "context", "executions"}).asNumber() == 2);
+  CHECK(f.factory.boots == 1);
+
+  // Eviction: a new instance over the same storage restores the counter.
+  f.start();
+  auto r3 = f.execute("get");
+  CHECK(Fixture::text(r3) == "41");
+  CHECK(f.factory.restores == 1);
+  CHECK(f.factory.boots == 1);
+  CHECK(f.interp->counters().restored);
+
+  // Large state: restored exactly after eviction.
+  f.execute("noise 20");
+  f.execute("set 7");
+  f.start();
+  CHECK(Fixture::text(f.execute("get")) == "7");
+}
+
+TEST_CASE("interp: limit, invalid, stale and host-bug rounds (items 96-98, SPEC §5.3)", "[interp]") {
+  Fixture f;
+  f.createContext();
+  auto r1 = f.execute("set 1");
+  const std::string snap1 = json::stringify(field(r1, {"result", "context", "snapshot"}));
+
+  // 96: a limit round keeps the instance, writes no snapshot, leaves the record as it was.
+  auto r2 = f.execute("limit");
+  CHECK(field(r2, {"result", "error", "name"}).asString() == "ExecutionLimitError");
+  CHECK_FALSE(field(r2, {"result", "context"}).has("snapshotMs"));
+  CHECK(json::stringify(field(r2, {"result", "context", "snapshot"})) == snap1);
+  CHECK(Fixture::text(f.execute("get")) == "999");  // state from the limited round is live
+
+  // 97: an invalidating round drops the instance; the next call restores the last snapshot (stale stays false).
+  f.execute("set 5");
+  auto r3 = f.execute("trap");
+  CHECK(field(r3, {"result", "context", "snapshot", "stale"}).asBool() == false);
+  CHECK_FALSE(f.interp->hasResident());
+  CHECK(Fixture::text(f.execute("get")) == "5");
+  CHECK(f.factory.restores == 1);
+
+  // 98: canSnapshot() false with a live instance marks the record stale, no snapshotMs.
+  auto r4 = f.execute("openfd");
+  CHECK(field(r4, {"result", "context", "snapshot", "stale"}).asBool() == true);
+  CHECK_FALSE(field(r4, {"result", "context"}).has("snapshotMs"));
+  auto r5 = f.execute("closefd");
+  CHECK(field(r5, {"result", "context", "snapshot", "stale"}).asBool() == false);
+
+  // A host bug (execute throws) is an EngineError, the resident is dropped and nothing is snapshotted.
+  auto r6 = f.execute("hostbug");
+  CHECK(field(r6, {"result", "error", "name"}).asString() == "EngineError");
+  CHECK(field(r6, {"result", "error", "message"}).asString() == "host bug");
+  CHECK_FALSE(f.interp->hasResident());
+
+  // An ordinary guest exception neither invalidates nor prevents a snapshot.
+  auto r7 = f.execute("throw");
+  CHECK(field(r7, {"result", "error", "name"}).asString() == "Error");
+  CHECK(field(r7, {"result", "context"}).has("snapshotMs"));
+}
+
+TEST_CASE("interp: another build boots fresh; damaged rows boot fresh (items 100, 104)", "[interp]") {
+  Fixture f;
+  f.createContext();
+  f.execute("set 9");
+  f.engine.build = "build-2";
+  f.start();
+  auto r = f.execute("get");
+  CHECK(Fixture::text(r) == "0");
+  CHECK(field(r, {"result", "context", "snapshot", "build"}).asString() == "build-2");
+  CHECK(f.factory.boots == 2);
+
+  // Corrupt every stored row: the restore verifies checksums and boots fresh instead of running bad memory.
+  f.execute("set 11");
+  f.sql->exec("UPDATE chunks SET data = zeroblob(length(data))", {});
+  f.start();
+  CHECK(Fixture::text(f.execute("get")) == "0");
+  CHECK(f.factory.boots == 3);
+}
+
+TEST_CASE("interp: legacy layouts are wiped on start (item 104)", "[interp]") {
+  for (std::string setup : {"CREATE TABLE files (path TEXT)", "CREATE TABLE pages (n INTEGER)",
+                            "INSERT INTO meta VALUES ('sandbox', '{}')", "INSERT INTO meta VALUES ('session', '{}')",
+                            "UPDATE meta SET value = '{\"format\":3}' WHERE key = 'interpreter'"}) {
+    Fixture f;
+    f.createContext();
+    f.sql->exec(setup, {});
+    f.start();
+    CHECK(f.http("DELETE", "/contexts/c1").first == 404);
+  }
+  Fixture keep;
+  keep.createContext();
+  keep.start();
+  CHECK(keep.http("DELETE", "/contexts/c1").first == 200);
+}
+
+TEST_CASE("interp: workspace mirror flow (items 86-93)", "[interp]") {
+  Fixture f;
+  f.createContext();
+  f.sandbox["/workspace/a.txt"] = "A";
+  f.sandbox["/workspace/b.txt"] = "B";
+  f.execute("get");
+  CHECK(f.pulls == 1);
+  CHECK(f.lastPulled == std::vector<std::string>{"/workspace/a.txt", "/workspace/b.txt"});
+  f.sandbox["/workspace/c.txt"] = "C";
+  f.execute("get");
+  CHECK(f.pulls == 2);
+  CHECK(f.lastPulled == std::vector<std::string>{"/workspace/c.txt"});
+  f.execute("get");
+  CHECK(f.pulls == 2);  // nothing changed: no getFiles
+
+  // 92: a guest write comes back as a file with bytes.
+  auto r = f.execute("write out.txt hello");
+  const auto& files = field(r, {"result", "workspace", "files"}).items();
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].find("path")->asString() == "/workspace/out.txt");
+  CHECK(f.lastStep.files == std::vector<std::string>{"hello"});
+  CHECK(files[0].find("updatedAt")->asNumber() == 5000);
+
+  // 91: a mirror file absent from the manifest is deleted before the code runs (out.txt was never synced back).
+  auto r2 = f.execute("get");
+  CHECK(field(r2, {"result", "workspace", "deleted"}).items().empty());
+
+  // 93: write then raise: no files, no deletions, and the write is gone.
+  auto r3 = f.execute("write gone.txt x throw");
+  CHECK(field(r3, {"result", "workspace", "files"}).items().empty());
+  CHECK(field(r3, {"result", "workspace", "deleted"}).items().empty());
+  std::string out;
+  CHECK(f.interp->hasResident());
+
+  // 89/90: getFiles answering an extra path, or nothing.
+  f.sandbox["/workspace/d.txt"] = "D";
+  {
+    Step s = f.interp->executeStart("k", R"({"contextId":"c1","code":"get","workspace":{"dirs":[],"manifest":{"/workspace/d.txt":")" +
+                                             workspace::hashBytes("D") + "\"}}}");
+    REQUIRE(s.kind == Step::Kind::NeedFiles);
+    interp::PulledEntry e;
+    e.isObject = e.pathIsString = e.dataIsBytes = e.updatedAtIsNumber = true;
+    e.path = "/workspace/zzz.txt";
+    e.data = "D";
+    std::vector<interp::PulledEntry> entries{e};
+    auto v = json::parseCopy(f.interp->executeFiles(true, std::move(entries)).json).value;
+    CHECK(v.find("status")->asNumber() == 500);
+    CHECK(v.find("body")->find("code")->asString() == "INTERNAL_ERROR");
+    CHECK(v.find("body")->find("message")->asString() == "Sandbox returned an invalid workspace file entry");
+  }
+  {
+    Step s = f.interp->executeStart("k", R"({"contextId":"c1","code":"get","workspace":{"dirs":[],"manifest":{"/workspace/d.txt":")" +
+                                             workspace::hashBytes("D") + "\"}}}");
+    REQUIRE(s.kind == Step::Kind::NeedFiles);
+    auto v = json::parseCopy(f.interp->executeFiles(true, {}).json).value;
+    CHECK(v.find("body")->find("message")->asString() == "Sandbox did not provide 1 workspace file(s)");
+    s = f.interp->executeStart("k", R"({"contextId":"c1","code":"get","workspace":{"dirs":[],"manifest":{"/workspace/d.txt":")" +
+                                        workspace::hashBytes("D") + "\"}}}");
+    v = json::parseCopy(f.interp->executeFiles(false, {}).json).value;
+    CHECK(v.find("body")->find("message")->asString() == "Sandbox returned an invalid workspace file list");
+  }
+}
+
+TEST_CASE("interp: deleting the resident's context; sequential contexts share one resident (item 101)", "[interp]") {
+  Fixture f;
+  f.createContext("a");
+  f.createContext("b");
+  f.execute("set 1", "", "a");
+  f.execute("set 2", "", "b");  // closes a's instance, boots b
+  CHECK(Fixture::text(f.execute("get", "", "a")) == "1");  // restores a
+  CHECK(f.factory.restores == 1);
+  CHECK(f.http("DELETE", "/contexts/a").first == 200);
+  CHECK_FALSE(f.interp->hasResident());
+  f.createContext("a");
+  CHECK(Fixture::text(f.execute("get", "", "a")) == "0");  // fresh
+}
+
+TEST_CASE("interp: idle expiry (items 102-103, SPEC §4.7)", "[interp]") {
+  CHECK(interp::parseIdleTtl(std::nullopt) == 86400000);
+  CHECK(interp::parseIdleTtl("") == 86400000);
+  CHECK(interp::parseIdleTtl("0") == 0);
+  CHECK(interp::parseIdleTtl("1e3") == 1000);
+  CHECK(interp::parseIdleTtl("-5") == 86400000);
+  CHECK(interp::parseIdleTtl("abc") == 86400000);
+
+  {
+    Fixture f;
+    f.ttl = 1;
+    f.start();
+    f.createContext();
+    CHECK(f.alarm.armed == double(f.clock.epoch) + 1);
+    f.clock.epoch += 10;
+    f.interp->alarm();
+    CHECK(f.http("DELETE", "/contexts/c1").first == 404);
+  }
+  {
+    Fixture f;
+    f.ttl = 0;
+    f.start();
+    f.createContext();
+    f.execute("set 1");
+    CHECK(std::isnan(f.alarm.armed));
+    CHECK(f.alarm.sets == 0);
+  }
+  {
+    Fixture f;  // default TTL: re-armed only when it moved by more than a tenth
+    f.createContext();
+    const int sets = f.alarm.sets;
+    f.clock.epoch += 1000;
+    f.execute("set 1");
+    CHECK(f.alarm.sets == sets);
+    f.clock.epoch += 86400000 / 5;
+    f.execute("set 2");
+    CHECK(f.alarm.sets == sets + 1);
+    // The alarm fires early (activity since): it re-arms instead of wiping.
+    f.interp->alarm();
+    CHECK(f.http("DELETE", "/contexts/c1").first == 200);
+  }
+}
+
+TEST_CASE("interp: envVars and the cwd reach the session", "[interp]") {
+  Fixture f;
+  f.createContext();
+  CHECK(Fixture::text(f.execute("env", R"(,"envVars":{"A":"1"})")) == R"({"A":"1"})");
+  auto r = f.execute("cd /workspace/sub");
+  CHECK(field(r, {"result", "context", "cwd"}).asString() == "/workspace/sub");
+}
+#endif  // __EMSCRIPTEN__
