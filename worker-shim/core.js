@@ -62,6 +62,39 @@ function loadCore(wasmModule = coreWasm) {
       this.wasmifyUnbind(host);
       unbindGuestMemory(this, host);
     },
+    // Interpreter Durable Objects (worker-shim/interpreter.js): ctx.storage per storage id, for do_sql.cpp's imports.
+    storages: new Map(),
+    hostSqlExec(storage, ptr, len) {
+      return sqlExec(this, this.storages.get(storage), ptr, len);
+    },
+    hostSqlTransaction(storage, cookie) {
+      try {
+        this.storages.get(storage).transactionSync(() => {
+          if (this._sw_sql_transaction_body(cookie) !== 0) throw new Error("transaction rolled back");
+        });
+        return 0;
+      } catch {
+        return 1;
+      }
+    },
+    hostAlarmSet(storage, epochMs) {
+      const p = this.storages.get(storage)?.setAlarm(epochMs);
+      p?.catch?.((error) => console.error("[sandbox-workers] setAlarm failed:", error));
+    },
+    hostAlarmDelete(storage) {
+      const p = this.storages.get(storage)?.deleteAlarm();
+      p?.catch?.((error) => console.error("[sandbox-workers] deleteAlarm failed:", error));
+    },
+    hostGuestGrow(host, pages) {
+      try {
+        const memory = this.wasiMemories.get(host);
+        const have = memory.buffer.byteLength / 65536;
+        if (pages > have) memory.grow(pages - have);
+        return 1;
+      } catch {
+        return 0;
+      }
+    },
     print: (line) => console.log("[core]", line),
     printErr: (line) => console.error("[core]", line),
   });
@@ -74,7 +107,7 @@ export async function getCore() {
 }
 
 /** Drops a core that trapped: its memory can no longer be trusted. */
-function discardCore() {
+export function discardCore() {
   corePromise = null;
   getCore.instance = null;
 }
@@ -84,7 +117,77 @@ function engineDescription(engine) {
   return JSON.stringify({ language, engineName, build, limits, sessions: Boolean(engine?.sessions), builtin });
 }
 
-function serverFor(core, engine) {
+const SQL_NULL = 0;
+const SQL_NUMBER = 1;
+const SQL_TEXT = 2;
+const SQL_BLOB = 3;
+
+// One SQL statement for cpp/core/do_sql.cpp: decode the request from core memory, run it on ctx.storage.sql, encode
+// the rows into a buffer allocated in the core (the core frees it). Returns its pointer.
+function sqlExec(core, storage, ptr, len) {
+  const heap = core.HEAPU8;
+  const view = new DataView(heap.buffer, ptr, len);
+  let at = 0;
+  const u32 = () => { const v = view.getUint32(at, true); at += 4; return v; };
+  const sqlLen = u32();
+  const sql = decoder.decode(heap.subarray(ptr + at, ptr + at + sqlLen));
+  at += sqlLen;
+  const args = new Array(u32());
+  for (let i = 0; i < args.length; i++) {
+    const tag = heap[ptr + at++];
+    if (tag === SQL_NUMBER) { args[i] = view.getFloat64(at, true); at += 8; }
+    else if (tag === SQL_TEXT) { const n = u32(); args[i] = decoder.decode(heap.subarray(ptr + at, ptr + at + n)); at += n; }
+    else if (tag === SQL_BLOB) { const n = u32(); args[i] = heap.slice(ptr + at, ptr + at + n).buffer; at += n; }
+    else args[i] = null;
+  }
+  let rows;
+  let columns = 0;
+  let failure = null;
+  try {
+    const cursor = storage.sql.exec(sql, ...args);
+    rows = Array.from(cursor.raw());
+    columns = cursor.columnNames.length;
+  } catch (error) {
+    failure = encoder.encode(String(error?.message ?? error));
+  }
+  // Size, allocate, write.
+  let size = 8;
+  const encoded = [];
+  if (failure) {
+    size += 4 + failure.length;
+  } else {
+    size += 8;
+    for (const row of rows) {
+      for (const value of row) {
+        if (value === null || value === undefined) { size += 1; encoded.push(null); }
+        else if (typeof value === "number" || typeof value === "bigint") { size += 9; encoded.push(Number(value)); }
+        else if (typeof value === "string") { const b = encoder.encode(value); size += 5 + b.length; encoded.push(b, SQL_TEXT); }
+        else { const b = value instanceof Uint8Array ? value : new Uint8Array(value); size += 5 + b.length; encoded.push(b, SQL_BLOB); }
+      }
+    }
+  }
+  const out = core._malloc(size);
+  if (out === 0) return 0;
+  const h = core.HEAPU8;
+  const dv = new DataView(h.buffer, out, size);
+  let o = 0;
+  const put32 = (v) => { dv.setUint32(o, v, true); o += 4; };
+  put32(size - 4);
+  if (failure) {
+    put32(1); put32(failure.length); h.set(failure, out + o); o += failure.length;
+    return out;
+  }
+  put32(0); put32(rows.length); put32(columns);
+  for (let i = 0; i < encoded.length; i++) {
+    const v = encoded[i];
+    if (v === null) { h[out + o++] = SQL_NULL; }
+    else if (typeof v === "number") { h[out + o++] = SQL_NUMBER; dv.setFloat64(o, v, true); o += 8; }
+    else { h[out + o++] = encoded[++i]; put32(v.length); h.set(v, out + o); o += v.length; }
+  }
+  return out;
+}
+
+export function serverFor(core, engine) {
   let server = core.servers.get(engine);
   if (server === undefined) {
     const bytes = encoder.encode(engineDescription(engine));
@@ -105,7 +208,7 @@ function serverFor(core, engine) {
   return server;
 }
 
-function readView(core, view) {
+export function readView(core, view) {
   if (!view) throw new Error("core returned no action");
   const u32 = core.HEAPU32;
   const i = view >>> 2;
@@ -139,19 +242,19 @@ function headerPairs(core, ptr, len) {
   return pairs;
 }
 
-function toResponse(core, action) {
+export function toResponse(core, action) {
   const body = action.bodyLen === 0 ? null : core.HEAPU8.slice(action.bodyPtr, action.bodyPtr + action.bodyLen);
   return new Response(body, { status: action.status, headers: headerPairs(core, action.headersPtr, action.headersLen) });
 }
 
-function headBlock(request) {
+export function headBlock(request) {
   let block = "";
   for (const [name, value] of request.headers) block += `${name}: ${value}\r\n`;
   return block;
 }
 
 // Copies the body into the core's buffer, reading at most `capacity` bytes (the core's limit + 1).
-async function readBodyInto(core, body, ptr, capacity) {
+export async function readBodyInto(core, body, ptr, capacity) {
   const reader = body.getReader();
   let n = 0;
   try {
@@ -224,7 +327,7 @@ async function forward(core, action, request, env) {
   return stub.fetch(new Request(`https://interpreter.internal${path}`, { method, headers, body }));
 }
 
-async function fallbackResponse() {
+export async function fallbackResponse() {
   try {
     const core = await getCore();
     return toResponse(core, readView(core, core._sw_fallback_response()));

@@ -2,6 +2,15 @@
 import { defineInterpreterRuntime } from "./runtime.js";
 import { javascriptEngine } from "./javascript.js";
 
-export { defineInterpreterRuntime, ExecutionLimitError, InterpreterWorker } from "./runtime.js";
+export {
+  defineInterpreterRuntime,
+  ExecutionLimitError,
+  InterpreterWorker,
+  InterpreterDurableObject,
+} from "./runtime.js";
 export { javascriptEngine };
-export default defineInterpreterRuntime(javascriptEngine).Worker;
+
+const runtime = defineInterpreterRuntime(javascriptEngine);
+/** The Interpreter Durable Object (binding INTERPRETER, SQLite-backed): durable code contexts. */
+export const Interpreter = runtime.Interpreter;
+export default runtime.Worker;

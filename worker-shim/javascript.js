@@ -1,5 +1,6 @@
 // The JavaScript runtime: QuickJS 2025-04-26 built for wasm32-wasi (engines/javascript), driven by the core itself
-// over the wasmify ABI. Each POST /execute runs on a fresh engine instance.
+// over the wasmify ABI. Each POST /execute runs on a fresh engine instance; code contexts keep one instance per
+// Interpreter Durable Object, snapshotted into its SQLite storage (docs/snapshots.md).
 import engineModule from "../engines/javascript/build/engine.wasm";
 import { engineName, build } from "../engines/javascript/build/engine-build.js";
 
@@ -9,5 +10,7 @@ export const javascriptEngine = {
   build, // sha256 of engine.wasm: a snapshot from another build boots fresh
   limits: { fuel: 50_000_000, memoryBytes: 67_108_864, codeBytes: 65_536, requestBytes: 98_304 },
   builtin: "javascript",
+  // Code contexts: the core boots and restores sessions of a built-in engine itself (cpp/core/sessions.cpp).
+  sessions: { builtin: true },
   module: engineModule,
 };

@@ -1,5 +1,5 @@
 // Public types of the runtime side of the sandbox-workers protocol, version 1 (see ../../shared SPEC and README).
-import { WorkerEntrypoint } from "cloudflare:workers";
+import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 
 /** JSON value as it crosses the wire. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -55,8 +55,12 @@ interface EngineIdentity {
   /** Identifies this build; a snapshot from a different build boots fresh instead of restoring. */
   build: string;
   limits: EngineLimits;
-  /** Durable sessions (code contexts). Not supported by this runtime yet: omit it. */
-  sessions?: unknown;
+  /**
+   * Durable sessions (code contexts). A built-in Wasm engine sets `{ builtin: true }`: the core boots, snapshots and
+   * restores its instances itself. Omit it for a stateless-only engine (GET /interpreter then reports
+   * `contexts: false` and every /interpreters route answers 400).
+   */
+  sessions?: { builtin: true };
 }
 
 /** The Engine contract (seed 000) for an engine written in JavaScript: a stateless engine needs only `run`. */
@@ -98,16 +102,79 @@ export declare class ExecutionLimitError extends Error {
   readonly name: "ExecutionLimitError";
 }
 
+/** A file of the caller's /workspace, raw bytes (SPEC §2.7). */
+export interface WorkspaceFileEntry {
+  path: string;
+  data: Uint8Array;
+  updatedAt: number;
+}
+
+/** The shape of the caller's /workspace: every directory, and every file's content hash (never contents). */
+export interface InterpreterWorkspaceManifest {
+  dirs: string[];
+  /** absolute path -> hash: the 16-hex `hashBytes` form, or `sha256:<64 hex>`. */
+  manifest: Record<string, string>;
+  disabled?: boolean;
+}
+
+export interface InterpreterExecuteArgs {
+  contextId: string;
+  code: string;
+  envVars?: Record<string, string>;
+  workspace: InterpreterWorkspaceManifest;
+}
+
+export type GetWorkspaceFiles = (paths: string[]) => WorkspaceFileEntry[] | Promise<WorkspaceFileEntry[]>;
+
+/** A code context's stored snapshot, as reported on the wire. */
+export interface SnapshotInfo {
+  build: string;
+  /** non-zero 64 KiB pages of the image */
+  pages: number;
+  bytes: number;
+  /** bytes actually stored (compressed blocks, docs/snapshots.md) */
+  storedBytes: number;
+  takenAt: number;
+  stale: boolean;
+}
+
+export interface InterpreterExecuteResponse extends EngineOutcome {
+  code: string;
+  language: string;
+  engine: string;
+  durationMs: number;
+  executionCount: number;
+  context: { id: string; cwd: string; executions: number; snapshotMs?: number; snapshot: SnapshotInfo | null };
+  workspace: { dirs: string[]; files: WorkspaceFileEntry[]; deleted: string[] };
+}
+
+/** Errors are returned, never thrown (Workers RPC would strip the status). */
+export type InterpreterExecuteRpcResult =
+  | { ok: true; result: InterpreterExecuteResponse }
+  | { ok: false; status: number; body: ErrorResponse };
+
 /** Base class of a runtime Worker entrypoint. Subclasses set `engine` as a class field (not in a constructor). */
 export declare abstract class InterpreterWorker<Env = unknown> extends WorkerEntrypoint<Env> {
   protected abstract readonly engine: Engine;
   fetch(request: Request): Promise<Response>;
+  /** Checks the key and the engine, then forwards to the Interpreter Durable Object for `key`. */
+  executeInContext(key: string, args: InterpreterExecuteArgs, getFiles: GetWorkspaceFiles): Promise<InterpreterExecuteRpcResult>;
+}
+
+/** Base class of the Interpreter Durable Object (bind it as INTERPRETER, SQLite-backed). `engine` as a class field. */
+export declare abstract class InterpreterDurableObject<Env = unknown> extends DurableObject<Env> {
+  protected abstract readonly engine: Engine;
+  fetch(request: Request): Promise<Response>;
+  executeInContext(key: string, args: InterpreterExecuteArgs, getFiles: GetWorkspaceFiles): Promise<InterpreterExecuteRpcResult>;
+  alarm(): Promise<void>;
 }
 
 export interface InterpreterRuntime {
   /** The runtime Worker: export it as the module's default export. */
   Worker: new (ctx: ExecutionContext, env: unknown) => InterpreterWorker;
+  /** The Interpreter Durable Object: export it as `Interpreter` for an engine with `sessions`. */
+  Interpreter: new (ctx: DurableObjectState, env: unknown) => InterpreterDurableObject;
 }
 
-/** Builds the runtime Worker for `engine`. */
+/** Builds the runtime Worker (and the Interpreter Durable Object) for `engine`. */
 export declare function defineInterpreterRuntime(engine: Engine): InterpreterRuntime;

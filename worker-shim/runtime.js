@@ -1,6 +1,8 @@
-// defineInterpreterRuntime(engine): the runtime Worker for an Engine (seed 000 "Quick start").
-import { WorkerEntrypoint } from "cloudflare:workers";
+// defineInterpreterRuntime(engine): the runtime Worker (and, for an engine with sessions, the Interpreter Durable
+// Object) for an Engine (seed 000 "Quick start", "Code contexts").
+import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 import { handleRequest, ExecutionLimitError } from "./core.js";
+import { InterpreterHost, forwardExecuteInContext } from "./interpreter.js";
 
 export { ExecutionLimitError };
 
@@ -9,15 +11,53 @@ export class InterpreterWorker extends WorkerEntrypoint {
   async fetch(request) {
     return handleRequest(this.engine, request, this.env);
   }
+
+  /** Workers RPC (SPEC §2.7): checked here, then forwarded to the Interpreter for `key`. Never throws. */
+  async executeInContext(key, args, getFiles) {
+    return forwardExecuteInContext(this.engine, this.env, key, args, getFiles);
+  }
 }
 
 /**
- * Builds the runtime for `engine`. Returns `{ Worker }`; export `Worker` as the module's default export.
- * (Durable code contexts, and with them the `Interpreter` export, arrive with engines that have `sessions`.)
+ * Base class of the Interpreter Durable Object; subclasses set `engine` as a class field. The engine is read lazily
+ * (on the first call), because a subclass's field initializers run after this constructor.
+ */
+export class InterpreterDurableObject extends DurableObject {
+  #host;
+
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.#host = new InterpreterHost(ctx, env, undefined);
+  }
+
+  #ready() {
+    this.#host.engine = this.engine;
+    return this.#host;
+  }
+
+  async fetch(request) {
+    return this.#ready().fetch(request);
+  }
+
+  async executeInContext(key, args, getFiles) {
+    return this.#ready().executeInContext(key, args, getFiles);
+  }
+
+  async alarm() {
+    return this.#ready().alarm();
+  }
+}
+
+/**
+ * Builds the runtime for `engine`. Returns `{ Worker, Interpreter }`: export `Worker` as the module's default export
+ * and, for an engine with `sessions`, `Interpreter` under that name (bound as INTERPRETER, SQLite-backed).
  */
 export function defineInterpreterRuntime(engine) {
   class Worker extends InterpreterWorker {
     engine = engine;
   }
-  return { Worker };
+  class Interpreter extends InterpreterDurableObject {
+    engine = engine;
+  }
+  return { Worker, Interpreter };
 }
