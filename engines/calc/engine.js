@@ -5,7 +5,8 @@ export const engine = {
   language: "calc",
   engineName: "calc 1.0",
   build: "calc-1.0",
-  limits: { fuel: 0, memoryBytes: 0, codeBytes: 65536, requestBytes: 98304 },
+  // memoryBytes: a nominal 1 MiB (calc allocates next to nothing); runEngineConformance requires every size > 0.
+  limits: { fuel: 0, memoryBytes: 1048576, codeBytes: 65536, requestBytes: 98304 },
   run(payload) {
     const logs = { stdout: [], stderr: [] };
     try {

@@ -1,0 +1,24 @@
+// ./testing's runEngineConformance (seed 000 "Testing") in plain Node, driving the real core over node:sqlite: the
+// JavaScript engine (sessions, snapshots, simulated eviction) and the calc example (stateless only).
+import { describe, it } from "node:test";
+import { runEngineConformance } from "../../worker-shim/testing.js";
+
+describe("runEngineConformance", () => {
+  it("the JavaScript engine (QuickJS, with code contexts)", async () => {
+    const { javascriptEngine } = await import("../../worker-shim/javascript.js");
+    await runEngineConformance(javascriptEngine, {
+      programs: {
+        simple: { code: "1 + 1", expectResultText: "2" },
+        error: { code: "null.x" },
+        stateful: { define: "var x = 1; function f() { return x + 1; }", use: "f()", expectResultText: "2" },
+      },
+    });
+  });
+
+  it("the calc example engine (stateless only)", async () => {
+    const { engine } = await import("../../engines/calc/engine.js");
+    await runEngineConformance(engine, {
+      programs: { simple: { code: "1 + 2 * 3", expectResultText: "7" }, error: { code: "1 +" } },
+    });
+  });
+});
