@@ -81,8 +81,9 @@ export function collectModules(entry, rules) {
  *   interpreter  add an `INTERPRETER` Durable Object binding to class `interpreterClass` (default "Interpreter")
  *                exported by the entry module, SQLite-backed (variants otherwise drop wrangler.jsonc's DO bindings)
  *   routes       Miniflare routes (e.g. ["throws.test/*"]) when several Workers share one Miniflare
+ *   bindings     extra plain-text bindings (vars), e.g. { INTERPRETER_IDLE_TTL_MS: "1" }
  */
-export function runtimeWorkerOptions({ name = "runtime", entry, interpreter = false, interpreterClass = "Interpreter", routes } = {}) {
+export function runtimeWorkerOptions({ name = "runtime", entry, interpreter = false, interpreterClass = "Interpreter", routes, bindings } = {}) {
   const { workerOptions, main, rules } = wranglerWorker();
   const entryPath = entry ? path.resolve(FIXTURES, entry) : main;
   const options = {
@@ -98,6 +99,7 @@ export function runtimeWorkerOptions({ name = "runtime", entry, interpreter = fa
     options.durableObjects = { ...(options.durableObjects ?? {}), INTERPRETER: { className: interpreterClass, useSQLite: true } };
   }
   if (routes) options.routes = routes;
+  if (bindings) options.bindings = { ...(options.bindings ?? {}), ...bindings };
   return options;
 }
 
@@ -131,10 +133,14 @@ export async function startMiniflare(workers, shared = {}) {
  *   const rt = await startRuntime([{ name: "a" }, { name: "b", entry: "throws.js", routes: ["b.test/*"] }]);
  *   await rt.fetch("/interpreter"), rt.fetch("https://b.test/execute", …), rt.execute({ code: "1" }), rt.dispose()
  */
-export async function startRuntime(specs = [{}]) {
+export async function startRuntime(specs = [{}], shared = {}) {
   if (!Array.isArray(specs)) specs = [specs];
-  // A spec is either runtimeWorkerOptions() input or { helper: helperWorkerOptions() input }.
-  const mf = await startMiniflare(specs.map((spec) => (spec.helper ? helperWorkerOptions(spec.helper) : runtimeWorkerOptions(spec))));
+  // A spec is either runtimeWorkerOptions() input or { helper: helperWorkerOptions() input }. `shared`: Miniflare's
+  // shared options, e.g. { resourcePersistencePath } for on-disk Durable Object storage.
+  const mf = await startMiniflare(
+    specs.map((spec) => (spec.helper ? helperWorkerOptions(spec.helper) : runtimeWorkerOptions(spec))),
+    shared,
+  );
   const fetch = (url, init) => mf.dispatchFetch(new URL(url, BASE), init);
   return {
     mf,

@@ -14,9 +14,9 @@ const js = async (code, envVars) => assertExecutionResult(await rt.execute(envVa
 const limit = (message) => ({ name: "ExecutionLimitError", message, traceback: [] });
 
 describe("JavaScript runtime: probe", () => {
-  it("GET /interpreter names QuickJS; no INTERPRETER binding yet → contexts: false", async () => {
+  it("GET /interpreter names QuickJS; the INTERPRETER binding of wrangler.jsonc → contexts: true", async () => {
     const body = await jsonBody(await rt.fetch("/interpreter"));
-    assert.deepEqual(body, { language: "javascript", engine: "QuickJS 2025-04-26", contexts: false, protocol: 1 });
+    assert.deepEqual(body, { language: "javascript", engine: "QuickJS 2025-04-26", contexts: true, protocol: 1 });
   });
 });
 
