@@ -77,6 +77,21 @@ sub("quickjs.c", "#define JS_INTERRUPT_COUNTER_INIT 10000",
 sub("dtoa.c", "#include <setjmp.h>\n", "#ifndef __wasi__\n#include <setjmp.h>\n#endif\n")
 sub("libregexp.c", "#define INTERRUPT_COUNTER_INIT 10000",
     "#ifndef INTERRUPT_COUNTER_INIT\n#define INTERRUPT_COUNTER_INIT 10000\n#endif")
+# QuickJS collects cycles only when an object allocation crosses malloc_gc_threshold, set to 1.5x the live size after
+# each collection, and never on an allocation failure. Under a memory limit (our 32 MiB heap) a collection at > 2/3 of
+# the limit would put the next one past the limit: cyclic garbage then piles up until a spurious out-of-memory, for
+# the rest of a long-lived session. Schedule the next collection at most half-way into the remaining headroom.
+sub("quickjs.c", """        rt->malloc_gc_threshold = rt->malloc_state.malloc_size +
+            (rt->malloc_state.malloc_size >> 1);
+    }""", """        rt->malloc_gc_threshold = rt->malloc_state.malloc_size +
+            (rt->malloc_state.malloc_size >> 1);
+        if (rt->malloc_state.malloc_limit > rt->malloc_state.malloc_size) {
+            size_t room = (rt->malloc_state.malloc_limit - rt->malloc_state.malloc_size) >> 1;
+            if (room < 65536) room = 65536;
+            if (rt->malloc_gc_threshold > rt->malloc_state.malloc_size + room)
+                rt->malloc_gc_threshold = rt->malloc_state.malloc_size + room;
+        }
+    }""")
 PY
 }
 

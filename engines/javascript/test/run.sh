@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The JavaScript engine's tests: build engine.wasm (scripts/build-engines.sh), then
 #   1. the driver's native tests (driver_test.c + QuickJS, gcc, ASan+UBSan): SPEC §10.3 items 24-46, 48-50, sessions;
-#   2. QuickJS's own tests/test_*.js natively with upstream's qjs;
+#   2. QuickJS's own tests/test_*.js natively with upstream's qjs (and, step 6, the language-only ones through OUR
+#      engine.wasm under our host: upstream-engine.test.mjs);
 #   3. the smoke test: engine.wasm under our WASI host (the C++ core) in Node;
 #   4. the wasmify ABI end to end: engine.wasm driven through cpp/wasmify (docs/abi.md);
-#   5. sessions end to end (SPEC §10.5 items 106-114, 127): cpp/wasmify's session host over engine.wasm with a workspace.
+#   5. sessions end to end (SPEC §10.5 items 106-114, 127): cpp/wasmify's session host over engine.wasm with a workspace;
+#   6. QuickJS's test_closure/language/loop/bigint/builtin/cyclic_import.js through that session host.
 # Every part runs; the exit code is non-zero if any failed.
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"
 cd "$SW_ROOT"
@@ -49,6 +51,8 @@ run "core module present" core_present
 run "smoke: engine.wasm under our WASI host (Node)" "$SW_NODE" "$dir/test/smoke.mjs"
 run "wasmify ABI: engine.wasm driven by the core's C++ (Node)" "$SW_NODE" --test "$dir/test/wasmify.test.mjs"
 run "sessions: engine.wasm sessions and restore through the core's C++ (Node)" "$SW_NODE" --test "$dir/test/session.test.mjs"
+run "QuickJS tests/test_*.js through our engine.wasm and session host (Node)" \
+  env SW_QJS_SRC="$(bash scripts/build-engines.sh --src-dir)" "$SW_NODE" --test "$dir/test/upstream-engine.test.mjs"
 
 if [ ${#failed[@]} -gt 0 ]; then echo "FAILED: ${failed[*]}"; exit 1; fi
 echo "all JavaScript engine tests passed"

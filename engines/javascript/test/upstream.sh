@@ -2,7 +2,8 @@
 # QuickJS's own test scripts (tests/test_*.js from the source package), run natively with upstream's `qjs` built from
 # the same patched tree as engine.wasm, invoked exactly as upstream's Makefile `test` target does.
 # (test_worker_module.js is not a test: test_worker.js loads it as its worker.)
-# Running them through OUR engine under our host needs the std/os modules and module loading: not yet.
+# The ones that need only the language (not std/os/workers/.so modules) also run through OUR engine.wasm under our
+# host: upstream-engine.test.mjs.
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"
 src=$(bash "$SW_ROOT/scripts/build-engines.sh" --src-dir)
 out="$SW_ROOT/engines/javascript/build/upstream-$(basename "$src")"
