@@ -46,8 +46,8 @@ QJS_DEFINES=(-D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv "${QJS_FUEL_D
 # (TOOLCHAIN.md §2): compile at -O2, link at -O0.
 WASM_CFLAGS=(--target=wasm32-wasi -O2 "${QJS_DEFINES[@]}")
 # Stack: 1 MiB of linear memory at the bottom (--stack-first: an overflow runs off address 0 and traps instead of
-# overwriting data). QuickJS's own stack check stops JS recursion at JS_SetMaxStackSize (≤ 512 KiB, driver.h), which
-# leaves ≥ 512 KiB for C code that runs without the check (regexp compilation, JSON, GC, the driver, error paths).
+# overwriting data). QuickJS's own stack check stops JS recursion at JS_SetMaxStackSize (≤ 256 KiB, driver.h), which
+# leaves ≥ 768 KiB for C code that runs without the check (regexp compilation, JSON, GC, the driver, error paths).
 # Memory: a fixed maximum of 64 MiB (SPEC §6.1); the JS heap itself is capped at 32 MiB by JS_SetMemoryLimit.
 WASM_LDFLAGS=(--target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--stack-first -Wl,-z,stack-size=1048576
               -Wl,--max-memory=67108864 -Wl,--strip-all)
