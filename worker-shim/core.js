@@ -52,13 +52,51 @@ function loadCore(wasmModule = coreWasm) {
         const instance = new WebAssembly.Instance(engine.module, makeImportObject(this, host, engine.module));
         bindGuestMemory(this, host, instance.exports.memory);
         this.wasmifyBind(host, instance);
+        this.guestInstances.set(host, instance);
         return 1;
       } catch (error) {
         console.error("[sandbox-workers] engine instantiation failed:", error);
         return 0;
       }
     },
+    // A guest's exported mutable globals (a snapshot carries them; docs/snapshots.md): JSON {name: value} with i64
+    // values as decimal strings, written into core memory (the core frees it). 0 when there is no such guest.
+    hostGuestGlobals(host) {
+      const instance = this.guestInstances.get(host);
+      if (!instance) return 0;
+      const globals = {};
+      for (const [name, value] of Object.entries(instance.exports)) {
+        if (!(value instanceof WebAssembly.Global)) continue;
+        try {
+          value.value = value.value; // throws for an immutable global: only mutable ones are state
+        } catch {
+          continue;
+        }
+        globals[name] = typeof value.value === "bigint" ? String(value.value) : value.value;
+      }
+      const bytes = encoder.encode(JSON.stringify(globals));
+      const p = this._malloc(bytes.length + 1);
+      if (p === 0) return 0;
+      this.HEAPU8.set(bytes, p);
+      this.HEAPU8[p + bytes.length] = 0;
+      return p;
+    },
+    hostGuestSetGlobal(host, namePtr, nameLen, valuePtr, valueLen) {
+      const instance = this.guestInstances.get(host);
+      const name = decoder.decode(this.HEAPU8.subarray(namePtr, namePtr + nameLen));
+      const text = decoder.decode(this.HEAPU8.subarray(valuePtr, valuePtr + valueLen));
+      const global = instance?.exports[name];
+      if (!(global instanceof WebAssembly.Global)) return 0;
+      try {
+        global.value = typeof global.value === "bigint" ? BigInt(text) : Number(text);
+        return 1;
+      } catch {
+        return 0;
+      }
+    },
+    guestInstances: new Map(), // WASI host handle -> guest instance
     hostReleaseGuest(host) {
+      this.guestInstances.delete(host);
       this.wasmifyUnbind(host);
       unbindGuestMemory(this, host);
     },

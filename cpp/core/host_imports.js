@@ -27,6 +27,13 @@ mergeInto(LibraryManager.library, {
   sw_host_alarm_delete: function (storage) {
     Module['hostAlarmDelete'](storage);
   },
+  // A guest's exported mutable globals as JSON in core memory (freed by the core), and setting one back (restore).
+  sw_host_guest_globals: function (host) {
+    return Module['hostGuestGlobals'](host);
+  },
+  sw_host_guest_set_global: function (host, namePtr, nameLen, valuePtr, valueLen) {
+    return Module['hostGuestSetGlobal'](host, namePtr >>> 0, nameLen >>> 0, valuePtr >>> 0, valueLen >>> 0);
+  },
   // Grows a guest's memory to at least `pages` 64 KiB pages (snapshot restore); 1 = ok.
   sw_host_guest_grow: function (host, pages) {
     return Module['hostGuestGrow'](host, pages >>> 0);

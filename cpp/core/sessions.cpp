@@ -1,5 +1,6 @@
 #include "sessions.h"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -13,6 +14,9 @@ extern "C" {
 uint32_t sw_host_instantiate_guest(uint32_t server, uint32_t host);
 void sw_host_release_guest(uint32_t host);
 uint32_t sw_host_guest_grow(uint32_t host, uint32_t pages);
+uint32_t sw_host_guest_globals(uint32_t host);
+uint32_t sw_host_guest_set_global(uint32_t host, const char* name, uint32_t nameLen, const char* value,
+                                  uint32_t valueLen);
 void sw_guest_read(uint32_t host, uint32_t guestPtr, void* corePtr, uint32_t len);
 void sw_guest_write(uint32_t host, uint32_t guestPtr, const void* corePtr, uint32_t len);
 double sw_guest_size(uint32_t host);
@@ -77,6 +81,19 @@ class BuiltinSession final : public interp::Session {
     session_.emplace(std::move(s.value()));
   }
   bool adopt(uint64_t handle, std::string_view extraJson, std::string_view cwd) {
+    // The guest's mutable globals as they were at the snapshot (for our engines only __stack_pointer, back at its
+    // initial value between calls; set anyway, so an engine with more state in globals restores correctly).
+    auto extra = json::parseCopy(extraJson);
+    if (extra.ok() && extra.value.isObject()) {
+      if (const json::Value* globals = extra.value.find("globals"); globals && globals->isObject()) {
+        for (const auto& [name, value] : globals->members()) {
+          std::string text = value.isString() ? value.asString() : value.isNumber() ? value.rawNumber() : "";
+          if (text.empty() ||
+              !sw_host_guest_set_global(host_, name.data(), uint32_t(name.size()), text.data(), uint32_t(text.size())))
+            return false;
+        }
+      }
+    }
     wasmify::SessionSnapshot snap;
     snap.handle = handle;
     snap.extraJson = std::string(extraJson);
@@ -111,6 +128,14 @@ class BuiltinSession final : public interp::Session {
   bool canSnapshot() override { return !invalid() && !wasi::hostOf(host_).hasOpenGuestFds(); }
   snapshot::Memory& memory() override { return *memory_; }
   uint64_t handle() const override { return session_ ? session_->instance.handle : 0; }
+  // {"globals": {name: value}}: the guest's exported mutable globals, taken with the memory (between calls).
+  std::string extraJson() const override {
+    const uint32_t p = sw_host_guest_globals(host_);
+    if (p == 0) throw std::runtime_error("cannot read the guest's globals");
+    std::string globals(reinterpret_cast<const char*>(uintptr_t(p)));
+    std::free(reinterpret_cast<void*>(uintptr_t(p)));
+    return "{\"globals\":" + globals + "}";
+  }
 
  private:
   const server::EngineInfo& engine_;
