@@ -154,7 +154,14 @@ bool lzDecompress(const uint8_t* src, uint32_t srcLen, uint8_t* dst, uint32_t le
       for (; i + 8 <= matchLen; i += 8) std::memcpy(out + i, from + i, 8);  // 8 <= offset: no overlap per copy
       for (; i < matchLen; i++) out[i] = from[i];
     } else {
-      for (uint32_t i = 0; i < matchLen; i++) out[i] = from[i];
+      // A short period (runs of zeros, repeated words): write one stretch of `period` bytes (a multiple of the
+      // offset, at least 8), then copy 8 bytes at a time from a whole number of periods back.
+      uint32_t period = offset;
+      while (period < 8) period += offset;
+      uint32_t i = 0;
+      for (; i < matchLen && i < period; i++) out[i] = from[i];
+      for (; i + 8 <= matchLen; i += 8) std::memcpy(out + i, out + i - period, 8);
+      for (; i < matchLen; i++) out[i] = out[i - offset];
     }
     op += matchLen;
   }

@@ -260,6 +260,15 @@ TEST_CASE("lz: round trips and compresses what is compressible", "[snapshot]") {
     CHECK(lzCompress(random.data(), kBlockBytes, out.data(), kBlockBytes - 1, table.data()) == 0);
     CHECK(roundTrip(random, 8192) > kBlockBytes);
   }
+  SECTION("periodic data of every short period (overlapping matches)") {
+    for (uint32_t period = 1; period <= 12; period++) {
+      for (uint32_t len : {20u, 100u, 4096u}) {
+        std::vector<uint8_t> in(len);
+        for (uint32_t i = 0; i < len; i++) in[i] = uint8_t(i < 7 ? 200 + i : (i % period) * 37 + 1);
+        CHECK(roundTrip(in, len + 64) > 0);
+      }
+    }
+  }
   SECTION("long runs and long literals use the 255-continuations") {
     std::vector<uint8_t> in(4096, 0);
     for (uint32_t i = 0; i < 600; i++) in[i] = uint8_t(rng());  // 600 literals
