@@ -180,6 +180,18 @@ uint32_t Tracker::runCount() const {
   return runs;
 }
 
+bool Tracker::fragmented(uint32_t maxRuns) const {
+  // Runs break where the owning segment changes and where stored blocks stop (zero blocks). Only the first kind is
+  // fragmentation: a full rewrite cannot remove the second, so it must not trigger one (else every take would).
+  uint32_t runs = 0, stretches = 0, previous = 0;
+  for (uint32_t id : owner) {
+    if (id && id != previous) runs++;
+    if (id && !previous) stretches++;
+    previous = id;
+  }
+  return runs > maxRuns && runs > 2 * stretches + uint32_t(segments.size());
+}
+
 Manifest Tracker::manifest() const {
   Manifest m;
   m.memoryPages = memoryPages;
@@ -217,7 +229,7 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
   t.entryBytes.resize(blocks, 0);
 
   // A full write: the first snapshot, on request, when the manifest got too fragmented, or before ids run out.
-  bool full = !t.seeded || options.fullRewrite || t.runCount() > options.maxRuns ||
+  bool full = !t.seeded || options.fullRewrite || t.fragmented(options.maxRuns) ||
               t.nextSegment > std::numeric_limits<uint32_t>::max() - (1u << 24);
   if (full) {
     stats.fullRewrite = true;

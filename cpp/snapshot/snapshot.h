@@ -145,7 +145,8 @@ struct Tracker {
   std::vector<Segment> segments;      // ascending id
 
   Manifest manifest() const;
-  uint32_t runCount() const;
+  uint32_t runCount() const;                   // the manifest's runs
+  bool fragmented(uint32_t maxRuns) const;     // more runs than maxRuns that a full rewrite would merge
 };
 
 struct Options {
@@ -155,7 +156,7 @@ struct Options {
   // Compaction: a segment whose live entries fill less than half its bytes is rewritten from memory; so are all
   // small segments (< maxSegmentBytes / 8) once there are more than smallSegments of them.
   uint32_t smallSegments = 8;
-  uint32_t maxRuns = 4096;             // a more fragmented manifest is rewritten in full
+  uint32_t maxRuns = 4096;             // a manifest fragmented beyond this is rewritten in full (Tracker::fragmented)
   bool fullRewrite = false;            // force writing every non-zero block anew (tests, format upgrades)
 };
 

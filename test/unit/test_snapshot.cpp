@@ -491,6 +491,39 @@ TEST_CASE("take: compaction keeps storage near the live data", "[snapshot]") {
   }
 }
 
+TEST_CASE("take: a fragmented manifest is rewritten in full, once; zero gaps alone never trigger it", "[snapshot]") {
+  Options o;
+  o.maxRuns = 8;
+  SECTION("many small segments owning interleaved blocks") {
+    VectorMemory mem(2);  // 32 blocks, all non-zero
+    fillHeapLike(mem.bytes.data(), mem.bytes.size(), 1);
+    Storage s;
+    Tracker t;
+    o.smallSegments = 1000;  // no merging: only fragmentation can clean up
+    snap(mem, t, s, o);
+    for (uint32_t b = 0; b < 32; b += 2) {  // every other block moves to its own row
+      mem.bytes[std::size_t(b) * kBlockBytes + 5] ^= 1;
+      snap(mem, t, s, o);
+    }
+    CHECK(t.runCount() <= 8 + 1);  // the take that crossed the limit rewrote everything
+    Stats again = snap(mem, t, s, o);
+    CHECK_FALSE(again.fullRewrite);
+    CHECK(again.chunksWritten == 0);
+    checkRestore(t, s, mem.bytes, o);
+  }
+  SECTION("alternating zero and non-zero blocks") {
+    VectorMemory mem(2);
+    for (uint32_t b = 0; b < 32; b += 2) mem.bytes[std::size_t(b) * kBlockBytes + 1] = 1;
+    Storage s;
+    Tracker t;
+    snap(mem, t, s, o);
+    CHECK(t.runCount() == 16);
+    Stats again = snap(mem, t, s, o);
+    CHECK_FALSE(again.fullRewrite);
+    CHECK(again.chunksWritten == 0);
+  }
+}
+
 TEST_CASE("take + restore: a random workload always restores exactly", "[snapshot]") {
   std::mt19937 rng(GENERATE(1u, 2u, 3u));
   VectorMemory mem(8);
