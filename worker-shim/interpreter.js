@@ -62,6 +62,17 @@ export async function forwardExecuteInContext(engine, env, key, args, getFiles) 
 
 let nextStorageId = 1;
 
+// An evicted Durable Object's JavaScript object is collected while the isolate (and the core) live on: free its
+// core-side Interpreter too, with the resident engine instance and the workspace mirror it holds.
+const released = new FinalizationRegistry(({ core, handle, storageId }) => {
+  try {
+    core.storages.delete(storageId);
+    if (handle !== 0 && getCore.instance === core) core._sw_do_free(handle);
+  } catch {
+    // the core was replaced meanwhile: its memory went with it
+  }
+});
+
 /**
  * The state of one Interpreter Durable Object: its core-side Interpreter (recreated if the core was replaced after a
  * trap) and the queue that keeps every call strictly sequential (SPEC §4.9).
@@ -99,6 +110,7 @@ export class InterpreterHost {
     const core = await getCore();
     if (this.#core === core && this.#handle !== 0) return core;
     // First use, or the core was replaced after a trap: a new Interpreter over the same storage.
+    released.unregister(this);
     this.#core = core;
     this.#handle = 0;
     const server = serverFor(core, this.#engine);
@@ -117,6 +129,7 @@ export class InterpreterHost {
       core._free(p);
     }
     if (this.#handle === 0) throw new Error("the Interpreter could not start");
+    released.register(this, { core, handle: this.#handle, storageId: this.#storageId }, this);
     return core;
   }
 
