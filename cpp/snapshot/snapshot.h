@@ -111,7 +111,7 @@ struct Manifest {
   uint32_t memoryPages = 0;
   uint32_t nextSegment = 1;        // ids of new segments start here (ids only increase)
   std::vector<Segment> segments;   // ascending id
-  std::vector<Run> runs;           // ascending, non-overlapping, maximal
+  std::vector<Run> runs;           // ascending, non-overlapping (encode() of a Tracker merges adjacent ones)
 
   // Text form, one JSON-safe string (ASCII, no quotes or backslashes):
   //   sw-snap1;pages=<n>;next=<id>;seg=<id>:<bytes>:<16 hex>,...;own=<first>+<count>:<id>,...
