@@ -40,7 +40,7 @@ inline constexpr uint32_t kMaxEntryBytes = kEntryHeaderBytes + kBlockBytes;
 
 // --- building blocks ------------------------------------------------------------------------------------------------
 
-// A 64-bit hash of any byte string; identical on every platform and build (scalar, SSE-free, or Wasm SIMD).
+// A 64-bit hash of any byte string; identical on every platform and build (scalar or Wasm SIMD code).
 uint64_t hash64(const uint8_t* data, std::size_t len, uint64_t seed = 0);
 // hash64 of one block, but 0 for an all-zero block (and never 0 for any other: a zero hash is remapped to 1).
 uint64_t blockHash(const uint8_t* block);
