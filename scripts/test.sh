@@ -32,6 +32,7 @@ suite "unit tests (Emscripten build under Node)" /usr/bin/node build/wasm/sw_uni
 suite "build fuzz" bash scripts/build.sh fuzz
 suite "fuzz: request parser and validator (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_request test/fuzz/corpus/request
 suite "fuzz: WASI path resolution (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasi_paths test/wasi/corpus/paths
+suite "fuzz: Interpreter Durable Object (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_interpreter test/fuzz/corpus/interpreter
 suite "WASI host: C guests under the core (Node, then a workerd smoke subset)" bash test/wasi/run.sh
 suite "JavaScript engine (QuickJS): driver, upstream and smoke tests" bash engines/javascript/test/run.sh
 suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
