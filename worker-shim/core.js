@@ -292,7 +292,9 @@ export function headBlock(request) {
 }
 
 // Copies the body into the core's buffer, reading at most `capacity` bytes (the core's limit + 1).
-export async function readBodyInto(core, body, ptr, capacity) {
+// cancelRest: cancel the stream once `capacity` bytes arrived (a client upload: stop receiving it). A Durable Object
+// leaves a forwarded body alone instead: cancelling it fails the caller's stub.fetch ("Network connection lost").
+export async function readBodyInto(core, body, ptr, capacity, { cancelRest = true } = {}) {
   const reader = body.getReader();
   let n = 0;
   try {
@@ -304,7 +306,7 @@ export async function readBodyInto(core, body, ptr, capacity) {
       n += take;
     }
   } finally {
-    if (n >= capacity) reader.cancel().catch(() => {});
+    if (n >= capacity && cancelRest) reader.cancel().catch(() => {});
     reader.releaseLock();
   }
   return n;
@@ -354,13 +356,38 @@ function settleEngine(core, exchange) {
   return reportOutcome(core, exchange, run.value);
 }
 
-async function forward(core, action, request, env) {
+async function forward(core, exchange, action, request, env) {
   const key = decoder.decode(core.HEAPU8.subarray(action.extraPtr, action.extraPtr + action.extraLen));
   const path = decoder.decode(core.HEAPU8.subarray(action.bodyPtr, action.bodyPtr + action.bodyLen));
   const headers = new Headers(request.headers);
   for (const [name, value] of headerPairs(core, action.headersPtr, action.headersLen)) headers.set(name, value);
   const method = request.method;
-  const body = method === "GET" || method === "HEAD" ? undefined : await request.arrayBuffer();
+  let body;
+  if (method !== "GET" && method !== "HEAD" && request.body) {
+    // At most the core's limit + 1 bytes: the Interpreter answers 413 for more, and a hostile body of any size is
+    // never buffered whole.
+    const capacity = action.status;
+    const buffer = new Uint8Array(capacity);
+    let n = 0;
+    const reader = request.body.getReader();
+    try {
+      while (n < capacity) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const take = Math.min(value.byteLength, capacity - n);
+        buffer.set(take === value.byteLength ? value : value.subarray(0, take), n);
+        n += take;
+      }
+    } catch {
+      return toResponse(core, readView(core, core._sw_exchange_body_failed(exchange))); // the core's 400
+    } finally {
+      reader.releaseLock();
+    }
+    body = buffer.subarray(0, n);
+    // The body is re-sent as a buffer: its framing headers describe the client's upload, not this request.
+    headers.delete("content-length");
+    headers.delete("transfer-encoding");
+  }
   const stub = env.INTERPRETER.get(env.INTERPRETER.idFromName(key));
   return stub.fetch(new Request(`https://interpreter.internal${path}`, { method, headers, body }));
 }
@@ -411,7 +438,7 @@ export async function handleRequest(engine, request, env) {
           break;
         }
         case FORWARD:
-          return await forward(core, action, request, env);
+          return await forward(core, exchange, action, request, env);
         default:
           throw new Error(`unknown core action ${action.kind}`);
       }

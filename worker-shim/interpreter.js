@@ -161,7 +161,9 @@ export class InterpreterHost {
         if (action.kind !== READ_BODY) throw new Error(`unexpected Interpreter action ${action.kind}`);
         let n;
         try {
-          n = request.body ? await readBodyInto(core, request.body, action.bodyPtr, action.bodyLen) : 0;
+          n = request.body
+            ? await readBodyInto(core, request.body, action.bodyPtr, action.bodyLen, { cancelRest: false })
+            : 0;
         } catch {
           view = core._sw_do_exchange_body_failed(exchange);
           continue;

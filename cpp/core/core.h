@@ -13,7 +13,7 @@ extern "C" {
 // What the shim reads after every call that advances an exchange (all fields little-endian u32).
 struct sw_action_view {
   uint32_t kind;        // server::ActionKind, or 5 (AwaitEngine) once the engine was started via sw_host_engine_run
-  uint32_t status;      // Respond: HTTP status
+  uint32_t status;      // Respond: HTTP status; Forward: how many body bytes to forward at most
   uint32_t body_ptr;    // Respond: body; ReadBody: buffer; Forward: path
   uint32_t body_len;    // Respond: body length; ReadBody: buffer capacity (limit + 1); Forward: path length
   uint32_t headers_ptr; // Respond / Forward: "name: value\r\n" block

@@ -254,6 +254,9 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasInterpreter
         action_.forwardPath = slash == std::string::npos ? "/" : action_.forwardPath.substr(slash);
       }
       action_.forwardHeaders = {{"x-interpreter-key", m.interpreterKey}};
+      // The Interpreter reads at most this much of a body (POST /contexts, SPEC §2.6 step 1): the forward buffers one
+      // byte more, enough for the Interpreter to answer 413, never a hostile body of any size.
+      action_.bodyLimit = kForwardBodyLimit;
       return action_;
     }
     case http::Route::NotFound:
@@ -289,8 +292,9 @@ const Action& Exchange::bodyReceived(std::size_t n) {
 }
 
 const Action& Exchange::bodyFailed() {
-  if (action_.kind != ActionKind::ReadBody) return fail();
-  // A body that ends short of its Content-Length or whose stream errors is not a JSON document.
+  if (action_.kind != ActionKind::ReadBody && action_.kind != ActionKind::Forward) return fail();
+  // A body that ends short of its Content-Length or whose stream errors is not a JSON document (also while it is
+  // being read for forwarding to the Interpreter).
   return validationError(400, "Invalid JSON");
 }
 

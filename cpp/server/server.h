@@ -60,6 +60,8 @@ constexpr std::size_t kMaxResultBytes = 65536;
 constexpr std::size_t kMaxLogEntries = 200;
 constexpr std::size_t kMaxLogUnits = 32768;
 constexpr std::size_t kMaxHostMessageUnits = 2048;
+// The largest body any Interpreter route accepts (POST /contexts, SPEC §2.6 step 1).
+constexpr std::size_t kForwardBodyLimit = 98304;
 
 // An ErrorResponse (SPEC §3.6).
 http::Response errorResponse(Clock& clock, int status, std::string_view code, std::string_view message,
@@ -85,7 +87,8 @@ enum class ActionKind : uint32_t {
   Respond = 1,      // send `response`
   ReadBody = 2,     // read at most `bodyLimit + 1` bytes of the request body into bodyBuffer(), then bodyReceived()
   RunEngine = 3,    // call the engine with `payload` (JSON {code, envVars?}), then engineFinished()/engineThrew()
-  Forward = 4,      // forward to the Interpreter DO for `interpreterKey` at `forwardPath`, relay its response
+  Forward = 4,      // forward to the Interpreter DO for `interpreterKey` at `forwardPath` with at most bodyLimit + 1
+                    // bytes of the body, relay its response
 };
 
 struct Action {
@@ -112,7 +115,8 @@ class Exchange {
   std::size_t bodyCapacity() const { return bodySize_ - json::kPadding; }
   // `n` bytes were written to bodyBuffer(); n == bodyLimit + 1 means the body was longer than the limit.
   const Action& bodyReceived(std::size_t n);
-  // Reading the body failed midway (the stream errored or ended short of its Content-Length).
+  // Reading the body failed midway (the stream errored or ended short of its Content-Length), also while reading it
+  // for a Forward.
   const Action& bodyFailed();
   // The engine returned an outcome, serialized as JSON.
   const Action& engineFinished(std::string_view outcomeJson);

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { startRuntime, assertErrorResponse, jsonBody } from "./helpers.mjs";
+import { startRuntime, assertErrorResponse, jsonBody, rawHttp, rawToResponse } from "./helpers.mjs";
 
 const persist = mkdtempSync(path.join(tmpdir(), "sw-contexts-"));
 
@@ -75,6 +75,25 @@ describe("§2.6 context routes through the Worker (items 74-81)", () => {
       const bad = await rt.createContext("routes2", id);
       assert.equal(bad.body.message, "id must be a non-empty string of at most 128 characters");
     }
+  });
+
+  it("POST /contexts over 96 KiB → 413, declared or chunked (the Worker forwards at most limit + 1 bytes)", async () => {
+    // Raw HTTP: the answer comes before the client finished sending, which Node's fetch reports as EPIPE.
+    const head = "POST /interpreters/big/contexts HTTP/1.1\r\nHost: runtime.test\r\nContent-Type: application/json\r\n";
+    const pad = "x".repeat(200_000);
+    const declared = JSON.stringify({ id: "big", pad });
+    await assertErrorResponse(
+      rawToResponse(await rawHttp(rt.mf, `${head}Content-Length: ${declared.length}\r\n\r\n`, declared)),
+      413, "Request too large");
+    const chunk = (text) => `${text.length.toString(16)}\r\n${text}\r\n`;
+    const unterminated = chunk('{"id":"s","pad":"') + chunk("y".repeat(100_000)) + chunk("y".repeat(100_000));
+    await assertErrorResponse(
+      rawToResponse(await rawHttp(rt.mf, `${head}Transfer-Encoding: chunked\r\n\r\n`, unterminated)),
+      413, "Request too large");
+    // A malformed upload (a chunk longer than its declared size) fails the body stream: 400, as for POST /execute.
+    await assertErrorResponse(
+      rawToResponse(await rawHttp(rt.mf, `${head}Transfer-Encoding: chunked\r\n\r\n`, `10\r\n{"id":"s","pad":"\r\n${unterminated}`)),
+      400, "Invalid JSON");
   });
 
   it("item 78: cwd validation and normalization", async () => {

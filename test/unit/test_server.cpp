@@ -816,7 +816,15 @@ TEST_CASE("2.5 a valid key forwards to the Interpreter DO") {
     REQUIRE(a.forwardHeaders.size() == 1);
     CHECK(a.forwardHeaders[0].name == "x-interpreter-key");
     CHECK(a.forwardHeaders[0].value == c.key);
+    CHECK(a.bodyLimit == sw::server::kForwardBodyLimit);  // the shim forwards at most bodyLimit + 1 bytes
   }
+}
+
+TEST_CASE("2.5 a forwarded body whose stream fails is 400 Invalid JSON, like POST /execute's") {
+  Rig rig;
+  REQUIRE(rig.start(makeHead("POST", "/interpreters/k/contexts", {{"content-type", "application/json"}}, true), true)
+              .kind == ActionKind::Forward);
+  checkValidation(rig.ex->bodyFailed(), 400, "Invalid JSON");
 }
 
 TEST_CASE("2.5 a key of 128 characters is valid; 129 is not") {
