@@ -321,16 +321,18 @@ async function measureOnePlusOne(mf) {
     runOurs("1 + 1");
     if (mf) {
       await post(mf, "js.bench", ONE_PLUS_ONE, OK2);
+      await post(mf, "nospare.bench", ONE_PLUS_ONE, OK2);
       await post(mf, "calc.bench", CALC_BODY, OK2);
     }
   }
   if (mf) await inIsolate(mf, ONE_PLUS_ONE, WARMUP);
   const per = Math.ceil(REQUESTS / ROUNDS);
-  const lat = { js: [], calc: [], floor: [] };
+  const lat = { js: [], nospare: [], calc: [], floor: [] };
   let isoMs = 0;
   const tasks = [() => floorBatch(per, lat.floor)];
   if (mf) {
     tasks.push(async () => { for (let i = 0; i < per; i++) lat.js.push((await post(mf, "js.bench", ONE_PLUS_ONE, OK2)).ms); });
+    tasks.push(async () => { for (let i = 0; i < per; i++) lat.nospare.push((await post(mf, "nospare.bench", ONE_PLUS_ONE, OK2)).ms); });
     tasks.push(async () => { for (let i = 0; i < per; i++) lat.calc.push((await post(mf, "calc.bench", CALC_BODY, OK2)).ms); });
     tasks.push(async () => {
       const iso = await inIsolate(mf, ONE_PLUS_ONE, per);
@@ -341,7 +343,7 @@ async function measureOnePlusOne(mf) {
   for (let r = 0; r < ROUNDS; r++) for (let k = 0; k < tasks.length; k++) await tasks[(r + k) % tasks.length]();
   const floor = { ...stats(lat.floor), phases: floorPhases(REQUESTS) };
   if (!mf) return { floor };
-  const http = { js: stats(lat.js), calc: stats(lat.calc), isolateMs: isoMs / (per * ROUNDS) };
+  const http = { js: stats(lat.js), nospare: stats(lat.nospare), calc: stats(lat.calc), isolateMs: isoMs / (per * ROUNDS) };
   http.jsRps = await concurrent(mf, "js.bench", ONE_PLUS_ONE, OK2, REQUESTS * 2, CONCURRENCY);
   http.calcRps = await concurrent(mf, "calc.bench", CALC_BODY, OK2, REQUESTS * 2, CONCURRENCY);
   return { http, floor };
@@ -367,6 +369,7 @@ async function main() {
     ? null
     : await startMiniflare([
         runtimeWorkerOptions({ name: "js", routes: ["js.bench/*"] }),
+        runtimeWorkerOptions({ name: "nospare", entry: "javascript-nospare.js", routes: ["nospare.bench/*"] }),
         runtimeWorkerOptions({ name: "calc", entry: "calc.js", routes: ["calc.bench/*"] }),
         driverOptions(),
       ]);
@@ -389,6 +392,7 @@ async function main() {
       head("target");
       console.log("".padEnd(40 + 36) + `  req/s @${CONCURRENCY}`);
       row("js (real Worker: fresh QuickJS/request)", http.js, http.jsRps);
+      row("js without the spare instance", http.nospare);
       row("calc (same shim + core, trivial engine)", http.calc, http.calcRps);
       console.log(`in-isolate handleRequest(javascriptEngine) from a driver Worker (no transport): ${fmt(http.isolateMs, 3)} ms/request (mean of ${REQUESTS}, same rounds)`);
     }

@@ -402,8 +402,26 @@ export async function fallbackResponse() {
   }
 }
 
-/** Serves one HTTP request for `engine` through the core. */
-export async function handleRequest(engine, request, env) {
+// After a response of a built-in engine went out: let the core boot the next request's instance, off the critical
+// path (ctx.waitUntil keeps the isolate working on it; the timer lets the response leave first).
+function prepareSpare(core, server, ctx) {
+  if (typeof ctx?.waitUntil !== "function") return;
+  ctx.waitUntil(
+    new Promise((resolve) => {
+      setTimeout(() => {
+        try {
+          if (getCore.instance === core) core._sw_builtin_prepare_spare(server);
+        } catch (error) {
+          console.error("[sandbox-workers] preparing an engine instance failed:", error);
+        }
+        resolve();
+      }, 0);
+    }),
+  );
+}
+
+/** Serves one HTTP request for `engine` through the core. `ctx` (optional): the ExecutionContext, for waitUntil. */
+export async function handleRequest(engine, request, env, ctx) {
   const core = await getCore();
   const server = serverFor(core, engine);
   if (server === 0) return fallbackResponse();
@@ -420,6 +438,7 @@ export async function handleRequest(engine, request, env) {
       const action = readView(core, view);
       switch (action.kind) {
         case RESPOND:
+          if (engine?.builtin) prepareSpare(core, server, ctx);
           return toResponse(core, action);
         case READ_BODY: {
           let n;

@@ -9,7 +9,7 @@ export { ExecutionLimitError };
 /** Base class of a runtime Worker entrypoint; subclasses set `engine` as a class field. */
 export class InterpreterWorker extends WorkerEntrypoint {
   async fetch(request) {
-    return handleRequest(this.engine, request, this.env);
+    return handleRequest(this.engine, request, this.env, this.ctx);
   }
 
   /** Workers RPC (SPEC §2.7): checked here, then forwarded to the Interpreter for `key`. Never throws. */

@@ -3,9 +3,14 @@
 // engine instance the shim creates on request, the wasmify call sequence (cpp/wasmify), then the outcome with usage.
 #include "builtin.h"
 
+#include <emscripten/emscripten.h>
+
 #include <string>
+#include <unordered_map>
 
 #include "../json/json.h"
+#include "../wasmify/bridge.h"
+#include "../wasmify/wasmify.h"
 
 extern "C" {
 // host_imports.js: the shim instantiates the engine's compiled module under WASI host `host` (and registers its memory
@@ -17,6 +22,8 @@ uint32_t sw_wasi_host_new(const char* config, uint32_t len, uint32_t archive);
 void sw_wasi_host_free(uint32_t h);
 double sw_wasi_fuel_consumed(uint32_t h);
 double sw_guest_size(uint32_t host);
+void sw_wasi_clear_trap(uint32_t h);
+void sw_wasi_fuel_reset(uint32_t h, double budget);
 // cpp/wasmify/exports.cpp
 uint32_t sw_wasmify_js_run(uint32_t host, const char* code, uint32_t codeLen, const char* env, uint32_t envLen,
                            double fuel);
@@ -41,6 +48,20 @@ struct GuestScope {
   }
 };
 
+// A spare instance per server: instantiated and booted (WASI _initialize, wasm_init, New, InterruptAddress) after a
+// response went out, so the next POST /execute only evaluates. It is used once, exactly like a fresh instance (same
+// host configuration, fuel reset to the budget before the boot, so usage still counts the boot), then discarded.
+struct Spare {
+  uint32_t host = 0;
+  uint64_t handle = 0;
+};
+std::unordered_map<uint32_t, Spare>& spares() {
+  static std::unordered_map<uint32_t, Spare> map;
+  return map;
+}
+
+double fuelBudget(const server::EngineInfo& engine) { return engine.limits.fuel > 0 ? engine.limits.fuel : -1; }
+
 }  // namespace
 
 const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& exchange,
@@ -52,16 +73,34 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
   if (const json::Value* envVars = request.value.find("envVars")) env = json::stringify(*envVars);
 
   GuestScope scope;
-  scope.host = sw_wasi_host_new(kHostConfig.data(), uint32_t(kHostConfig.size()), 0);
-  if (!scope.host) return exchange.engineThrew(false, "Engine initialization failed: no WASI host");
-  scope.instantiated = sw_host_instantiate_guest(serverHandle, scope.host) != 0;
-  if (!scope.instantiated) return exchange.engineThrew(false, "Engine initialization failed: instantiation");
-
-  const double fuel = engine.limits.fuel > 0 ? engine.limits.fuel : -1;  // < 0: unmetered
   const std::string& source = code->asString();
-  const uint32_t status =
-      sw_wasmify_js_run(scope.host, source.data(), uint32_t(source.size()), env.data(), uint32_t(env.size()), fuel);
-  std::string text(sw_wasmify_result(), sw_wasmify_result_len());
+  uint32_t status = 0;
+  std::string text;
+  auto spare = spares().find(serverHandle);
+  if (spare != spares().end()) {
+    // The booted spare: evaluate only.
+    scope.host = spare->second.host;
+    scope.instantiated = true;
+    const uint64_t handle = spare->second.handle;
+    spares().erase(spare);
+    wasmify::HostGuestCaller guest(scope.host);
+    wasmify::Instance instance{guest, wasmify::javascript::kService, handle};
+    auto r = wasmify::javascript::driver().runOnce(instance, wasmify::ExecuteRequest{source, env, {}});
+    if (r) {
+      text = std::move(r.value());
+    } else {
+      status = r.failure().kind == wasmify::FailureKind::Limit ? 2 : 1;
+      text = r.failure().message;
+    }
+  } else {
+    scope.host = sw_wasi_host_new(kHostConfig.data(), uint32_t(kHostConfig.size()), 0);
+    if (!scope.host) return exchange.engineThrew(false, "Engine initialization failed: no WASI host");
+    scope.instantiated = sw_host_instantiate_guest(serverHandle, scope.host) != 0;
+    if (!scope.instantiated) return exchange.engineThrew(false, "Engine initialization failed: instantiation");
+    status = sw_wasmify_js_run(scope.host, source.data(), uint32_t(source.size()), env.data(), uint32_t(env.size()),
+                               fuelBudget(engine));
+    text.assign(sw_wasmify_result(), sw_wasmify_result_len());
+  }
   switch (status) {
     case 0: break;
     case 2: return exchange.engineThrew(true, text);    // ExecutionLimitError raised by the host (trap)
@@ -86,3 +125,31 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
 }
 
 }  // namespace sw::core
+
+extern "C" {
+// Boots the next request's instance for a built-in engine, if none is waiting (the shim calls this after a response
+// went out, from ctx.waitUntil). Returns 1 when a spare is ready.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_prepare_spare(uint32_t serverHandle) {
+  try {
+    const auto& engine = reinterpret_cast<sw::server::InterpreterServer*>(uintptr_t(serverHandle))->engine();
+    if (engine.builtin.empty()) return 0;
+    if (sw::core::spares().count(serverHandle)) return 1;
+    sw::core::GuestScope scope;
+    scope.host = sw_wasi_host_new(sw::core::kHostConfig.data(), uint32_t(sw::core::kHostConfig.size()), 0);
+    if (!scope.host) return 0;
+    scope.instantiated = sw_host_instantiate_guest(serverHandle, scope.host) != 0;
+    if (!scope.instantiated) return 0;
+    sw_wasi_clear_trap(scope.host);
+    sw_wasi_fuel_reset(scope.host, sw::core::fuelBudget(engine));
+    sw::wasmify::HostGuestCaller guest(scope.host);
+    auto instance = sw::wasmify::bootInstance(guest, sw::wasmify::javascript::driver());
+    if (!instance) return 0;
+    sw::core::spares()[serverHandle] = sw::core::Spare{scope.host, instance->handle};
+    scope.host = 0;  // owned by the spare now
+    scope.instantiated = false;
+    return 1;
+  } catch (...) {
+    return 0;
+  }
+}
+}
