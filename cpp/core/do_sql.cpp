@@ -16,6 +16,8 @@
 #include <exception>
 #include <memory>
 
+#include "byte_reader.h"
+
 extern "C" {
 uint32_t sw_host_sql_exec(uint32_t storage, const char* request, uint32_t len);
 uint32_t sw_host_sql_transaction(uint32_t storage, uint32_t cookie);
@@ -33,29 +35,6 @@ void putU32(std::string& out, uint32_t v) {
   out.append(b, 4);
 }
 
-struct Reader {
-  const uint8_t* p;
-  const uint8_t* end;
-  bool u32(uint32_t& v) {
-    if (end - p < 4) return false;
-    std::memcpy(&v, p, 4);
-    p += 4;
-    return true;
-  }
-  bool f64(double& v) {
-    if (end - p < 8) return false;
-    std::memcpy(&v, p, 8);
-    p += 8;
-    return true;
-  }
-  bool bytes(std::string& out) {
-    uint32_t n;
-    if (!u32(n) || uint32_t(end - p) < n) return false;
-    out.assign(reinterpret_cast<const char*>(p), n);
-    p += n;
-    return true;
-  }
-};
 
 struct Transaction {
   const std::function<void()>* body;
@@ -93,7 +72,7 @@ void JsSql::exec(std::string_view sql, std::initializer_list<interp::SqlArg> arg
   std::unique_ptr<uint8_t, decltype(&std::free)> owned(reinterpret_cast<uint8_t*>(uintptr_t(answer)), &std::free);
   uint32_t total;
   std::memcpy(&total, owned.get(), 4);
-  Reader r{owned.get() + 4, owned.get() + 4 + total};
+  sw::core::ByteReader r{owned.get() + 4, owned.get() + 4 + total};
   uint32_t status;
   if (!r.u32(status)) throw interp::SqlError("SQLite bridge: truncated answer");
   if (status != 0) {

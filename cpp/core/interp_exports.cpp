@@ -12,6 +12,7 @@
 #include "../interp/interpreter.h"
 #include "../json/json.h"
 #include "../server/server.h"
+#include "byte_reader.h"
 #include "core.h"
 #include "do_sql.h"
 #include "sessions.h"
@@ -138,29 +139,6 @@ const sw_action_view* guardedAction(uint32_t h, F&& f) {
   }
 }
 
-struct Reader {
-  const uint8_t* p;
-  const uint8_t* end;
-  bool u32(uint32_t& v) {
-    if (end - p < 4) return false;
-    std::memcpy(&v, p, 4);
-    p += 4;
-    return true;
-  }
-  bool f64(double& v) {
-    if (end - p < 8) return false;
-    std::memcpy(&v, p, 8);
-    p += 8;
-    return true;
-  }
-  bool bytes(std::string& out) {
-    uint32_t n;
-    if (!u32(n) || uint32_t(end - p) < n) return false;
-    out.assign(reinterpret_cast<const char*>(p), n);
-    p += n;
-    return true;
-  }
-};
 
 }  // namespace
 
@@ -242,7 +220,8 @@ EMSCRIPTEN_KEEPALIVE const StepView* sw_do_execute_files(uint32_t h, uint32_t le
   return guardedStep(h, [&](Interpreter& interp) {
     auto& in = doOf(h)->input;
     if (len > in.size()) return internalFailure();
-    Reader r{reinterpret_cast<const uint8_t*>(in.data()), reinterpret_cast<const uint8_t*>(in.data()) + len};
+    const auto* bytes = reinterpret_cast<const uint8_t*>(in.data());
+    sw::core::ByteReader r{bytes, bytes + len};
     uint32_t isArray = 0, count = 0;
     if (!r.u32(isArray) || !r.u32(count)) return internalFailure();
     std::vector<sw::interp::PulledEntry> entries;

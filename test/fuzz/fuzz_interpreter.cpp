@@ -1,7 +1,8 @@
 // libFuzzer target: hostile input to the Interpreter Durable Object (cpp/interp) over real SQLite (in memory) with a
 // small engine whose state is a linear memory, so snapshots and restores run too.
 //
-// Input: a selector byte, then the rest.
+// Input: a selector byte (taken modulo 7, so the seeds are text: '#' 0, '$' 1, '%' 2, '&' 3, '\'' 4, '(' 5, ')' 6),
+// then the rest.
 //   0  executeInContext("k", rest as the args JSON); if files are requested, the answer is derived from `rest`
 //   1  POST /contexts with `rest` as the body
 //   2  DELETE /contexts/<rest>
