@@ -274,6 +274,11 @@ void Interpreter::ensureSchema() {
     armedAlarm_ = std::nan("");
     return;
   }
+  createTables();
+}
+
+// The tables of SPEC §4.6 (format 4).
+void Interpreter::createTables() {
   sql_.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)", {});
   sql_.exec("CREATE TABLE IF NOT EXISTS contexts (id TEXT PRIMARY KEY, value TEXT)", {});
   sql_.exec(
@@ -286,12 +291,7 @@ void Interpreter::wipeStorage() {
   sql_.transaction([&] {
     for (const char* table : {"meta", "contexts", "chunks", "files", "pages"})
       sql_.exec(std::string("DROP TABLE IF EXISTS ") + table, {});
-    sql_.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)", {});
-    sql_.exec("CREATE TABLE contexts (id TEXT PRIMARY KEY, value TEXT)", {});
-    sql_.exec(
-        "CREATE TABLE chunks (context_id TEXT, chunk INTEGER, data BLOB, PRIMARY KEY (context_id, chunk)) "
-        "WITHOUT ROWID",
-        {});
+    createTables();
   });
 }
 

@@ -147,6 +147,7 @@ class Interpreter {
 
   // storage
   void ensureSchema();
+  void createTables();
   void wipeStorage();
   void wipe();  // DELETE / and alarm expiry (SPEC §4.8)
   void ensureMeta(std::string_view key);
