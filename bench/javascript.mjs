@@ -27,7 +27,7 @@ import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
 import { ROOT, runtimeWorkerOptions, startMiniflare, wranglerWorker, collectModules } from "../test/integration/helpers.mjs";
-import { core, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes } from "../engines/javascript/test/core-harness.mjs";
+import { core, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from "../engines/javascript/test/core-harness.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -156,7 +156,7 @@ function runOurs(code, { phases, charge, fuel = FUEL } = {}) {
   const t3 = now();
   try {
     const src = encoder.encode(code);
-    status = withBytes(src, (cp, cn) => core._sw_wasmify_js_run(host, cp, cn, 0, 0, fuel));
+    status = withBytes(src, (cp, cn) => core._sw_wasmify_run(host, ...engineArg('javascript'), cp, cn, 0, 0, fuel));
     const ptr = core._sw_wasmify_result(), len = core._sw_wasmify_result_len();
     text = decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
   } finally {

@@ -225,6 +225,14 @@ function sqlExec(core, storage, ptr, len) {
   return out;
 }
 
+// Copies `bytes` into core memory for the duration of `fn(ptr, len)`; returns what fn returns (0 if out of memory).
+function withCoreBytes(core, bytes, fn) {
+  const p = core._malloc(Math.max(1, bytes.length));
+  if (p === 0) return 0;
+  core.HEAPU8.set(bytes, p);
+  try { return fn(p, bytes.length); } finally { core._free(p); }
+}
+
 export function serverFor(core, engine) {
   let server = core.servers.get(engine);
   if (server === undefined) {
@@ -240,6 +248,11 @@ export function serverFor(core, engine) {
       console.error("[sandbox-workers] invalid Engine:", decoder.decode(core.HEAPU8.subarray(p, end)));
     } else {
       core.enginesByServer.set(server, engine);
+      // A built-in engine's /stdlib archive: copied into the core once per isolate and server.
+      if (engine.builtin && engine.stdlib && !withCoreBytes(core, new Uint8Array(engine.stdlib),
+        (p, n) => core._sw_builtin_set_stdlib(server, p, n))) {
+        console.error("[sandbox-workers] invalid Engine: engine.stdlib is not a stored zip or tar archive");
+      }
     }
     core.servers.set(engine, server);
   }

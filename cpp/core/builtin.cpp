@@ -1,6 +1,6 @@
-// Runs a built-in Wasm engine (EngineInfo::builtin) for one stateless execution, entirely from C++: a fresh WASI host
-// (SPEC §5.4: args ["sandbox"], an empty environment — JavaScript receives envVars through the Eval request), a fresh
-// engine instance the shim creates on request, the wasmify call sequence (cpp/wasmify), then the outcome with usage.
+// Runs a built-in Wasm engine (EngineInfo::builtin, a name in cpp/wasmify/registry.cpp) for one stateless execution,
+// entirely from C++: a fresh WASI host (builtinHostOptions), a fresh engine instance the shim creates on request, the
+// wasmify call sequence (cpp/wasmify), then the outcome with usage.
 #include "builtin.h"
 
 #include <emscripten/emscripten.h>
@@ -9,8 +9,8 @@
 #include <unordered_map>
 
 #include "../json/json.h"
+#include "../wasi/bridge.h"
 #include "../wasmify/bridge.h"
-#include "../wasmify/wasmify.h"
 
 extern "C" {
 // host_imports.js: the shim instantiates the engine's compiled module under WASI host `host` (and registers its memory
@@ -18,25 +18,16 @@ extern "C" {
 uint32_t sw_host_instantiate_guest(uint32_t server, uint32_t host);
 void sw_host_release_guest(uint32_t host);
 // cpp/wasi/exports.cpp
-uint32_t sw_wasi_host_new(const char* config, uint32_t len, uint32_t archive);
 void sw_wasi_host_free(uint32_t h);
 double sw_wasi_fuel_consumed(uint32_t h);
 double sw_guest_size(uint32_t host);
 void sw_wasi_clear_trap(uint32_t h);
 void sw_wasi_fuel_reset(uint32_t h, double budget);
-// cpp/wasmify/exports.cpp
-uint32_t sw_wasmify_js_run(uint32_t host, const char* code, uint32_t codeLen, const char* env, uint32_t envLen,
-                           double fuel);
-const char* sw_wasmify_result();
-uint32_t sw_wasmify_result_len();
 }
 
 namespace sw::core {
 
 namespace {
-
-constexpr std::string_view kHostConfig =
-    R"({"args":["sandbox"],"env":[],"workspace":false,"preopens":[],"stdio":"capture","referencePolicy":true})";
 
 // Owns the WASI host and the guest instance for one run.
 struct GuestScope {
@@ -46,11 +37,18 @@ struct GuestScope {
     if (instantiated) sw_host_release_guest(host);
     if (host) sw_wasi_host_free(host);
   }
+  // A fresh host and instance for `server`; false if either failed.
+  bool open(uint32_t server) {
+    host = wasi::newHostHandle(builtinHostOptions(server));
+    if (!host) return false;
+    instantiated = sw_host_instantiate_guest(server, host) != 0;
+    return instantiated;
+  }
 };
 
-// A spare instance per server: instantiated and booted (WASI _initialize, wasm_init, New, InterruptAddress) after a
-// response went out, so the next POST /execute only evaluates. It is used once, exactly like a fresh instance (same
-// host configuration, fuel reset to the budget before the boot, so usage still counts the boot), then discarded.
+// A spare instance per server: instantiated and booted (WASI _initialize, wasm_init, New, ...) after a response went
+// out, so the next POST /execute only evaluates. It is used once, exactly like a fresh instance (same host
+// configuration, fuel reset to the budget before the boot, so usage still counts the boot), then discarded.
 struct Spare {
   uint32_t host = 0;
   uint64_t handle = 0;
@@ -60,22 +58,68 @@ std::unordered_map<uint32_t, Spare>& spares() {
   return map;
 }
 
+std::unordered_map<uint32_t, BuiltinResources>& resources() {
+  static std::unordered_map<uint32_t, BuiltinResources> map;
+  return map;
+}
+
 double fuelBudget(const server::EngineInfo& engine) { return engine.limits.fuel > 0 ? engine.limits.fuel : -1; }
+
+const wasmify::WasmifyDriver* driverOf(const server::EngineInfo& engine) {
+  const wasmify::BuiltinEngine* e = wasmify::findBuiltinEngine(engine.builtin);
+  return e ? &e->driver : nullptr;
+}
 
 }  // namespace
 
+BuiltinResources& builtinResources(uint32_t server) { return resources()[server]; }
+
+void releaseBuiltinResources(uint32_t server) {
+  resources().erase(server);
+  auto spare = spares().find(server);
+  if (spare != spares().end()) {
+    GuestScope scope{spare->second.host, true};  // releases the instance and its host
+    spares().erase(spare);
+  }
+}
+
+std::string withUsage(std::string outcomeJson, uint32_t host, const server::EngineInfo& engine) {
+  auto outcome = json::parseCopy(outcomeJson);
+  if (!outcome.ok() || !outcome.value.isObject()) return outcomeJson;
+  const json::Value* error = outcome.value.find("error");
+  const json::Value* name = error && error->isObject() ? error->find("name") : nullptr;
+  if (name && name->isString() && name->asString() == "ExecutionLimitError") return outcomeJson;
+  json::Value usage = json::Value::object();
+  usage.set("fuelConsumed", json::Value::number(sw_wasi_fuel_consumed(host), ""));
+  usage.set("fuelLimit", json::Value::number(engine.limits.fuel, ""));
+  usage.set("memoryBytes", json::Value::number(sw_guest_size(host), ""));
+  outcome.value.set("usage", std::move(usage));
+  return json::stringify(outcome.value);
+}
+
+wasi::HostOptions builtinHostOptions(uint32_t server) {
+  wasi::HostOptions o;
+  o.args = {"sandbox"};
+  o.stdio = wasi::StdioMode::Capture;
+  o.referencePolicy = true;
+  auto it = resources().find(server);
+  if (it != resources().end()) o.stdlib = it->second.stdlib;
+  return o;
+}
+
 const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& exchange,
                                        const server::EngineInfo& engine, const std::string& payload) {
+  const wasmify::WasmifyDriver* driver = driverOf(engine);
+  if (!driver) return exchange.engineThrew(false, "unknown built-in engine");
   auto request = json::parseCopy(payload);  // the payload the server itself built: {code, envVars?}
   const json::Value* code = request.ok() ? request.value.find("code") : nullptr;
   if (!code || !code->isString()) return exchange.engineThrew(false, "invalid engine payload");
   std::string env;
   if (const json::Value* envVars = request.value.find("envVars")) env = json::stringify(*envVars);
+  const wasmify::ExecuteRequest execute{code->asString(), env, {}};
 
   GuestScope scope;
-  const std::string& source = code->asString();
-  uint32_t status = 0;
-  std::string text;
+  wasmify::Result<std::string> run = wasmify::engineFailure("");
   auto spare = spares().find(serverHandle);
   if (spare != spares().end()) {
     // The booted spare: evaluate only.
@@ -84,44 +128,19 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
     const uint64_t handle = spare->second.handle;
     spares().erase(spare);
     wasmify::HostGuestCaller guest(scope.host);
-    wasmify::Instance instance{guest, wasmify::javascript::kService, handle};
-    auto r = wasmify::javascript::driver().runOnce(instance, wasmify::ExecuteRequest{source, env, {}});
-    if (r) {
-      text = std::move(r.value());
-    } else {
-      status = r.failure().kind == wasmify::FailureKind::Limit ? 2 : 1;
-      text = r.failure().message;
-    }
+    wasmify::Instance instance{guest, driver->service, handle};
+    run = driver->runOnce(instance, execute);
   } else {
-    scope.host = sw_wasi_host_new(kHostConfig.data(), uint32_t(kHostConfig.size()), 0);
-    if (!scope.host) return exchange.engineThrew(false, "Engine initialization failed: no WASI host");
-    scope.instantiated = sw_host_instantiate_guest(serverHandle, scope.host) != 0;
-    if (!scope.instantiated) return exchange.engineThrew(false, "Engine initialization failed: instantiation");
-    status = sw_wasmify_js_run(scope.host, source.data(), uint32_t(source.size()), env.data(), uint32_t(env.size()),
-                               fuelBudget(engine));
-    text.assign(sw_wasmify_result(), sw_wasmify_result_len());
+    if (!scope.open(serverHandle)) return exchange.engineThrew(false, "Engine initialization failed: instantiation");
+    sw_wasi_clear_trap(scope.host);
+    sw_wasi_fuel_reset(scope.host, fuelBudget(engine));
+    wasmify::HostGuestCaller guest(scope.host);
+    run = wasmify::runWasmify(guest, *driver, execute);
   }
-  switch (status) {
-    case 0: break;
-    case 2: return exchange.engineThrew(true, text);    // ExecutionLimitError raised by the host (trap)
-    default: return exchange.engineThrew(false, text);  // engine error or guest trap
-  }
+  // A limit the host raised (a trap) is an ExecutionLimitError; an engine failure or a guest trap an EngineError.
+  if (!run) return exchange.engineThrew(run.failure().kind == wasmify::FailureKind::Limit, run.failure().message);
 
-  // The driver's EngineOutcome, plus usage (SPEC §3.4) unless the round ended on a limit: the fuel interrupt must
-  // carry none (§10.3 item 39), and the in-guest output/result limits are treated alike.
-  auto outcome = json::parseCopy(text);
-  if (!outcome.ok() || !outcome.value.isObject()) return exchange.engineFinished(text);  // the server reports it
-  const json::Value* error = outcome.value.find("error");
-  const json::Value* name = error && error->isObject() ? error->find("name") : nullptr;
-  const bool limited = name && name->isString() && name->asString() == "ExecutionLimitError";
-  if (!limited) {
-    json::Value usage = json::Value::object();
-    usage.set("fuelConsumed", json::Value::number(sw_wasi_fuel_consumed(scope.host), ""));
-    usage.set("fuelLimit", json::Value::number(engine.limits.fuel, ""));
-    usage.set("memoryBytes", json::Value::number(sw_guest_size(scope.host), ""));
-    outcome.value.set("usage", std::move(usage));
-  }
-  return exchange.engineFinished(json::stringify(outcome.value));
+  return exchange.engineFinished(withUsage(std::move(run.value()), scope.host, engine));
 }
 
 }  // namespace sw::core
@@ -132,21 +151,33 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_prepare_spare(uint32_t serverHandle) {
   try {
     const auto& engine = reinterpret_cast<sw::server::InterpreterServer*>(uintptr_t(serverHandle))->engine();
-    if (engine.builtin.empty()) return 0;
+    const sw::wasmify::WasmifyDriver* driver = sw::core::driverOf(engine);
+    if (!driver) return 0;
     if (sw::core::spares().count(serverHandle)) return 1;
     sw::core::GuestScope scope;
-    scope.host = sw_wasi_host_new(sw::core::kHostConfig.data(), uint32_t(sw::core::kHostConfig.size()), 0);
-    if (!scope.host) return 0;
-    scope.instantiated = sw_host_instantiate_guest(serverHandle, scope.host) != 0;
-    if (!scope.instantiated) return 0;
+    if (!scope.open(serverHandle)) return 0;
     sw_wasi_clear_trap(scope.host);
     sw_wasi_fuel_reset(scope.host, sw::core::fuelBudget(engine));
     sw::wasmify::HostGuestCaller guest(scope.host);
-    auto instance = sw::wasmify::bootInstance(guest, sw::wasmify::javascript::driver());
+    auto instance = sw::wasmify::bootInstance(guest, *driver);
     if (!instance) return 0;
     sw::core::spares()[serverHandle] = sw::core::Spare{scope.host, instance->handle};
     scope.host = 0;  // owned by the spare now
     scope.instantiated = false;
+    return 1;
+  } catch (...) {
+    return 0;
+  }
+}
+
+// The engine's /stdlib archive (a stored zip or a tar), copied once into the core and mounted read-only in every
+// instance of the server's engine. 1 = ok; 0 = not a valid archive.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_set_stdlib(uint32_t serverHandle, const uint8_t* data, uint32_t len) {
+  try {
+    std::string error;
+    auto archive = sw::wasi::Archive::parse(std::vector<uint8_t>(data, data + len), error);
+    if (!archive) return 0;
+    sw::core::builtinResources(serverHandle).stdlib = std::move(archive);
     return 1;
   } catch (...) {
     return 0;

@@ -1,12 +1,33 @@
-// Built-in Wasm engines, driven by the core itself (see builtin.cpp).
+// Built-in Wasm engines, driven by the core itself (see builtin.cpp): the per-server resources (the engine's /stdlib
+// archive) and stateless execution.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "../server/server.h"
+#include "../wasi/wasi.h"
+#include "../wasmify/wasmify.h"
 
 namespace sw::core {
+
+// What the core keeps for a server whose engine is built in. Created by the first sw_builtin_* call for the server.
+struct BuiltinResources {
+  std::shared_ptr<const wasi::Archive> stdlib;  // the engine's /stdlib (null: an empty directory)
+};
+BuiltinResources& builtinResources(uint32_t server);
+// Forgets a server's resources (and its spare instance) when the server is freed.
+void releaseBuiltinResources(uint32_t server);
+
+// The host options every instance of a built-in engine runs with (SPEC §5.4: args ["sandbox"], an empty environment,
+// env vars reach the engine through its driver; stdio captured; the reference policy), /stdlib mounted.
+wasi::HostOptions builtinHostOptions(uint32_t server);
+
+// The engine's outcome JSON with `usage` (SPEC §3.4) added from the instance under WASI host `host`, unless the
+// round ended on a limit: a limit carries none (§10.3 item 39), in-guest output/result limits alike. An outcome that
+// is not a JSON object comes back unchanged (the server reports it).
+std::string withUsage(std::string outcomeJson, uint32_t host, const server::EngineInfo& engine);
 
 // Runs `payload` ({code, envVars?}) on a fresh instance of the server's built-in engine and settles the exchange.
 const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& exchange,

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../server/server.h"
+#include "../wasmify/wasmify.h"
 #include "builtin.h"
 
 namespace {
@@ -96,6 +97,10 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_server_new(const char* engine, uint32_t engine_
   try {
     auto info = sw::server::parseEngineInfo(std::string_view(engine, engine_len), g_lastError);
     if (!info) return 0;
+    if (!info->builtin.empty() && !sw::wasmify::findBuiltinEngine(info->builtin)) {
+      g_lastError = "engine.builtin must name a built-in engine (" + sw::wasmify::builtinEngineNames() + ")";
+      return 0;
+    }
     return ptr(new InterpreterServer(std::move(*info)));
   } catch (const std::exception& e) {
     g_lastError = e.what();
@@ -103,7 +108,10 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_server_new(const char* engine, uint32_t engine_
   }
 }
 
-EMSCRIPTEN_KEEPALIVE void sw_server_free(uint32_t server) { delete serverOf(server); }
+EMSCRIPTEN_KEEPALIVE void sw_server_free(uint32_t server) {
+  sw::core::releaseBuiltinResources(server);
+  delete serverOf(server);
+}
 
 EMSCRIPTEN_KEEPALIVE const char* sw_last_error() { return g_lastError.c_str(); }
 

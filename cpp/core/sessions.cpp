@@ -8,6 +8,7 @@
 #include "../wasi/bridge.h"
 #include "../wasmify/bridge.h"
 #include "../wasmify/wasmify.h"
+#include "builtin.h"
 
 extern "C" {
 // host_imports.js / cpp/wasi/wasi_bridge.js
@@ -49,13 +50,11 @@ class GuestMemoryView final : public snapshot::Memory {
 
 class BuiltinSession final : public interp::Session {
  public:
-  BuiltinSession(uint32_t server, const server::EngineInfo& engine, const std::shared_ptr<wasi::Workspace>& workspace)
-      : engine_(engine) {
-    wasi::HostOptions o;
-    o.args = {"sandbox"};
+  BuiltinSession(uint32_t server, const server::EngineInfo& engine, const wasmify::WasmifyDriver& driver,
+                 const std::shared_ptr<wasi::Workspace>& workspace)
+      : engine_(engine), driver_(driver) {
+    wasi::HostOptions o = builtinHostOptions(server);
     o.workspace = workspace;  // the mirror: the same tree for every instance of this Interpreter
-    o.stdio = wasi::StdioMode::Capture;
-    o.referencePolicy = true;
     host_ = wasi::newHostHandle(std::move(o));
     if (sw_host_instantiate_guest(server, host_) == 0) throw std::runtime_error("Engine initialization failed");
     instantiated_ = true;
@@ -76,7 +75,7 @@ class BuiltinSession final : public interp::Session {
     return o;
   }
   void boot(std::string_view cwd) {
-    auto s = wasmify::bootWasmifySession(*guest_, wasmify::javascript::driver(), options(cwd));
+    auto s = wasmify::bootWasmifySession(*guest_, driver_, options(cwd));
     if (!s) throw std::runtime_error(s.failure().message);
     session_.emplace(std::move(s.value()));
   }
@@ -97,7 +96,7 @@ class BuiltinSession final : public interp::Session {
     wasmify::SessionSnapshot snap;
     snap.handle = handle;
     snap.extraJson = std::string(extraJson);
-    auto s = wasmify::restoreWasmifySession(*guest_, wasmify::javascript::driver(), snap, options(cwd));
+    auto s = wasmify::restoreWasmifySession(*guest_, driver_, snap, options(cwd));
     if (!s) return false;
     session_.emplace(std::move(s.value()));
     return true;
@@ -105,24 +104,10 @@ class BuiltinSession final : public interp::Session {
 
   interp::SessionOutcome execute(std::string_view code, std::string_view envJson) override {
     wasi::hostOf(host_).stdio().reset();  // the output limits are per execute
-    auto r = session_->execute(wasmify::javascript::driver(), wasmify::ExecuteRequest{code, envJson, session_->cwd});
+    auto r = session_->execute(driver_, wasmify::ExecuteRequest{code, envJson, session_->cwd});
     if (!r) throw std::runtime_error(r.failure().message);
-    interp::SessionOutcome out{std::move(r.value().outcomeJson), std::move(r.value().cwd)};
-    // usage (SPEC §3.4), except on a limit round (the fuel interrupt carries none, SPEC §10.3 item 39).
-    auto parsed = json::parseCopy(out.outcomeJson);
-    if (parsed.ok() && parsed.value.isObject()) {
-      const json::Value* error = parsed.value.find("error");
-      const json::Value* name = error && error->isObject() ? error->find("name") : nullptr;
-      if (!(name && name->isString() && name->asString() == "ExecutionLimitError")) {
-        json::Value usage = json::Value::object();
-        usage.set("fuelConsumed", json::Value::number(double(wasi::hostOf(host_).fuel().consumed()), ""));
-        usage.set("fuelLimit", json::Value::number(engine_.limits.fuel, ""));
-        usage.set("memoryBytes", json::Value::number(sw_guest_size(host_), ""));
-        parsed.value.set("usage", std::move(usage));
-        out.outcomeJson = json::stringify(parsed.value);
-      }
-    }
-    return out;
+    return interp::SessionOutcome{withUsage(std::move(r.value().outcomeJson), host_, engine_),
+                                  std::move(r.value().cwd)};
   }
   bool invalid() const override { return !session_ || session_->invalid; }
   bool canSnapshot() override { return !invalid() && !wasi::hostOf(host_).hasOpenGuestFds(); }
@@ -139,6 +124,7 @@ class BuiltinSession final : public interp::Session {
 
  private:
   const server::EngineInfo& engine_;
+  const wasmify::WasmifyDriver& driver_;
   uint32_t host_ = 0;
   bool instantiated_ = false;
   std::unique_ptr<wasmify::HostGuestCaller> guest_;
@@ -148,17 +134,18 @@ class BuiltinSession final : public interp::Session {
 
 class BuiltinFactory final : public interp::SessionFactory {
  public:
-  BuiltinFactory(uint32_t server, const server::EngineInfo& engine) : server_(server), engine_(engine) {}
+  BuiltinFactory(uint32_t server, const server::EngineInfo& engine, const wasmify::WasmifyDriver& driver)
+      : server_(server), engine_(engine), driver_(driver) {}
   std::unique_ptr<interp::Session> boot(const std::shared_ptr<wasi::Workspace>& workspace,
                                         std::string_view cwd) override {
-    auto s = std::make_unique<BuiltinSession>(server_, engine_, workspace);
+    auto s = std::make_unique<BuiltinSession>(server_, engine_, driver_, workspace);
     s->boot(cwd);
     return s;
   }
   std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd,
                                            const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
                                            std::string_view extraJson) override {
-    auto s = std::make_unique<BuiltinSession>(server_, engine_, workspace);
+    auto s = std::make_unique<BuiltinSession>(server_, engine_, driver_, workspace);
     if (!fill(s->memory())) return nullptr;
     if (!s->adopt(handle, extraJson, cwd)) return nullptr;
     return s;
@@ -167,6 +154,7 @@ class BuiltinFactory final : public interp::SessionFactory {
  private:
   uint32_t server_;
   const server::EngineInfo& engine_;
+  const wasmify::WasmifyDriver& driver_;
 };
 
 // An Engine written in JavaScript with `sessions`: its boot/restore live in JavaScript, which this runtime does not
@@ -186,7 +174,9 @@ class UnsupportedFactory final : public interp::SessionFactory {
 }  // namespace
 
 std::unique_ptr<interp::SessionFactory> makeSessionFactory(uint32_t server, const server::EngineInfo& engine) {
-  if (engine.builtin == "javascript") return std::make_unique<BuiltinFactory>(server, engine);
+  if (const wasmify::BuiltinEngine* e = wasmify::findBuiltinEngine(engine.builtin)) {
+    return std::make_unique<BuiltinFactory>(server, engine, e->driver);
+  }
   return std::make_unique<UnsupportedFactory>();
 }
 

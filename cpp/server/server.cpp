@@ -192,8 +192,9 @@ std::optional<EngineInfo> parseEngineInfo(std::string_view text, std::string& er
   }
   if (const json::Value* s = v.find("sessions")) info.sessions = s->isBool() && s->asBool();
   if (const json::Value* b = v.find("builtin"); b && !b->isNull()) {
-    if (!b->isString() || b->asString() != "javascript") {
-      error = "engine.builtin must be \"javascript\" when present";
+    // Which names exist is the core's registry (cpp/wasmify/registry.cpp), checked where the server is created.
+    if (!b->isString() || b->asString().empty()) {
+      error = "engine.builtin must be a non-empty string when present";
       return std::nullopt;
     }
     info.builtin = b->asString();

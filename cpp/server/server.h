@@ -32,8 +32,9 @@ struct EngineInfo {
   std::string build;
   Limits limits;
   bool sessions = false;
-  // Non-empty for an engine the core drives itself over the wasmify ABI ("javascript": engines/javascript); empty for
-  // an Engine written in JavaScript, which the core runs through the sw_host_engine_run import.
+  // Non-empty for an engine the core drives itself over the wasmify ABI (a name in cpp/wasmify/registry.cpp:
+  // "javascript", "python", ...); empty for an Engine written in JavaScript, which the core runs through the
+  // sw_host_engine_run import.
   std::string builtin;
 };
 

@@ -6,8 +6,8 @@
 // HostGuestCaller:
 //
 //   sw::wasmify::HostGuestCaller guest(host);                 // or guestForHost(host) for a unique_ptr
-//   auto session = sw::wasmify::bootWasmifySession(guest, sw::wasmify::javascript::driver(), {cwd, fuel});
-//   auto outcome = session->execute(sw::wasmify::javascript::driver(), {code, envJson});
+//   auto session = sw::wasmify::bootWasmifySession(guest, driver, {cwd, fuel});
+//   auto outcome = session->execute(driver, {code, envJson});
 //
 // * call(name, args): the import sw_guest_call (wasmify_bridge.js). A throw out of the guest is reported, never
 //   propagated: a trap the host recorded (cpp/wasi: fuel backstop or output limit -> FailureKind::Limit; proc_exit or a

@@ -1,8 +1,9 @@
 // The C ABI of cpp/wasmify inside the Emscripten core (compiled only under __EMSCRIPTEN__).
 //
-// * sw_wasmify_js_run: one stateless JavaScript execution on a freshly instantiated engine.wasm under a WASI host.
-// * sw_wasmify_js_session_*: a JavaScript session (SPEC §5.2) on an engine instance under a WASI host, for tests and
+// * sw_wasmify_run: one stateless execution on a freshly instantiated built-in engine under a WASI host.
+// * sw_wasmify_session_*: a session (SPEC §5.2) on a built-in engine's instance under a WASI host, for tests and
 //   tools; the core's Interpreter calls the C++ API (wasmify.h, bridge.h) directly.
+// Every entry point names its engine (the registry's name: "javascript", "python", ...).
 //
 // The guest is reached through HostGuestCaller (bridge.h): sw_guest_call out, the WASI bridge for its memory, and the
 // WASI host's own C exports (trap, fuel), never its internals.
@@ -43,12 +44,23 @@ uint32_t finish(Result<std::string> r) {
   return 1;
 }
 
-// A session with the GuestCaller it runs on (WasmifySession holds a reference to it).
+// A session with the GuestCaller it runs on (WasmifySession holds a reference to it) and its engine's driver.
 struct SessionBox {
-  explicit SessionBox(uint32_t host) : guest(host) {}
+  SessionBox(uint32_t host, const WasmifyDriver& d) : guest(host), driver(d) {}
   HostGuestCaller guest;
+  const WasmifyDriver& driver;
   std::optional<WasmifySession> session;
 };
+
+// The registry's driver for `name`, or nullptr with the failure as the result.
+const WasmifyDriver* driverNamed(const char* name, uint32_t len) {
+  const BuiltinEngine* e = findBuiltinEngine(std::string_view(name, len));
+  if (!e) {
+    g_result = "unknown built-in engine: " + std::string(name, len) + " (known: " + builtinEngineNames() + ")";
+    return nullptr;
+  }
+  return &e->driver;
+}
 
 SessionBox* boxOf(uint32_t s) { return reinterpret_cast<SessionBox*>(uintptr_t(s)); }
 
@@ -66,10 +78,12 @@ uint32_t guarded(F&& f) {
 
 // Boot or restore into a new SessionBox: its address, or 0 with the failure message as the result.
 template <typename F>
-uint32_t openSession(uint32_t host, F&& start) {
+uint32_t openSession(uint32_t host, const char* engine, uint32_t engineLen, F&& start) {
   return guarded([&]() -> uint32_t {
-    auto box = std::make_unique<SessionBox>(host);
-    Result<WasmifySession> s = start(box->guest);
+    const WasmifyDriver* driver = driverNamed(engine, engineLen);
+    if (!driver) return 0;
+    auto box = std::make_unique<SessionBox>(host, *driver);
+    Result<WasmifySession> s = start(box->guest, box->driver);
     if (!s) {
       finish(s.failure());
       return 0;
@@ -91,19 +105,21 @@ SessionOptions options(const char* cwd, uint32_t cwdLen, double fuel) {
 
 extern "C" {
 
-// One stateless JavaScript execution (SPEC §5.1 Engine.run) on a guest that was just instantiated under the WASI
-// host `host` and registered with bindGuestMemory + wasmifyBind: resets the host's fuel to `fuel` (< 0: unmetered)
-// and clears its trap, then _initialize, wasm_init, New, InterruptAddress, Eval.
+// One stateless execution (SPEC §5.1 Engine.run) of built-in engine `engine` on a guest that was just instantiated
+// under the WASI host `host` and registered with bindGuestMemory + wasmifyBind: resets the host's fuel to `fuel`
+// (< 0: unmetered) and clears its trap, then _initialize, wasm_init, New (+ InterruptAddress), Eval.
 // Returns 0 (result = EngineOutcome JSON), 1 engine error, 2 ExecutionLimitError, 3 guest trap (result = message).
 // The instance must be discarded after a non-zero status.
-EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_run(uint32_t host, const char* code, uint32_t codeLen, const char* env,
-                                                uint32_t envLen, double fuel) {
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_run(uint32_t host, const char* engine, uint32_t engineLen, const char* code,
+                                             uint32_t codeLen, const char* env, uint32_t envLen, double fuel) {
   try {
+    const WasmifyDriver* driver = driverNamed(engine, engineLen);
+    if (!driver) return 1;
     sw_wasi_clear_trap(host);
     sw_wasi_fuel_reset(host, fuel);
     HostGuestCaller guest(host);
     ExecuteRequest request{std::string_view(code, codeLen), std::string_view(env, envLen), {}};
-    return finish(runWasmify(guest, javascript::driver(), request));
+    return finish(runWasmify(guest, *driver, request));
   } catch (const std::exception& e) {
     return finish(Failure{FailureKind::Engine, std::string("wasmify host failure: ") + e.what()});
   } catch (...) {
@@ -114,24 +130,25 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_run(uint32_t host, const char* code,
 EMSCRIPTEN_KEEPALIVE const char* sw_wasmify_result() { return g_result.data(); }
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_result_len() { return uint32_t(g_result.size()); }
 
-// A JavaScript session on a guest just instantiated and registered under WASI host `host` (bootWasmifySession:
-// _initialize, wasm_init, New, InterruptAddress), starting in `cwd` ("" = /workspace); every execute starts with
-// `fuel` (< 0: unmetered). Returns the session (free with sw_wasmify_js_session_free), or 0 with the failure as the
-// result text.
-EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_session_boot(uint32_t host, const char* cwd, uint32_t cwdLen, double fuel) {
-  return openSession(host, [&](GuestCaller& guest) {
-    return bootWasmifySession(guest, javascript::driver(), options(cwd, cwdLen, fuel));
+// A session of built-in engine `engine` on a guest just instantiated and registered under WASI host `host`
+// (bootWasmifySession: _initialize, wasm_init, New (+ InterruptAddress)), starting in `cwd` ("" = /workspace); every
+// execute starts with `fuel` (< 0: unmetered). Returns the session (free with sw_wasmify_session_free), or 0 with the
+// failure as the result text.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_boot(uint32_t host, const char* engine, uint32_t engineLen,
+                                                      const char* cwd, uint32_t cwdLen, double fuel) {
+  return openSession(host, engine, engineLen, [&](GuestCaller& guest, const WasmifyDriver& driver) {
+    return bootWasmifySession(guest, driver, options(cwd, cwdLen, fuel));
   });
 }
 
-// A JavaScript session adopted from a restored instance under WASI host `host`: the guest's memory already holds the
-// snapshot (grown and written, docs/abi.md "Restore contract"; nothing was initialised), `handle` is the stored
-// interpreter handle. Runs afterRestore (registers the interrupt word with this host). As sw_wasmify_js_session_boot.
-EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_session_restore(uint32_t host, double handle, const char* cwd,
-                                                            uint32_t cwdLen, double fuel) {
-  return openSession(host, [&](GuestCaller& guest) {
+// A session adopted from a restored instance under WASI host `host`: the guest's memory already holds the snapshot
+// (grown and written, docs/abi.md "Restore contract"; nothing was initialised), `handle` is the stored interpreter
+// handle. Runs afterRestore (interrupt word, AfterRestore). As sw_wasmify_session_boot.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_restore(uint32_t host, const char* engine, uint32_t engineLen,
+                                                         double handle, const char* cwd, uint32_t cwdLen, double fuel) {
+  return openSession(host, engine, engineLen, [&](GuestCaller& guest, const WasmifyDriver& driver) {
     SessionSnapshot snapshot{handle > 0 && handle <= 4294967295.0 ? uint64_t(handle) : 0, "{}"};
-    return restoreWasmifySession(guest, javascript::driver(), snapshot, options(cwd, cwdLen, fuel));
+    return restoreWasmifySession(guest, driver, snapshot, options(cwd, cwdLen, fuel));
   });
 }
 
@@ -139,13 +156,13 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_session_restore(uint32_t host, doubl
 // cwd}) as the result — guest errors and limits included; a trap or host failure also comes back as an outcome (error
 // ExecutionLimitError or EngineError) and sets the session invalid. 1 = not executed (the session is invalid), the
 // message as the result.
-EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_session_execute(uint32_t s, const char* code, uint32_t codeLen,
-                                                            const char* env, uint32_t envLen) {
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_execute(uint32_t s, const char* code, uint32_t codeLen,
+                                                         const char* env, uint32_t envLen) {
   uint32_t status = 1;
   guarded([&]() -> uint32_t {
     SessionBox* box = boxOf(s);
     ExecuteRequest request{std::string_view(code, codeLen), std::string_view(env, envLen), {}};
-    auto out = box->session->execute(javascript::driver(), request);
+    auto out = box->session->execute(box->driver, request);
     if (!out) {
       g_result = out.failure().message;
       return 0;
@@ -157,21 +174,21 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_session_execute(uint32_t s, const ch
   return status;
 }
 
-EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_session_invalid(uint32_t s) { return boxOf(s)->session->invalid ? 1 : 0; }
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_invalid(uint32_t s) { return boxOf(s)->session->invalid ? 1 : 0; }
 
 // The session's cwd as the result text; returns its length.
-EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_session_cwd(uint32_t s) {
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_cwd(uint32_t s) {
   g_result = boxOf(s)->session->cwd;
   return uint32_t(g_result.size());
 }
 
 // The interpreter handle a snapshot stores (SPEC §4.5 `handle`).
-EMSCRIPTEN_KEEPALIVE double sw_wasmify_js_session_handle(uint32_t s) {
+EMSCRIPTEN_KEEPALIVE double sw_wasmify_session_handle(uint32_t s) {
   return double(boxOf(s)->session->instance.handle);
 }
 
 // Releases the C++ side only: the guest instance and its WASI host belong to whoever created them.
-EMSCRIPTEN_KEEPALIVE void sw_wasmify_js_session_free(uint32_t s) { delete boxOf(s); }
+EMSCRIPTEN_KEEPALIVE void sw_wasmify_session_free(uint32_t s) { delete boxOf(s); }
 
 }  // extern "C"
 

@@ -203,7 +203,7 @@ Result<WasmifySession> restoreWasmifySession(GuestCaller& guest, const WasmifyDr
   guest.resetFuel(options.fuel);
   WasmifySession session{Instance{guest, driver.service, snapshot.handle}, options.cwd, options.fuel};
   if (driver.afterRestore) {
-    if (auto r = driver.afterRestore(session.instance); !r) return r.failure();
+    if (auto r = driver.afterRestore(session.instance, snapshot.bootImage); !r) return r.failure();
   }
   return session;
 }

@@ -172,8 +172,8 @@ struct WasmifyDriver {
   std::function<Result<SessionOutcome>(Instance&, const ExecuteRequest&)> sessionExecute;
   // One stateless call: the EngineOutcome JSON.
   std::function<Result<std::string>(Instance&, const ExecuteRequest&)> runOnce;
-  // Optional: after a snapshot restore (e.g. Python re-seeds random).
-  std::function<Result<Unit>(Instance&)> afterRestore;
+  // Optional: after a snapshot restore or a boot image (`bootImage`), e.g. Python re-seeds random.
+  std::function<Result<Unit>(Instance&, bool bootImage)> afterRestore;
 };
 
 // Fresh-instance boot (SPEC §5.6): WASI `_initialize`, `wasm_init`, the driver's init method (zero handle ->
@@ -212,6 +212,7 @@ struct WasmifySession {
 struct SessionSnapshot {
   uint64_t handle = 0;
   std::string extraJson = "{}";
+  bool bootImage = false;  // the memory came from the build-time boot image, not from this context's snapshot
 };
 // Boots a fresh instance (fuel reset to options.fuel first, so boot is metered) and runs driver.sessionBoot.
 Result<WasmifySession> bootWasmifySession(GuestCaller& guest, const WasmifyDriver& driver,
@@ -228,16 +229,20 @@ std::string failedSessionOutcomeJson(std::string_view errorName, std::string_vie
 // Appends `text` as a JSON string literal (control characters escaped, invalid UTF-8 -> U+FFFD).
 void appendJsonString(std::string& out, std::string_view text);
 
-// --- the JavaScript engine (proto/wasmify/javascript.proto) ---------------------------------------------------
+// --- built-in engines (proto/wasmify/engine.proto) --------------------------------------------------------------
 
-namespace javascript {
+namespace engine {
 
 inline constexpr uint32_t kService = 0;
-// Method numbers: the Method enum of javascript.proto (checked against the generated code in javascript.cpp).
-enum Method : uint32_t { kEval = 14, kInterruptAddress = 21, kNew = 24, kFree = 25, kSessionEval = 26 };
-
-inline constexpr uint32_t kHeapLimit = 33554432;   // SPEC §5.6: 32 MiB
-inline constexpr uint32_t kStackLimit = 1048576;   // SPEC §5.6's value; the guest clamps to its own maximum
+// Method numbers: the Method enum of engine.proto (checked against the generated code in engine.cpp).
+enum Method : uint32_t {
+  kEval = 14,
+  kInterruptAddress = 21,
+  kNew = 24,
+  kFree = 25,
+  kSessionEval = 26,
+  kAfterRestore = 27,
+};
 
 struct NewRequest {
   uint32_t heapLimit = 0;
@@ -263,6 +268,10 @@ struct SessionEvalResponse {
   std::string failure;
   std::string cwd;          // after the call
 };
+struct AfterRestoreRequest {
+  uint32_t handle = 0;
+  bool bootImage = false;
+};
 
 // nanopb-generated encoders/decoders. Decoders check the SPEC §5.6 subset first (parseMessage's errors), then
 // decode with nanopb (a nanopb failure -> kInvalidProtobuf).
@@ -282,11 +291,41 @@ std::string encodeInterruptAddressResponse(uint32_t address);
 Result<uint32_t> decodeInterruptAddressResponse(std::string_view bytes);
 std::string encodeFreeRequest(uint32_t handle);
 Result<uint32_t> decodeFreeRequest(std::string_view bytes);
+std::string encodeAfterRestoreRequest(const AfterRestoreRequest& request);
+Result<AfterRestoreRequest> decodeAfterRestoreRequest(std::string_view bytes);
+std::string encodeAfterRestoreResponse(uint32_t ok);
+Result<uint32_t> decodeAfterRestoreResponse(std::string_view bytes);
 
-// The JavaScript WasmifyDriver: init = New (32 MiB heap), afterInit and afterRestore = InterruptAddress ->
-// setFuelInterrupt, runOnce/evaluate = Eval, sessionExecute = SessionEval.
-const WasmifyDriver& driver();
+// What differs between built-in engines on the host side: the rest of the protocol is engine.proto for all.
+struct Spec {
+  std::string_view language;
+  std::string_view initFailedMessage = kInitializationFailed;  // New answered handle 0
+  uint32_t heapLimit = 0;   // New's request (0 = the engine's default)
+  uint32_t stackLimit = 0;
+  bool interrupt = false;   // fuel in interrupt mode: register the engine's interrupt word with the host's meter
+};
 
-}  // namespace javascript
+// The WasmifyDriver of a built-in engine: init = New; afterInit = InterruptAddress -> setFuelInterrupt (interrupt
+// mode only); afterRestore = the same, then AfterRestore; runOnce/evaluate = Eval; sessionExecute = SessionEval.
+WasmifyDriver makeDriver(const Spec& spec);
+
+}  // namespace engine
+
+// --- the registry of built-in engines ----------------------------------------------------------------------------
+
+// One line per language in registry.cpp: the name a runtime's Engine gives as `builtin` (and the name the build
+// scripts, boot images and the shim use for engines/<name>/).
+struct BuiltinEngine {
+  std::string_view name;
+  const WasmifyDriver& driver;
+};
+// nullptr when `name` is not a built-in engine.
+const BuiltinEngine* findBuiltinEngine(std::string_view name);
+// The registered names, comma-separated (for error messages).
+std::string builtinEngineNames();
+
+// The JavaScript engine's New limits (SPEC §5.6).
+inline constexpr uint32_t kJavaScriptHeapLimit = 33554432;   // 32 MiB
+inline constexpr uint32_t kJavaScriptStackLimit = 1048576;   // SPEC §5.6's value; the guest clamps to its own maximum
 
 }  // namespace sw::wasmify

@@ -1,5 +1,6 @@
 /* engines/javascript/driver.c: see driver.h. */
 #include "driver.h"
+#include "engine.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1739,3 +1740,31 @@ int32_t sw_js_session_eval(SwJs *js, const char *code, uint32_t code_len, const 
   g_interrupt_word = 0;
   return evaluate(js, code, code_len, env_json, env_len, 1, out_ptr, out_len);
 }
+
+/* --- engines/common/engine.h: what the shared wasmify glue calls ------------------------------------------------- */
+
+SwEngine *sw_engine_new(uint32_t heap_limit, uint32_t stack_limit) {
+  return (SwEngine *)sw_js_new(heap_limit, stack_limit);
+}
+
+int32_t sw_engine_eval(SwEngine *engine, const char *code, uint32_t code_len, const char *env_json, uint32_t env_len,
+                       char **out_ptr, uint32_t *out_len) {
+  return sw_js_eval((SwJs *)engine, code, code_len, env_json, env_len, out_ptr, out_len);
+}
+
+int32_t sw_engine_session_eval(SwEngine *engine, const char *code, uint32_t code_len, const char *env_json,
+                               uint32_t env_len, const char *cwd, uint32_t cwd_len, char **out_ptr, uint32_t *out_len) {
+  return sw_js_session_eval((SwJs *)engine, code, code_len, env_json, env_len, cwd, cwd_len, out_ptr, out_len);
+}
+
+const char *sw_engine_cwd(SwEngine *engine) { return sw_js_cwd((SwJs *)engine); }
+
+/* A context's own snapshot keeps Math.random()'s state (SPEC §6.2: the sequence continues after a restore). */
+int32_t sw_engine_after_restore(SwEngine *engine, int boot_image) {
+  (void)boot_image;
+  return engine ? 0 : -1;
+}
+
+void sw_engine_free(SwEngine *engine) { sw_js_free((SwJs *)engine); }
+
+uint32_t sw_engine_interrupt_address(void) { return sw_js_interrupt_address(); }

@@ -24,11 +24,16 @@ export const WRANGLER_CONFIG = path.join(ROOT, "wrangler.jsonc");
 export const FIXTURES = path.join(ROOT, "test/integration/fixtures");
 export const BASE = "https://sandbox.internal";
 
-let cachedConfig = null;
+const cachedConfigs = new Map();
 
-/** The runtime Worker's options from wrangler.jsonc: `{ workerOptions, main, rules }` (rules already compiled). */
+/** The wrangler configuration of a language's runtime Worker (javascript: the root one). */
+export function languageConfig(language) {
+  return language === "javascript" ? WRANGLER_CONFIG : path.join(ROOT, "engines", language, "wrangler.jsonc");
+}
+
+/** A runtime Worker's options from its wrangler.jsonc: `{ workerOptions, main, rules }` (rules already compiled). */
 export function wranglerWorker(configPath = WRANGLER_CONFIG) {
-  if (configPath === WRANGLER_CONFIG && cachedConfig) return cachedConfig;
+  if (cachedConfigs.has(configPath)) return cachedConfigs.get(configPath);
   const { workerOptions, main } = unstable_getMiniflareWorkerOptions(configPath);
   const { modulesRules = [], ...rest } = workerOptions;
   const rules = compileModuleRules([
@@ -36,8 +41,8 @@ export function wranglerWorker(configPath = WRANGLER_CONFIG) {
     // JavaScript is bundled by wrangler; here every .js/.mjs file is its own ES module.
     { type: "ESModule", include: ["**/*.js", "**/*.mjs"] },
   ]);
-  const result = { workerOptions: rest, main: path.resolve(ROOT, main), rules };
-  if (configPath === WRANGLER_CONFIG) cachedConfig = result;
+  const result = { workerOptions: rest, main: path.resolve(path.dirname(configPath), main), rules };
+  cachedConfigs.set(configPath, result);
   return result;
 }
 
@@ -82,9 +87,10 @@ export function collectModules(entry, rules) {
  *                exported by the entry module, SQLite-backed (variants otherwise drop wrangler.jsonc's DO bindings)
  *   routes       Miniflare routes (e.g. ["throws.test/*"]) when several Workers share one Miniflare
  *   bindings     extra plain-text bindings (vars), e.g. { INTERPRETER_IDLE_TTL_MS: "1" }
+ *   language     the runtime Worker of this language (its wrangler config, languageConfig); default javascript
  */
-export function runtimeWorkerOptions({ name = "runtime", entry, interpreter = false, interpreterClass = "Interpreter", routes, bindings } = {}) {
-  const { workerOptions, main, rules } = wranglerWorker();
+export function runtimeWorkerOptions({ name = "runtime", entry, interpreter = false, interpreterClass = "Interpreter", routes, bindings, language = "javascript" } = {}) {
+  const { workerOptions, main, rules } = wranglerWorker(languageConfig(language));
   const entryPath = entry ? path.resolve(FIXTURES, entry) : main;
   const options = {
     ...workerOptions,

@@ -2,6 +2,7 @@
 // guest (a GuestCaller that plays engine.wasm's exports over a byte vector).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -13,7 +14,10 @@
 #include "wasmify/wasmify.h"
 
 using namespace sw::wasmify;
-namespace js = sw::wasmify::javascript;
+namespace js = sw::wasmify::engine;
+
+// The JavaScript engine's driver, as the registry has it.
+const sw::wasmify::WasmifyDriver& jsDriver() { return sw::wasmify::findBuiltinEngine("javascript")->driver; }
 
 namespace {
 
@@ -43,6 +47,10 @@ class FakeGuest : public GuestCaller {
   uint32_t packedOverride = 0xffffffff;  // != 0xffffffff: w_0_14 returns this length with a valid pointer
   std::vector<int64_t> fuelResets;
   std::vector<js::SessionEvalRequest> sessionCalls;
+  std::vector<js::AfterRestoreRequest> afterRestoreCalls;
+  uint32_t afterRestoreOk = 1;
+  uint32_t expectHeapLimit = sw::wasmify::kJavaScriptHeapLimit;  // what New must ask for
+  uint32_t expectStackLimit = sw::wasmify::kJavaScriptStackLimit;
   // SessionEval: the outcome carries the code and the cwd it ran in; `chdirTo` plays a process.chdir.
   std::string chdirTo;
   std::function<std::string(const js::SessionEvalRequest&)> sessionEval = [this](const js::SessionEvalRequest& r) {
@@ -79,8 +87,8 @@ class FakeGuest : public GuestCaller {
     if (name == "w_0_24") {
       auto r = js::decodeNewRequest(req);
       REQUIRE(r.ok());
-      CHECK(r->heapLimit == js::kHeapLimit);
-      CHECK(r->stackLimit == js::kStackLimit);
+      CHECK(r->heapLimit == expectHeapLimit);
+      CHECK(r->stackLimit == expectStackLimit);
       return respond(js::encodeNewResponse(handle));
     }
     if (name == "w_0_21") return respond(js::encodeInterruptAddressResponse(4096));
@@ -95,6 +103,12 @@ class FakeGuest : public GuestCaller {
       return respond(eval(r.value()));
     }
     if (name == "w_0_25") return respond(js::encodeNewResponse(1));
+    if (name == "w_0_27") {
+      auto r = js::decodeAfterRestoreRequest(req);
+      REQUIRE(r.ok());
+      afterRestoreCalls.push_back(r.value());
+      return respond(js::encodeAfterRestoreResponse(afterRestoreOk));
+    }
     if (name == "w_0_26") {
       auto r = js::decodeSessionEvalRequest(req);
       REQUIRE(r.ok());
@@ -217,7 +231,7 @@ TEST_CASE("wasmify: JavaScript decoders report malformed messages", "[wasmify]")
 
 TEST_CASE("wasmify: runWasmify runs the JavaScript sequence against a fake guest", "[wasmify]") {
   FakeGuest guest;
-  auto r = runWasmify(guest, js::driver(), {"1 + 1", "{\"K\":\"v\"}"});
+  auto r = runWasmify(guest, jsDriver(), {"1 + 1", "{\"K\":\"v\"}"});
   REQUIRE(r.ok());
   CHECK(r.value() == "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[{\"text\":\"1 + 1\"}],\"env\":{\"K\":\"v\"}}");
   CHECK(guest.interruptAddress == 4096);
@@ -232,12 +246,12 @@ TEST_CASE("wasmify: runWasmify runs the JavaScript sequence against a fake guest
 TEST_CASE("wasmify: a zero handle is JavaScript engine initialization failed", "[wasmify]") {
   FakeGuest guest;
   guest.handle = 0;
-  auto r = runWasmify(guest, js::driver(), {"1", ""});
+  auto r = runWasmify(guest, jsDriver(), {"1", ""});
   REQUIRE_FALSE(r.ok());
   CHECK(r.failure().kind == FailureKind::Engine);
   CHECK(r.failure().message == "JavaScript engine initialization failed");
   // The generic message for other languages.
-  WasmifyDriver d = js::driver();
+  WasmifyDriver d = jsDriver();
   d.initFailedMessage = kInitializationFailed;
   FakeGuest g2;
   g2.handle = 0;
@@ -247,14 +261,14 @@ TEST_CASE("wasmify: a zero handle is JavaScript engine initialization failed", "
 TEST_CASE("wasmify: response size cap", "[wasmify]") {
   FakeGuest atCap;
   atCap.packedOverride = kMaxResponseBytes;  // exactly the cap: allowed (then fails to decode as zeros)
-  auto a = runWasmify(atCap, js::driver(), {"1", ""});
+  auto a = runWasmify(atCap, jsDriver(), {"1", ""});
   REQUIRE_FALSE(a.ok());
   CHECK(a.failure().message == kInvalidProtobuf);  // a zero byte is field number 0
   CHECK(atCap.live.empty());
 
   FakeGuest over;
   over.packedOverride = kMaxResponseBytes + 1;
-  auto b = runWasmify(over, js::driver(), {"1", ""});
+  auto b = runWasmify(over, jsDriver(), {"1", ""});
   REQUIRE_FALSE(b.ok());
   CHECK(b.failure().kind == FailureKind::Engine);
   CHECK(b.failure().message == "Interpreter response limit exceeded");
@@ -264,30 +278,30 @@ TEST_CASE("wasmify: response size cap", "[wasmify]") {
 TEST_CASE("wasmify: malformed and failed responses", "[wasmify]") {
   FakeGuest truncated;
   truncated.eval = [](const js::EvalRequest&) { return bytes({0x0a, 0x10, '{'}); };
-  CHECK(runWasmify(truncated, js::driver(), {"1", ""}).failure().message == kTruncatedProtobufField);
+  CHECK(runWasmify(truncated, jsDriver(), {"1", ""}).failure().message == kTruncatedProtobufField);
 
   FakeGuest cutKey;
   cutKey.eval = [](const js::EvalRequest&) { return bytes({0x80}); };
-  CHECK(runWasmify(cutKey, js::driver(), {"1", ""}).failure().message == kTruncatedProtobuf);
+  CHECK(runWasmify(cutKey, jsDriver(), {"1", ""}).failure().message == kTruncatedProtobuf);
 
   FakeGuest fixed;
   fixed.eval = [](const js::EvalRequest&) { return bytes({0x0d, 0, 0, 0, 0}); };
-  CHECK(runWasmify(fixed, js::driver(), {"1", ""}).failure().message == kUnsupportedProtobufField);
+  CHECK(runWasmify(fixed, jsDriver(), {"1", ""}).failure().message == kUnsupportedProtobufField);
 
   FakeGuest driverFailure;
   driverFailure.eval = [](const js::EvalRequest&) { return js::encodeEvalResponse({"", "invalid handle"}); };
-  CHECK(runWasmify(driverFailure, js::driver(), {"1", ""}).failure().message == "invalid handle");
+  CHECK(runWasmify(driverFailure, jsDriver(), {"1", ""}).failure().message == "invalid handle");
 
   FakeGuest empty;
   empty.eval = [](const js::EvalRequest&) { return std::string(); };
-  CHECK(runWasmify(empty, js::driver(), {"1", ""}).failure().message == kInvalidProtobuf);
+  CHECK(runWasmify(empty, jsDriver(), {"1", ""}).failure().message == kInvalidProtobuf);
 }
 
 TEST_CASE("wasmify: a guest trap or limit surfaces with its kind", "[wasmify]") {
   FakeGuest limit;
   limit.trapOn = Failure{FailureKind::Limit, "Execution fuel exhausted"};
   limit.trapExport = "w_0_14";
-  auto r = runWasmify(limit, js::driver(), {"while(1){}", ""});
+  auto r = runWasmify(limit, jsDriver(), {"while(1){}", ""});
   REQUIRE_FALSE(r.ok());
   CHECK(r.failure().kind == FailureKind::Limit);
   CHECK(r.failure().message == "Execution fuel exhausted");
@@ -295,7 +309,7 @@ TEST_CASE("wasmify: a guest trap or limit surfaces with its kind", "[wasmify]") 
   FakeGuest trap;
   trap.trapOn = Failure{FailureKind::Trap, "RuntimeError: unreachable"};
   trap.trapExport = "wasm_init";
-  CHECK(runWasmify(trap, js::driver(), {"1", ""}).failure().kind == FailureKind::Trap);
+  CHECK(runWasmify(trap, jsDriver(), {"1", ""}).failure().kind == FailureKind::Trap);
 }
 
 TEST_CASE("wasmify: invoke reports a zero packed result and a failed allocation", "[wasmify]") {
@@ -343,7 +357,7 @@ TEST_CASE("wasmify: SessionEval messages round trip", "[wasmify]") {
 
 TEST_CASE("wasmify: a JavaScript session boots, executes with the context cwd and resets fuel every call", "[wasmify]") {
   FakeGuest guest;
-  auto s = bootWasmifySession(guest, js::driver(), {"/workspace/ctx", 5000});
+  auto s = bootWasmifySession(guest, jsDriver(), {"/workspace/ctx", 5000});
   REQUIRE(s.ok());
   CHECK(s->cwd == "/workspace/ctx");
   CHECK(guest.interruptAddress == 4096);  // afterInit registered the interrupt word
@@ -352,7 +366,7 @@ TEST_CASE("wasmify: a JavaScript session boots, executes with the context cwd an
                                    "wasm_alloc",  "w_0_21",    "wasm_free",  "wasm_free"};
   CHECK(guest.calls == boot);
 
-  auto out = s->execute(js::driver(), {"a = 1", "{\"K\":\"v\"}"});
+  auto out = s->execute(jsDriver(), {"a = 1", "{\"K\":\"v\"}"});
   REQUIRE(out.ok());
   CHECK(out->outcomeJson == "{\"code\":\"a = 1\",\"cwd\":\"/workspace/ctx\"}");
   CHECK(out->cwd == "/workspace/ctx");
@@ -362,10 +376,10 @@ TEST_CASE("wasmify: a JavaScript session boots, executes with the context cwd an
   CHECK(guest.fuelResets == std::vector<int64_t>{5000, 5000});
 
   guest.chdirTo = "/workspace/ctx/sub";  // the guest changed directory
-  REQUIRE(s->execute(js::driver(), {"process.chdir('sub')", ""}).ok());
+  REQUIRE(s->execute(jsDriver(), {"process.chdir('sub')", ""}).ok());
   CHECK(s->cwd == "/workspace/ctx/sub");
   guest.chdirTo.clear();
-  REQUIRE(s->execute(js::driver(), {"process.cwd()", ""}).ok());
+  REQUIRE(s->execute(jsDriver(), {"process.cwd()", ""}).ok());
   CHECK(guest.sessionCalls.back().cwd == "/workspace/ctx/sub");
   CHECK(guest.fuelResets.size() == 4);
   CHECK(!s->invalid);
@@ -386,7 +400,7 @@ TEST_CASE("wasmify: a failed session call is an outcome and invalidates the sess
   };
   for (const Case& c : cases) {
     FakeGuest guest;
-    auto s = bootWasmifySession(guest, js::driver(), {"/workspace/w", 100});
+    auto s = bootWasmifySession(guest, jsDriver(), {"/workspace/w", 100});
     REQUIRE(s.ok());
     if (c.trap) {
       guest.trapOn = c.trap;
@@ -394,55 +408,87 @@ TEST_CASE("wasmify: a failed session call is an outcome and invalidates the sess
     } else {
       guest.sessionEval = [&](const js::SessionEvalRequest&) { return js::encodeSessionEvalResponse({"", c.failureField, ""}); };
     }
-    auto out = s->execute(js::driver(), {"x", ""});
+    auto out = s->execute(jsDriver(), {"x", ""});
     REQUIRE(out.ok());  // never a Failure for what the guest did
     CHECK(out->outcomeJson == "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[],\"error\":{\"name\":\"" + c.name +
                                   "\",\"message\":\"" + c.message + "\",\"traceback\":[]},\"cwd\":\"/workspace/w\"}");
     CHECK(out->cwd == "/workspace/w");
     CHECK(s->invalid);
-    auto again = s->execute(js::driver(), {"1", ""});
+    auto again = s->execute(jsDriver(), {"1", ""});
     REQUIRE_FALSE(again.ok());
     CHECK(again.failure().message == "Session instance is invalid");
   }
   // An over-sized response is the guest's doing too.
   FakeGuest big;
-  auto s = bootWasmifySession(big, js::driver());
+  auto s = bootWasmifySession(big, jsDriver());
   REQUIRE(s.ok());
   big.sessionEval = [](const js::SessionEvalRequest&) { return js::encodeSessionEvalResponse({std::string(kMaxResponseBytes, 'x'), "", ""}); };
-  auto out = s->execute(js::driver(), {"x", ""});
+  auto out = s->execute(jsDriver(), {"x", ""});
   REQUIRE(out.ok());
   CHECK(out->outcomeJson.find("\"name\":\"EngineError\",\"message\":\"Interpreter response limit exceeded\"") != std::string::npos);
   CHECK(s->invalid);
   CHECK(big.live.empty());
 }
 
-TEST_CASE("wasmify: restoreWasmifySession adopts the handle and re-registers the interrupt word", "[wasmify]") {
+TEST_CASE("wasmify: restoreWasmifySession adopts the handle, re-registers the interrupt word, calls AfterRestore",
+          "[wasmify]") {
   FakeGuest guest;
-  auto r = restoreWasmifySession(guest, js::driver(), {77, "{}"}, {"/workspace/r", 123});
+  auto r = restoreWasmifySession(guest, jsDriver(), {77, "{}"}, {"/workspace/r", 123});
   REQUIRE(r.ok());
   CHECK(r->instance.handle == 77);
   CHECK(r->cwd == "/workspace/r");
   CHECK(guest.interruptAddress == 4096);
-  // No _initialize, wasm_init or New: only InterruptAddress (afterRestore).
-  CHECK(guest.calls == std::vector<std::string>{"wasm_alloc", "w_0_21", "wasm_free", "wasm_free"});
-  auto out = r->execute(js::driver(), {"g", ""});
+  // No _initialize, wasm_init or New: only InterruptAddress, then AfterRestore (afterRestore).
+  CHECK(guest.calls == std::vector<std::string>{"wasm_alloc", "w_0_21", "wasm_free", "wasm_free", "wasm_alloc",
+                                                "w_0_27", "wasm_free", "wasm_free"});
+  REQUIRE(guest.afterRestoreCalls.size() == 1);
+  CHECK(guest.afterRestoreCalls[0].handle == 77);
+  CHECK_FALSE(guest.afterRestoreCalls[0].bootImage);
+  auto out = r->execute(jsDriver(), {"g", ""});
   REQUIRE(out.ok());
   CHECK(guest.sessionCalls.back().cwd == "/workspace/r");
   CHECK(guest.fuelResets == std::vector<int64_t>{123, 123});
-  auto zero = restoreWasmifySession(guest, js::driver(), {0, "{}"});
+  auto zero = restoreWasmifySession(guest, jsDriver(), {0, "{}"});
   REQUIRE_FALSE(zero.ok());
   CHECK(zero.failure().message == "JavaScript engine initialization failed");
+
+  // From the boot image: the engine is told so (it must re-seed every generator).
+  FakeGuest image;
+  SessionSnapshot fromImage{77, "{}", true};
+  REQUIRE(restoreWasmifySession(image, jsDriver(), fromImage).ok());
+  REQUIRE(image.afterRestoreCalls.size() == 1);
+  CHECK(image.afterRestoreCalls[0].bootImage);
+
+  // An engine that cannot re-seed: the restore fails (the host discards the instance).
+  FakeGuest refuses;
+  refuses.afterRestoreOk = 0;
+  CHECK(restoreWasmifySession(refuses, jsDriver(), {77, "{}"}).failure().message ==
+        "Interpreter method failed: AfterRestore");
+}
+
+TEST_CASE("wasmify: the registry knows every built-in engine; hard-mode engines register no interrupt word",
+          "[wasmify]") {
+  REQUIRE(findBuiltinEngine("javascript") != nullptr);
+  REQUIRE(findBuiltinEngine("python") != nullptr);
+  CHECK(findBuiltinEngine("cobol") == nullptr);
+  CHECK(builtinEngineNames() == "javascript, python");
+  FakeGuest guest;
+  guest.expectHeapLimit = guest.expectStackLimit = 0;  // Python sizes itself
+  auto r = runWasmify(guest, findBuiltinEngine("python")->driver, {"1", ""});
+  REQUIRE(r.ok());
+  CHECK(guest.interruptAddress == 0);
+  CHECK(std::find(guest.calls.begin(), guest.calls.end(), "w_0_21") == guest.calls.end());
 }
 
 TEST_CASE("wasmify: a generic session driver: sessionBoot, afterRestore", "[wasmify]") {
   // A driver without sessionExecute has no sessions.
-  WasmifyDriver none = js::driver();
+  WasmifyDriver none = jsDriver();
   none.sessionExecute = nullptr;
   FakeGuest g0;
   CHECK(bootWasmifySession(g0, none).failure().message == "Sessions are not supported");
 
   // A driver with session hooks: boot runs sessionBoot through evaluate; execute updates cwd.
-  WasmifyDriver d = js::driver();
+  WasmifyDriver d = jsDriver();
   std::vector<std::string> evaluated;
   d.sessionBoot = "boot()";
   d.evaluate = [&](Instance&, std::string_view code) -> Result<std::string> {
@@ -463,7 +509,7 @@ TEST_CASE("wasmify: a generic session driver: sessionBoot, afterRestore", "[wasm
   CHECK(session->cwd == "/workspace/sub");
 
   bool restored = false;
-  d.afterRestore = [&](Instance&) -> Result<Unit> {
+  d.afterRestore = [&](Instance&, bool) -> Result<Unit> {
     restored = true;
     return Unit{};
   };

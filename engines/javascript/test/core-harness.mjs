@@ -26,3 +26,15 @@ export function withBytes(bytes, fn) {
   core.HEAPU8.set(bytes, p);
   try { return fn(p, bytes.length); } finally { core._free(p); }
 }
+
+const engineNames = new Map();
+/** [ptr, len] of a built-in engine's name in core memory (kept for the process), for the sw_wasmify_* exports. */
+export function engineArg(name) {
+  if (!engineNames.has(name)) {
+    const bytes = encoder.encode(name);
+    const p = core._malloc(bytes.length);
+    core.HEAPU8.set(bytes, p);
+    engineNames.set(name, [p, bytes.length]);
+  }
+  return engineNames.get(name);
+}

@@ -14,11 +14,11 @@ dir="$SW_ROOT/engines/javascript"
 failed=()
 
 build_native_test() {
-  local src; src=$(bash scripts/build-engines.sh --src-dir)
+  local src; src=$(bash scripts/engines/javascript.sh --src-dir)
   local out="$dir/build/native"
   # The interrupt intervals (the fuel scale, docs/fuel.md) exactly as the wasm build sets them.
-  local fuel_defines; fuel_defines=$(sed -n 's/^QJS_FUEL_DEFINES=(\(.*\))$/\1/p' scripts/build-engines.sh)
-  [ -n "$fuel_defines" ] || { echo "QJS_FUEL_DEFINES not found in scripts/build-engines.sh"; return 1; }
+  local fuel_defines; fuel_defines=$(sed -n 's/^QJS_FUEL_DEFINES=(\(.*\))$/\1/p' scripts/engines/javascript.sh)
+  [ -n "$fuel_defines" ] || { echo "QJS_FUEL_DEFINES not found in scripts/engines/javascript.sh"; return 1; }
   local flags=(-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
                -D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv $fuel_defines)
   local stamp; stamp=$(printf '%s %s' "$src" "${flags[*]}" | sha256sum | cut -c1-16)
@@ -30,8 +30,8 @@ build_native_test() {
     [ $rc -eq 0 ] || return 1
     echo "$stamp" >"$out/qjs.stamp"
   fi
-  gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" -c "$dir/driver.c" -o "$out/driver.o" &&
-  # The TypeScript stripper's bytecode, as scripts/build-engines.sh generated it for engine.wasm.
+  gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" -I "$SW_ROOT/engines/common" -c "$dir/driver.c" -o "$out/driver.o" &&
+  # The TypeScript stripper's bytecode, as scripts/engines/javascript.sh generated it for engine.wasm.
   gcc -O1 -c "$dir/build/ts/ts-strip.c" -o "$out/ts-strip.o" &&
   gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" "$dir/test/driver_test.c" "$out/driver.o" "$out/ts-strip.o" \
     "$out"/{quickjs,libregexp,libunicode,cutils,dtoa}.o -lm -o "$out/driver_test"
@@ -43,7 +43,7 @@ core_present() {
 
 run() { local name="$1"; shift; step "$name" "$@" || failed+=("$name"); }
 
-step "build engine.wasm" bash scripts/build-engines.sh || exit 1
+step "build engine.wasm" bash scripts/build-engines.sh javascript || exit 1
 run "build native driver test (gcc, ASan+UBSan)" build_native_test
 run "driver tests (native)" env ASAN_OPTIONS=detect_leaks=1 "$dir/build/native/driver_test"
 run "QuickJS tests/test_*.js (native qjs)" bash "$dir/test/upstream.sh"
@@ -52,7 +52,7 @@ run "smoke: engine.wasm under our WASI host (Node)" "$SW_NODE" "$dir/test/smoke.
 run "wasmify ABI: engine.wasm driven by the core's C++ (Node)" "$SW_NODE" --test "$dir/test/wasmify.test.mjs"
 run "sessions: engine.wasm sessions and restore through the core's C++ (Node)" "$SW_NODE" --test "$dir/test/session.test.mjs"
 run "QuickJS tests/test_*.js through our engine.wasm and session host (Node)" \
-  env SW_QJS_SRC="$(bash scripts/build-engines.sh --src-dir)" "$SW_NODE" --test "$dir/test/upstream-engine.test.mjs"
+  env SW_QJS_SRC="$(bash scripts/engines/javascript.sh --src-dir)" "$SW_NODE" --test "$dir/test/upstream-engine.test.mjs"
 
 if [ ${#failed[@]} -gt 0 ]; then echo "FAILED: ${failed[*]}"; exit 1; fi
 echo "all JavaScript engine tests passed"

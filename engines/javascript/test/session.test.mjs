@@ -9,11 +9,11 @@ import { test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes } from './core-harness.mjs';
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from './core-harness.mjs';
 
 const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.wasm');
 const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
-assert.equal(typeof core._sw_wasmify_js_session_boot, 'function',
+assert.equal(typeof core._sw_wasmify_session_boot, 'function',
   'worker-shim/generated/core.wasm predates the session exports: rebuild it (bash scripts/build.sh core)');
 
 const BUDGET = 50_000_000;
@@ -54,7 +54,7 @@ class Session {
     const host = newHost();
     const instance = instantiate(host);
     bind(host, instance, wrap ? wrap(instance.exports, host) : instance.exports);
-    const s = withBytes(encoder.encode(cwd), (p, n) => core._sw_wasmify_js_session_boot(host, p, n, fuel));
+    const s = withBytes(encoder.encode(cwd), (p, n) => core._sw_wasmify_session_boot(host, ...engineArg('javascript'), p, n, fuel));
     assert.ok(s, `session boot failed: ${result()}`);
     return new Session(host, instance, s);
   }
@@ -62,7 +62,7 @@ class Session {
   // restoreWasmifySession on `instance` (whose memory the caller already wrote) under `host`.
   static restore(host, instance, handle, { cwd = '', fuel = BUDGET } = {}) {
     bind(host, instance);
-    const s = withBytes(encoder.encode(cwd), (p, n) => core._sw_wasmify_js_session_restore(host, handle, p, n, fuel));
+    const s = withBytes(encoder.encode(cwd), (p, n) => core._sw_wasmify_session_restore(host, ...engineArg('javascript'), handle, p, n, fuel));
     assert.ok(s, `session restore failed: ${result()}`);
     return new Session(host, instance, s);
   }
@@ -71,7 +71,7 @@ class Session {
     const src = encoder.encode(code);
     const env = encoder.encode(envVars ? JSON.stringify(envVars) : '');
     const status = withBytes(src, (cp, cn) => withBytes(env, (ep, en) =>
-      core._sw_wasmify_js_session_execute(this.s, cp, cn, ep, en)));
+      core._sw_wasmify_session_execute(this.s, cp, cn, ep, en)));
     const text = result();
     if (status !== 0) return { status, text };
     return { status, text, outcome: JSON.parse(text), fuelConsumed: core._sw_wasi_fuel_consumed(this.host) };
@@ -84,9 +84,9 @@ class Session {
     return r.outcome;
   }
 
-  get invalid() { return core._sw_wasmify_js_session_invalid(this.s) === 1; }
-  get cwd() { core._sw_wasmify_js_session_cwd(this.s); return result(); }
-  get handle() { return core._sw_wasmify_js_session_handle(this.s); }
+  get invalid() { return core._sw_wasmify_session_invalid(this.s) === 1; }
+  get cwd() { core._sw_wasmify_session_cwd(this.s); return result(); }
+  get handle() { return core._sw_wasmify_session_handle(this.s); }
   get memory() { return this.instance.exports.memory; }
   // SPEC §5.2: no guest descriptor beyond the fixed preopens, and not invalid.
   canSnapshot() { return !this.invalid && core._sw_wasi_has_open_guest_fds(this.host) === 0; }
@@ -115,7 +115,7 @@ class Session {
   setDisabled(disabled) { core._sw_wasi_set_workspace_disabled(this.host, disabled ? 1 : 0); }
 
   close() {
-    core._sw_wasmify_js_session_free(this.s);
+    core._sw_wasmify_session_free(this.s);
     core.wasmifyUnbind(this.host);
     unbindGuestMemory(core, this.host);
     core._sw_wasi_host_free(this.host);
@@ -384,7 +384,7 @@ test('127 restored with the context cwd, and a wrong handle is a clean failure',
   const b = instantiate(host);
   b.exports.memory.grow(image.length / PAGE - b.exports.memory.buffer.byteLength / PAGE);
   new Uint8Array(b.exports.memory.buffer).set(image);
-  assert.equal(withBytes(encoder.encode(''), (p, n) => core._sw_wasmify_js_session_restore(host, 0, p, n, BUDGET)), 0);
+  assert.equal(withBytes(encoder.encode(''), (p, n) => core._sw_wasmify_session_restore(host, ...engineArg('javascript'), 0, p, n, BUDGET)), 0);
   assert.equal(result(), 'JavaScript engine initialization failed');
   const s = Session.restore(host, b, handle, { cwd: '/workspace/w' });
   assert.deepEqual(s.run('[here, process.cwd()]').results, [{ json: ['/workspace/w', '/workspace/w'] }]);

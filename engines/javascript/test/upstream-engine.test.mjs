@@ -13,22 +13,22 @@
 // them in this harness's session only: `std.gc()` makes QuickJS run its own cycle collector (JS_RunGC) the way any
 // program can — it allocates 256 KiB buffers until the automatic-GC threshold is crossed, which it detects by a
 // WeakRef to an unreachable cycle turning undefined (the threshold is always below the 32 MiB heap cap since the
-// malloc_gc_threshold patch in scripts/build-engines.sh, so this terminates);
+// malloc_gc_threshold patch in scripts/engines/javascript.sh, so this terminates);
 // `os.setTimeout(f)` keeps f, and the harness calls the callbacks in the next session call — after the test's job queue
 // drained, like qjs's event loop — so an assertion inside a callback still fails the test.
 //
-//   SW_QJS_SRC=$(bash scripts/build-engines.sh --src-dir) node --test engines/javascript/test/upstream-engine.test.mjs
+//   SW_QJS_SRC=$(bash scripts/engines/javascript.sh --src-dir) node --test engines/javascript/test/upstream-engine.test.mjs
 import { test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes } from './core-harness.mjs';
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from './core-harness.mjs';
 
 const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.wasm');
 const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
 const src = process.env.SW_QJS_SRC ??
-  execFileSync('bash', [path.join(root, 'scripts/build-engines.sh'), '--src-dir'], { encoding: 'utf8' }).trim();
+  execFileSync('bash', [path.join(root, 'scripts/engines/javascript.sh'), '--src-dir'], { encoding: 'utf8' }).trim();
 const testsDir = path.join(src, 'tests');
 const FUEL = 1_000_000_000; // metered, but generous: these are test suites, not requests
 
@@ -44,7 +44,7 @@ function session() {
   const instance = new WebAssembly.Instance(engineModule, makeImportObject(core, host, engineModule));
   bindGuestMemory(core, host, instance.exports.memory);
   core.wasmifyBind(host, instance);
-  const s = withBytes(encoder.encode(''), (p, n) => core._sw_wasmify_js_session_boot(host, p, n, FUEL));
+  const s = withBytes(encoder.encode(''), (p, n) => core._sw_wasmify_session_boot(host, ...engineArg('javascript'), p, n, FUEL));
   assert.ok(s, result());
   withBytes(encoder.encode('/workspace/tests'), (p, n) => core._sw_wasi_fs_mkdir(host, p, n));
   for (const f of fs.readdirSync(testsDir).filter((f) => f.endsWith('.js'))) {
@@ -54,12 +54,12 @@ function session() {
   }
   return {
     run(code) {
-      const status = withBytes(encoder.encode(code), (cp, cn) => core._sw_wasmify_js_session_execute(s, cp, cn, 0, 0));
+      const status = withBytes(encoder.encode(code), (cp, cn) => core._sw_wasmify_session_execute(s, cp, cn, 0, 0));
       assert.equal(status, 0, result());
       return { outcome: JSON.parse(result()), fuel: core._sw_wasi_fuel_consumed(host) };
     },
     close() {
-      core._sw_wasmify_js_session_free(s);
+      core._sw_wasmify_session_free(s);
       core.wasmifyUnbind(host);
       unbindGuestMemory(core, host);
       core._sw_wasi_host_free(host);

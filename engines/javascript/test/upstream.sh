@@ -5,7 +5,7 @@
 # The ones that need only the language (not std/os/workers/.so modules) also run through OUR engine.wasm under our
 # host: upstream-engine.test.mjs.
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"
-src=$(bash "$SW_ROOT/scripts/build-engines.sh" --src-dir)
+src=$(bash "$SW_ROOT/scripts/engines/javascript.sh" --src-dir)
 out="$SW_ROOT/engines/javascript/build/upstream-$(basename "$src")"
 if [ ! -x "$out/qjs" ] || [ ! -f "$out/tests/bjson.so" ]; then
   rm -rf "$out" && cp -r "$src" "$out"

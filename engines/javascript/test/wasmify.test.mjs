@@ -8,12 +8,12 @@ import { test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes } from './core-harness.mjs';
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from './core-harness.mjs';
 
 const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.wasm');
 
 const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
-assert.equal(typeof core._sw_wasmify_js_run, 'function',
+assert.equal(typeof core._sw_wasmify_run, 'function',
   'worker-shim/generated/core.wasm predates cpp/wasmify: rebuild it (bash scripts/build.sh core)');
 
 const Status = ['ok', 'engine', 'limit', 'trap'];
@@ -30,7 +30,7 @@ function run(code, { envVars, fuel = 50_000_000 } = {}) {
   try {
     const src = encoder.encode(code);
     const env = encoder.encode(envVars ? JSON.stringify(envVars) : '');
-    const status = withBytes(src, (cp, cn) => withBytes(env, (ep, en) => core._sw_wasmify_js_run(host, cp, cn, ep, en, fuel)));
+    const status = withBytes(src, (cp, cn) => withBytes(env, (ep, en) => core._sw_wasmify_run(host, ...engineArg('javascript'), cp, cn, ep, en, fuel)));
     const ptr = core._sw_wasmify_result(), len = core._sw_wasmify_result_len();
     const text = decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
     return { status: Status[status], text, outcome: status === 0 ? JSON.parse(text) : undefined };
@@ -107,7 +107,7 @@ test('a guest trap is reported as a trap, and the core stays usable', () => {
   const instance = new WebAssembly.Instance(engineModule, makeImportObject(core, h, engineModule));
   bindGuestMemory(core, h, instance.exports.memory);
   core.wasmifyBind(h, { exports: { ...instance.exports, wasm_init: () => { throw new WebAssembly.RuntimeError('unreachable'); } } });
-  const status = withBytes(encoder.encode('1'), (cp, cn) => core._sw_wasmify_js_run(h, cp, cn, 0, 0, 1000));
+  const status = withBytes(encoder.encode('1'), (cp, cn) => core._sw_wasmify_run(h, ...engineArg('javascript'), cp, cn, 0, 0, 1000));
   const text = decoder.decode(core.HEAPU8.subarray(core._sw_wasmify_result(), core._sw_wasmify_result() + core._sw_wasmify_result_len()));
   core.wasmifyUnbind(h);
   unbindGuestMemory(core, h);

@@ -1,5 +1,5 @@
 // engines/javascript/ts/strip.js: the TypeScript stripper that runs inside the JavaScript engine (SPEC §6.2).
-// scripts/build-engines.sh bundles this with sucrase (esbuild, CommonJS, minified), wraps the bundle into a script
+// scripts/engines/javascript.sh bundles this with sucrase (esbuild, CommonJS, minified), wraps the bundle into a script
 // whose completion value is `strip`, and compiles it to QuickJS bytecode embedded in engine.wasm. driver.c loads it
 // only when a script fails to parse as JavaScript; it never touches globalThis.
 // Types are removed, never checked; `enum` is lowered; ES syntax is left as it is (no "use strict", no import

@@ -1,19 +1,20 @@
-// The JavaScript engine's messages (nanopb, generated at build time from proto/wasmify/javascript.proto) and its
-// WasmifyDriver.
+// The built-in engines' messages (nanopb, generated at build time from proto/wasmify/engine.proto) and the
+// WasmifyDriver every built-in engine shares (engine::makeDriver).
 #include <pb_common.h>
 #include <pb_decode.h>
 #include <pb_encode.h>
 
-#include "javascript.pb.h"
+#include "engine.pb.h"
 #include "wasmify.h"
 
-namespace sw::wasmify::javascript {
+namespace sw::wasmify::engine {
 
-static_assert(uint32_t(kEval) == uint32_t(sw_wasmify_javascript_Method_METHOD_EVAL));
-static_assert(uint32_t(kInterruptAddress) == uint32_t(sw_wasmify_javascript_Method_METHOD_INTERRUPT_ADDRESS));
-static_assert(uint32_t(kNew) == uint32_t(sw_wasmify_javascript_Method_METHOD_NEW));
-static_assert(uint32_t(kFree) == uint32_t(sw_wasmify_javascript_Method_METHOD_FREE));
-static_assert(uint32_t(kSessionEval) == uint32_t(sw_wasmify_javascript_Method_METHOD_SESSION_EVAL));
+static_assert(uint32_t(kEval) == uint32_t(sw_wasmify_engine_Method_METHOD_EVAL));
+static_assert(uint32_t(kInterruptAddress) == uint32_t(sw_wasmify_engine_Method_METHOD_INTERRUPT_ADDRESS));
+static_assert(uint32_t(kNew) == uint32_t(sw_wasmify_engine_Method_METHOD_NEW));
+static_assert(uint32_t(kFree) == uint32_t(sw_wasmify_engine_Method_METHOD_FREE));
+static_assert(uint32_t(kSessionEval) == uint32_t(sw_wasmify_engine_Method_METHOD_SESSION_EVAL));
+static_assert(uint32_t(kAfterRestore) == uint32_t(sw_wasmify_engine_Method_METHOD_AFTER_RESTORE));
 
 namespace {
 
@@ -73,132 +74,157 @@ Result<Unit> decode(std::string_view bytes, const pb_msgdesc_t* fields, Msg& msg
 }  // namespace
 
 std::string encodeNewRequest(const NewRequest& request) {
-  sw_wasmify_javascript_NewRequest msg = sw_wasmify_javascript_NewRequest_init_zero;
+  sw_wasmify_engine_NewRequest msg = sw_wasmify_engine_NewRequest_init_zero;
   msg.heap_limit = request.heapLimit;
   msg.stack_limit = request.stackLimit;
-  return encode(&sw_wasmify_javascript_NewRequest_msg, msg);
+  return encode(&sw_wasmify_engine_NewRequest_msg, msg);
 }
 
 Result<NewRequest> decodeNewRequest(std::string_view bytes) {
-  sw_wasmify_javascript_NewRequest msg = sw_wasmify_javascript_NewRequest_init_zero;
-  if (auto r = decode(bytes, &sw_wasmify_javascript_NewRequest_msg, msg); !r) return r.failure();
+  sw_wasmify_engine_NewRequest msg = sw_wasmify_engine_NewRequest_init_zero;
+  if (auto r = decode(bytes, &sw_wasmify_engine_NewRequest_msg, msg); !r) return r.failure();
   return NewRequest{msg.heap_limit, msg.stack_limit};
 }
 
 std::string encodeNewResponse(uint32_t handle) {
-  sw_wasmify_javascript_NewResponse msg = sw_wasmify_javascript_NewResponse_init_zero;
+  sw_wasmify_engine_NewResponse msg = sw_wasmify_engine_NewResponse_init_zero;
   msg.handle = handle;
-  return encode(&sw_wasmify_javascript_NewResponse_msg, msg);
+  return encode(&sw_wasmify_engine_NewResponse_msg, msg);
 }
 
 Result<uint32_t> decodeNewResponse(std::string_view bytes) {
-  sw_wasmify_javascript_NewResponse msg = sw_wasmify_javascript_NewResponse_init_zero;
-  if (auto r = decode(bytes, &sw_wasmify_javascript_NewResponse_msg, msg); !r) return r.failure();
+  sw_wasmify_engine_NewResponse msg = sw_wasmify_engine_NewResponse_init_zero;
+  if (auto r = decode(bytes, &sw_wasmify_engine_NewResponse_msg, msg); !r) return r.failure();
   return msg.handle;
 }
 
 std::string encodeEvalRequest(const EvalRequest& request) {
-  sw_wasmify_javascript_EvalRequest msg = sw_wasmify_javascript_EvalRequest_init_zero;
+  sw_wasmify_engine_EvalRequest msg = sw_wasmify_engine_EvalRequest_init_zero;
   std::string_view source = request.source, env = request.envJson;
   msg.handle = request.handle;
   msg.source_len = uint32_t(source.size());
   bindEncode(msg.source, source);
   bindEncode(msg.env_json, env);
-  return encode(&sw_wasmify_javascript_EvalRequest_msg, msg);
+  return encode(&sw_wasmify_engine_EvalRequest_msg, msg);
 }
 
 Result<EvalRequest> decodeEvalRequest(std::string_view bytes) {
   EvalRequest out;
-  sw_wasmify_javascript_EvalRequest msg = sw_wasmify_javascript_EvalRequest_init_zero;
+  sw_wasmify_engine_EvalRequest msg = sw_wasmify_engine_EvalRequest_init_zero;
   bindDecode(msg.source, out.source);
   bindDecode(msg.env_json, out.envJson);
-  if (auto r = decode(bytes, &sw_wasmify_javascript_EvalRequest_msg, msg); !r) return r.failure();
+  if (auto r = decode(bytes, &sw_wasmify_engine_EvalRequest_msg, msg); !r) return r.failure();
   if (msg.source_len != 0 && msg.source_len != out.source.size()) return engineFailure(kInvalidProtobuf);
   out.handle = msg.handle;
   return out;
 }
 
 std::string encodeEvalResponse(const EvalResponse& response) {
-  sw_wasmify_javascript_EvalResponse msg = sw_wasmify_javascript_EvalResponse_init_zero;
+  sw_wasmify_engine_EvalResponse msg = sw_wasmify_engine_EvalResponse_init_zero;
   std::string_view outcome = response.outcomeJson, failure = response.failure;
   bindEncode(msg.outcome_json, outcome);
   bindEncode(msg.failure, failure);
-  return encode(&sw_wasmify_javascript_EvalResponse_msg, msg);
+  return encode(&sw_wasmify_engine_EvalResponse_msg, msg);
 }
 
 Result<EvalResponse> decodeEvalResponse(std::string_view bytes) {
   EvalResponse out;
-  sw_wasmify_javascript_EvalResponse msg = sw_wasmify_javascript_EvalResponse_init_zero;
+  sw_wasmify_engine_EvalResponse msg = sw_wasmify_engine_EvalResponse_init_zero;
   bindDecode(msg.outcome_json, out.outcomeJson);
   bindDecode(msg.failure, out.failure);
-  if (auto r = decode(bytes, &sw_wasmify_javascript_EvalResponse_msg, msg); !r) return r.failure();
+  if (auto r = decode(bytes, &sw_wasmify_engine_EvalResponse_msg, msg); !r) return r.failure();
   return out;
 }
 
 std::string encodeSessionEvalRequest(const SessionEvalRequest& request) {
-  sw_wasmify_javascript_SessionEvalRequest msg = sw_wasmify_javascript_SessionEvalRequest_init_zero;
+  sw_wasmify_engine_SessionEvalRequest msg = sw_wasmify_engine_SessionEvalRequest_init_zero;
   std::string_view source = request.source, env = request.envJson, cwd = request.cwd;
   msg.handle = request.handle;
   msg.source_len = uint32_t(source.size());
   bindEncode(msg.source, source);
   bindEncode(msg.env_json, env);
   bindEncode(msg.cwd, cwd);
-  return encode(&sw_wasmify_javascript_SessionEvalRequest_msg, msg);
+  return encode(&sw_wasmify_engine_SessionEvalRequest_msg, msg);
 }
 
 Result<SessionEvalRequest> decodeSessionEvalRequest(std::string_view bytes) {
   SessionEvalRequest out;
-  sw_wasmify_javascript_SessionEvalRequest msg = sw_wasmify_javascript_SessionEvalRequest_init_zero;
+  sw_wasmify_engine_SessionEvalRequest msg = sw_wasmify_engine_SessionEvalRequest_init_zero;
   bindDecode(msg.source, out.source);
   bindDecode(msg.env_json, out.envJson);
   bindDecode(msg.cwd, out.cwd);
-  if (auto r = decode(bytes, &sw_wasmify_javascript_SessionEvalRequest_msg, msg); !r) return r.failure();
+  if (auto r = decode(bytes, &sw_wasmify_engine_SessionEvalRequest_msg, msg); !r) return r.failure();
   if (msg.source_len != 0 && msg.source_len != out.source.size()) return engineFailure(kInvalidProtobuf);
   out.handle = msg.handle;
   return out;
 }
 
 std::string encodeSessionEvalResponse(const SessionEvalResponse& response) {
-  sw_wasmify_javascript_SessionEvalResponse msg = sw_wasmify_javascript_SessionEvalResponse_init_zero;
+  sw_wasmify_engine_SessionEvalResponse msg = sw_wasmify_engine_SessionEvalResponse_init_zero;
   std::string_view outcome = response.outcomeJson, failure = response.failure, cwd = response.cwd;
   bindEncode(msg.outcome_json, outcome);
   bindEncode(msg.failure, failure);
   bindEncode(msg.cwd, cwd);
-  return encode(&sw_wasmify_javascript_SessionEvalResponse_msg, msg);
+  return encode(&sw_wasmify_engine_SessionEvalResponse_msg, msg);
 }
 
 Result<SessionEvalResponse> decodeSessionEvalResponse(std::string_view bytes) {
   SessionEvalResponse out;
-  sw_wasmify_javascript_SessionEvalResponse msg = sw_wasmify_javascript_SessionEvalResponse_init_zero;
+  sw_wasmify_engine_SessionEvalResponse msg = sw_wasmify_engine_SessionEvalResponse_init_zero;
   bindDecode(msg.outcome_json, out.outcomeJson);
   bindDecode(msg.failure, out.failure);
   bindDecode(msg.cwd, out.cwd);
-  if (auto r = decode(bytes, &sw_wasmify_javascript_SessionEvalResponse_msg, msg); !r) return r.failure();
+  if (auto r = decode(bytes, &sw_wasmify_engine_SessionEvalResponse_msg, msg); !r) return r.failure();
   return out;
 }
 
 std::string encodeInterruptAddressResponse(uint32_t address) {
-  sw_wasmify_javascript_InterruptAddressResponse msg = sw_wasmify_javascript_InterruptAddressResponse_init_zero;
+  sw_wasmify_engine_InterruptAddressResponse msg = sw_wasmify_engine_InterruptAddressResponse_init_zero;
   msg.address = address;
-  return encode(&sw_wasmify_javascript_InterruptAddressResponse_msg, msg);
+  return encode(&sw_wasmify_engine_InterruptAddressResponse_msg, msg);
 }
 
 Result<uint32_t> decodeInterruptAddressResponse(std::string_view bytes) {
-  sw_wasmify_javascript_InterruptAddressResponse msg = sw_wasmify_javascript_InterruptAddressResponse_init_zero;
-  if (auto r = decode(bytes, &sw_wasmify_javascript_InterruptAddressResponse_msg, msg); !r) return r.failure();
+  sw_wasmify_engine_InterruptAddressResponse msg = sw_wasmify_engine_InterruptAddressResponse_init_zero;
+  if (auto r = decode(bytes, &sw_wasmify_engine_InterruptAddressResponse_msg, msg); !r) return r.failure();
   return msg.address;
 }
 
 std::string encodeFreeRequest(uint32_t handle) {
-  sw_wasmify_javascript_FreeRequest msg = sw_wasmify_javascript_FreeRequest_init_zero;
+  sw_wasmify_engine_FreeRequest msg = sw_wasmify_engine_FreeRequest_init_zero;
   msg.handle = handle;
-  return encode(&sw_wasmify_javascript_FreeRequest_msg, msg);
+  return encode(&sw_wasmify_engine_FreeRequest_msg, msg);
 }
 
 Result<uint32_t> decodeFreeRequest(std::string_view bytes) {
-  sw_wasmify_javascript_FreeRequest msg = sw_wasmify_javascript_FreeRequest_init_zero;
-  if (auto r = decode(bytes, &sw_wasmify_javascript_FreeRequest_msg, msg); !r) return r.failure();
+  sw_wasmify_engine_FreeRequest msg = sw_wasmify_engine_FreeRequest_init_zero;
+  if (auto r = decode(bytes, &sw_wasmify_engine_FreeRequest_msg, msg); !r) return r.failure();
   return msg.handle;
+}
+
+std::string encodeAfterRestoreRequest(const AfterRestoreRequest& request) {
+  sw_wasmify_engine_AfterRestoreRequest msg = sw_wasmify_engine_AfterRestoreRequest_init_zero;
+  msg.handle = request.handle;
+  msg.boot_image = request.bootImage ? 1 : 0;
+  return encode(&sw_wasmify_engine_AfterRestoreRequest_msg, msg);
+}
+
+Result<AfterRestoreRequest> decodeAfterRestoreRequest(std::string_view bytes) {
+  sw_wasmify_engine_AfterRestoreRequest msg = sw_wasmify_engine_AfterRestoreRequest_init_zero;
+  if (auto r = decode(bytes, &sw_wasmify_engine_AfterRestoreRequest_msg, msg); !r) return r.failure();
+  return AfterRestoreRequest{msg.handle, msg.boot_image != 0};
+}
+
+std::string encodeAfterRestoreResponse(uint32_t ok) {
+  sw_wasmify_engine_AfterRestoreResponse msg = sw_wasmify_engine_AfterRestoreResponse_init_zero;
+  msg.ok = ok;
+  return encode(&sw_wasmify_engine_AfterRestoreResponse_msg, msg);
+}
+
+Result<uint32_t> decodeAfterRestoreResponse(std::string_view bytes) {
+  sw_wasmify_engine_AfterRestoreResponse msg = sw_wasmify_engine_AfterRestoreResponse_init_zero;
+  if (auto r = decode(bytes, &sw_wasmify_engine_AfterRestoreResponse_msg, msg); !r) return r.failure();
+  return msg.ok;
 }
 
 namespace {
@@ -239,15 +265,33 @@ Result<Unit> registerInterrupt(Instance& instance) {
   return Unit{};
 }
 
-WasmifyDriver makeDriver() {
+// The engine's own re-seeding after its memory was written from a snapshot or the boot image.
+Result<Unit> afterRestore(Instance& instance, bool bootImage) {
+  if (instance.handle > UINT32_MAX) return engineFailure(kInvalidProtobuf);
+  auto response = instance.invoke(kAfterRestore, encodeAfterRestoreRequest({uint32_t(instance.handle), bootImage}));
+  if (!response) return response.failure();
+  auto ok = decodeAfterRestoreResponse(response.value());
+  if (!ok) return ok.failure();
+  if (ok.value() != 1) return engineFailure(std::string(kMethodFailed) + ": AfterRestore");
+  return Unit{};
+}
+
+}  // namespace
+
+WasmifyDriver makeDriver(const Spec& spec) {
   WasmifyDriver d;
-  d.language = "javascript";
+  d.language = spec.language;
   d.service = kService;
   d.initMethod = kNew;
-  d.initRequest = [] { return encodeNewRequest({kHeapLimit, kStackLimit}); };
-  d.initFailedMessage = kJavaScriptInitializationFailed;
-  d.afterInit = registerInterrupt;
-  d.afterRestore = registerInterrupt;
+  d.initRequest = [heap = spec.heapLimit, stack = spec.stackLimit] { return encodeNewRequest({heap, stack}); };
+  d.initFailedMessage = spec.initFailedMessage;
+  if (spec.interrupt) d.afterInit = registerInterrupt;
+  d.afterRestore = [interrupt = spec.interrupt](Instance& instance, bool bootImage) -> Result<Unit> {
+    if (interrupt) {
+      if (auto r = registerInterrupt(instance); !r) return r.failure();
+    }
+    return afterRestore(instance, bootImage);
+  };
   d.evaluate = [](Instance& instance, std::string_view code) { return eval(instance, code, ""); };
   d.runOnce = [](Instance& instance, const ExecuteRequest& request) {
     return eval(instance, request.code, request.envJson);
@@ -256,11 +300,4 @@ WasmifyDriver makeDriver() {
   return d;
 }
 
-}  // namespace
-
-const WasmifyDriver& driver() {
-  static const WasmifyDriver d = makeDriver();
-  return d;
-}
-
-}  // namespace sw::wasmify::javascript
+}  // namespace sw::wasmify::engine

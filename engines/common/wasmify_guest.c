@@ -1,5 +1,6 @@
-/* engines/javascript/wasmify_guest.c: the guest side of the wasmify ABI (proto/wasmify/javascript.proto,
- * docs/abi.md) over the QuickJS driver (driver.h).
+/* engines/common/wasmify_guest.c: the guest side of the wasmify ABI (proto/wasmify/engine.proto, docs/abi.md), shared
+ * by every built-in engine: each method decodes its request and calls the language's driver through
+ * engines/common/engine.h, so a language's engine.wasm is its driver + this file + nanopb.
  *
  * Exports (besides the driver's own):
  *   void wasm_init(void)               after WASI _initialize, before the first method (fresh instances only)
@@ -19,23 +20,24 @@
 #include <pb_decode.h>
 #include <pb_encode.h>
 
-#include "driver.h"
-#include "javascript.pb.h"
+#include "engine.h"
+#include "engine.pb.h"
 
 #define WASM_EXPORT(name) __attribute__((export_name(#name))) __attribute__((used))
 
 /* The export names carry the method numbers: keep them in step with the generated enum. */
-_Static_assert(sw_wasmify_javascript_Method_METHOD_EVAL == 14, "w_0_14");
-_Static_assert(sw_wasmify_javascript_Method_METHOD_INTERRUPT_ADDRESS == 21, "w_0_21");
-_Static_assert(sw_wasmify_javascript_Method_METHOD_NEW == 24, "w_0_24");
-_Static_assert(sw_wasmify_javascript_Method_METHOD_FREE == 25, "w_0_25");
-_Static_assert(sw_wasmify_javascript_Method_METHOD_SESSION_EVAL == 26, "w_0_26");
+_Static_assert(sw_wasmify_engine_Method_METHOD_EVAL == 14, "w_0_14");
+_Static_assert(sw_wasmify_engine_Method_METHOD_INTERRUPT_ADDRESS == 21, "w_0_21");
+_Static_assert(sw_wasmify_engine_Method_METHOD_NEW == 24, "w_0_24");
+_Static_assert(sw_wasmify_engine_Method_METHOD_FREE == 25, "w_0_25");
+_Static_assert(sw_wasmify_engine_Method_METHOD_SESSION_EVAL == 26, "w_0_26");
+_Static_assert(sw_wasmify_engine_Method_METHOD_AFTER_RESTORE == 27, "w_0_27");
 
 /* --- buffers ----------------------------------------------------------------------------------------------------- */
 
 WASM_EXPORT(wasm_init) void wasm_init(void) {
-  /* Nothing to set up yet: QuickJS state lives in handles. Kept so every wasmify engine has the same boot sequence
-   * (SPEC §5.6: _initialize, wasm_init, the init method), and as the place for future process-wide setup. */
+  /* Nothing process-wide: engine state lives in handles. Kept so every wasmify engine has the same boot sequence
+   * (SPEC §5.6: _initialize, wasm_init, the init method). */
 }
 
 WASM_EXPORT(wasm_alloc) void *wasm_alloc(uint32_t len) { return malloc(len ? len : 1); }
@@ -104,23 +106,23 @@ static bool decode(const uint8_t *ptr, uint32_t len, const pb_msgdesc_t *fields,
 
 /* METHOD_NEW: NewRequest -> NewResponse { handle } (0 = failure). */
 WASM_EXPORT(w_0_24) uint64_t w_0_24(const uint8_t *ptr, uint32_t len) {
-  sw_wasmify_javascript_NewRequest req = sw_wasmify_javascript_NewRequest_init_zero;
-  if (!decode(ptr, len, &sw_wasmify_javascript_NewRequest_msg, &req)) return 0;
-  sw_wasmify_javascript_NewResponse res = sw_wasmify_javascript_NewResponse_init_zero;
-  res.handle = (uint32_t)(uintptr_t)sw_js_new(req.heap_limit, req.stack_limit);
-  return respond(&sw_wasmify_javascript_NewResponse_msg, &res);
+  sw_wasmify_engine_NewRequest req = sw_wasmify_engine_NewRequest_init_zero;
+  if (!decode(ptr, len, &sw_wasmify_engine_NewRequest_msg, &req)) return 0;
+  sw_wasmify_engine_NewResponse res = sw_wasmify_engine_NewResponse_init_zero;
+  res.handle = (uint32_t)(uintptr_t)sw_engine_new(req.heap_limit, req.stack_limit);
+  return respond(&sw_wasmify_engine_NewResponse_msg, &res);
 }
 
 /* METHOD_EVAL: EvalRequest -> EvalResponse { outcome_json } or { failure }. */
 WASM_EXPORT(w_0_14) uint64_t w_0_14(const uint8_t *ptr, uint32_t len) {
   GuestBytes source = {0}, env = {0};
-  sw_wasmify_javascript_EvalRequest req = sw_wasmify_javascript_EvalRequest_init_zero;
+  sw_wasmify_engine_EvalRequest req = sw_wasmify_engine_EvalRequest_init_zero;
   req.source.funcs.decode = decode_bytes;
   req.source.arg = &source;
   req.env_json.funcs.decode = decode_bytes;
   req.env_json.arg = &env;
   uint64_t packed = 0;
-  if (decode(ptr, len, &sw_wasmify_javascript_EvalRequest_msg, &req)) {
+  if (decode(ptr, len, &sw_wasmify_engine_EvalRequest_msg, &req)) {
     char *out = NULL;
     uint32_t out_len = 0;
     GuestSlice outcome = {0}, failure = {0};
@@ -128,20 +130,20 @@ WASM_EXPORT(w_0_14) uint64_t w_0_14(const uint8_t *ptr, uint32_t len) {
       failure.data = "source_len does not match source";
     } else if (!req.handle) {
       failure.data = "invalid handle";
-    } else if (sw_js_eval((SwJs *)(uintptr_t)req.handle, source.data ? source.data : "", source.len,
+    } else if (sw_engine_eval((SwEngine *)(uintptr_t)req.handle, source.data ? source.data : "", source.len,
                           env.len ? env.data : NULL, env.len, &out, &out_len) != 0) {
-      failure.data = "JavaScript driver failure";
+      failure.data = "engine driver failure";
     } else {
       outcome.data = out;
       outcome.len = out_len;
     }
     if (failure.data) failure.len = (uint32_t)strlen(failure.data);
-    sw_wasmify_javascript_EvalResponse res = sw_wasmify_javascript_EvalResponse_init_zero;
+    sw_wasmify_engine_EvalResponse res = sw_wasmify_engine_EvalResponse_init_zero;
     res.outcome_json.funcs.encode = encode_bytes;
     res.outcome_json.arg = &outcome;
     res.failure.funcs.encode = encode_bytes;
     res.failure.arg = &failure;
-    packed = respond(&sw_wasmify_javascript_EvalResponse_msg, &res);
+    packed = respond(&sw_wasmify_engine_EvalResponse_msg, &res);
     sw_free(out);
   }
   free(source.data);
@@ -151,27 +153,27 @@ WASM_EXPORT(w_0_14) uint64_t w_0_14(const uint8_t *ptr, uint32_t len) {
 
 /* METHOD_INTERRUPT_ADDRESS: {} -> InterruptAddressResponse { address }. */
 WASM_EXPORT(w_0_21) uint64_t w_0_21(const uint8_t *ptr, uint32_t len) {
-  sw_wasmify_javascript_InterruptAddressRequest req = sw_wasmify_javascript_InterruptAddressRequest_init_zero;
-  if (!decode(ptr, len, &sw_wasmify_javascript_InterruptAddressRequest_msg, &req)) return 0;
-  sw_wasmify_javascript_InterruptAddressResponse res = sw_wasmify_javascript_InterruptAddressResponse_init_zero;
-  res.address = sw_js_interrupt_address();
-  return respond(&sw_wasmify_javascript_InterruptAddressResponse_msg, &res);
+  sw_wasmify_engine_InterruptAddressRequest req = sw_wasmify_engine_InterruptAddressRequest_init_zero;
+  if (!decode(ptr, len, &sw_wasmify_engine_InterruptAddressRequest_msg, &req)) return 0;
+  sw_wasmify_engine_InterruptAddressResponse res = sw_wasmify_engine_InterruptAddressResponse_init_zero;
+  res.address = sw_engine_interrupt_address();
+  return respond(&sw_wasmify_engine_InterruptAddressResponse_msg, &res);
 }
 
 /* METHOD_FREE: FreeRequest -> FreeResponse { ok = 1 }. */
 WASM_EXPORT(w_0_25) uint64_t w_0_25(const uint8_t *ptr, uint32_t len) {
-  sw_wasmify_javascript_FreeRequest req = sw_wasmify_javascript_FreeRequest_init_zero;
-  if (!decode(ptr, len, &sw_wasmify_javascript_FreeRequest_msg, &req)) return 0;
-  if (req.handle) sw_js_free((SwJs *)(uintptr_t)req.handle);
-  sw_wasmify_javascript_FreeResponse res = sw_wasmify_javascript_FreeResponse_init_zero;
+  sw_wasmify_engine_FreeRequest req = sw_wasmify_engine_FreeRequest_init_zero;
+  if (!decode(ptr, len, &sw_wasmify_engine_FreeRequest_msg, &req)) return 0;
+  if (req.handle) sw_engine_free((SwEngine *)(uintptr_t)req.handle);
+  sw_wasmify_engine_FreeResponse res = sw_wasmify_engine_FreeResponse_init_zero;
   res.ok = 1;
-  return respond(&sw_wasmify_javascript_FreeResponse_msg, &res);
+  return respond(&sw_wasmify_engine_FreeResponse_msg, &res);
 }
 
 /* METHOD_SESSION_EVAL: SessionEvalRequest -> SessionEvalResponse { outcome_json, cwd } or { failure }. */
 WASM_EXPORT(w_0_26) uint64_t w_0_26(const uint8_t *ptr, uint32_t len) {
   GuestBytes source = {0}, env = {0}, cwd = {0};
-  sw_wasmify_javascript_SessionEvalRequest req = sw_wasmify_javascript_SessionEvalRequest_init_zero;
+  sw_wasmify_engine_SessionEvalRequest req = sw_wasmify_engine_SessionEvalRequest_init_zero;
   req.source.funcs.decode = decode_bytes;
   req.source.arg = &source;
   req.env_json.funcs.decode = decode_bytes;
@@ -179,37 +181,46 @@ WASM_EXPORT(w_0_26) uint64_t w_0_26(const uint8_t *ptr, uint32_t len) {
   req.cwd.funcs.decode = decode_bytes;
   req.cwd.arg = &cwd;
   uint64_t packed = 0;
-  if (decode(ptr, len, &sw_wasmify_javascript_SessionEvalRequest_msg, &req)) {
+  if (decode(ptr, len, &sw_wasmify_engine_SessionEvalRequest_msg, &req)) {
     char *out = NULL;
     uint32_t out_len = 0;
     GuestSlice outcome = {0}, failure = {0}, cwd_after = {0};
-    SwJs *js = (SwJs *)(uintptr_t)req.handle;
+    SwEngine *engine = (SwEngine *)(uintptr_t)req.handle;
     if (req.source_len != 0 && req.source_len != source.len) {
       failure.data = "source_len does not match source";
     } else if (!req.handle) {
       failure.data = "invalid handle";
-    } else if (sw_js_session_eval(js, source.data ? source.data : "", source.len, env.len ? env.data : NULL, env.len,
-                                  cwd.len ? cwd.data : NULL, cwd.len, &out, &out_len) != 0) {
-      failure.data = "JavaScript driver failure";
+    } else if (sw_engine_session_eval(engine, source.data ? source.data : "", source.len, env.len ? env.data : NULL, env.len,
+                                      cwd.len ? cwd.data : NULL, cwd.len, &out, &out_len) != 0) {
+      failure.data = "engine driver failure";
     } else {
       outcome.data = out;
       outcome.len = out_len;
-      cwd_after.data = sw_js_cwd(js);
+      cwd_after.data = sw_engine_cwd(engine);
       cwd_after.len = (uint32_t)strlen(cwd_after.data);
     }
     if (failure.data) failure.len = (uint32_t)strlen(failure.data);
-    sw_wasmify_javascript_SessionEvalResponse res = sw_wasmify_javascript_SessionEvalResponse_init_zero;
+    sw_wasmify_engine_SessionEvalResponse res = sw_wasmify_engine_SessionEvalResponse_init_zero;
     res.outcome_json.funcs.encode = encode_bytes;
     res.outcome_json.arg = &outcome;
     res.failure.funcs.encode = encode_bytes;
     res.failure.arg = &failure;
     res.cwd.funcs.encode = encode_bytes;
     res.cwd.arg = &cwd_after;
-    packed = respond(&sw_wasmify_javascript_SessionEvalResponse_msg, &res);
+    packed = respond(&sw_wasmify_engine_SessionEvalResponse_msg, &res);
     sw_free(out);
   }
   free(source.data);
   free(env.data);
   free(cwd.data);
   return packed;
+}
+
+/* METHOD_AFTER_RESTORE: AfterRestoreRequest -> AfterRestoreResponse { ok }. */
+WASM_EXPORT(w_0_27) uint64_t w_0_27(const uint8_t *ptr, uint32_t len) {
+  sw_wasmify_engine_AfterRestoreRequest req = sw_wasmify_engine_AfterRestoreRequest_init_zero;
+  if (!decode(ptr, len, &sw_wasmify_engine_AfterRestoreRequest_msg, &req)) return 0;
+  sw_wasmify_engine_AfterRestoreResponse res = sw_wasmify_engine_AfterRestoreResponse_init_zero;
+  res.ok = req.handle && sw_engine_after_restore((SwEngine *)(uintptr_t)req.handle, req.boot_image != 0) == 0;
+  return respond(&sw_wasmify_engine_AfterRestoreResponse_msg, &res);
 }

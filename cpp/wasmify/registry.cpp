@@ -1,0 +1,52 @@
+// The registry of built-in engines: one line per language. A language's engine.wasm (engines/<name>/, built by
+// scripts/engines/<name>.sh) speaks proto/wasmify/engine.proto through the shared guest glue, so what differs on the
+// host side fits in an engine::Spec. docs/adding-an-engine.md lists the other files a new language touches.
+#include <array>
+
+#include "wasmify.h"
+
+namespace sw::wasmify {
+
+namespace {
+
+const WasmifyDriver& javascriptDriver() {
+  // QuickJS: fuel in interrupt mode (a clean unwind keeps a session's realm), SPEC §5.6's New limits.
+  static const WasmifyDriver d = engine::makeDriver(
+      {"javascript", kJavaScriptInitializationFailed, kJavaScriptHeapLimit, kJavaScriptStackLimit, true});
+  return d;
+}
+
+const WasmifyDriver& pythonDriver() {
+  // CPython: fuel in hard mode (the host traps the overdrawing charge; a session instance is then invalid, SPEC
+  // §10.5 item 116); the interpreter sizes itself.
+  static const WasmifyDriver d = engine::makeDriver({"python", kInitializationFailed, 0, 0, false});
+  return d;
+}
+
+const std::array<BuiltinEngine, 2>& registry() {
+  static const std::array<BuiltinEngine, 2> engines{{
+      {"javascript", javascriptDriver()},
+      {"python", pythonDriver()},
+  }};
+  return engines;
+}
+
+}  // namespace
+
+const BuiltinEngine* findBuiltinEngine(std::string_view name) {
+  for (const auto& e : registry()) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+std::string builtinEngineNames() {
+  std::string out;
+  for (const auto& e : registry()) {
+    if (!out.empty()) out += ", ";
+    out += e.name;
+  }
+  return out;
+}
+
+}  // namespace sw::wasmify
