@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds one or more flavours: native (unit tests, ASan+UBSan), wasm (the core module + unit tests for Node),
-# fuzz (libFuzzer targets). Default: native and wasm.
+# fuzz (libFuzzer targets). Default: native and wasm. After the core module: the boot image of every engine built so
+# far (scripts/boot-images.mjs; build the engines first, scripts/build-engines.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SW_ROOT"
 mkdir -p build/tmp
@@ -17,8 +18,10 @@ flavours=("$@")
 for f in "${flavours[@]}"; do
   case "$f" in
     native) step "build: native (unit tests, ASan+UBSan)" build_preset native ;;
-    wasm) step "build: wasm (core module for the Worker, unit tests for Node)" build_preset wasm ;;
-    core) step "build: wasm core module" build_preset wasm --target sw_core ;;
+    wasm) step "build: wasm (core module for the Worker, unit tests for Node)" build_preset wasm &&
+          step "boot images" "$SW_NODE" scripts/boot-images.mjs ;;
+    core) step "build: wasm core module" build_preset wasm --target sw_core &&
+          step "boot images" "$SW_NODE" scripts/boot-images.mjs ;;
     fuzz) step "build: fuzz targets (clang-16, libFuzzer)" build_preset fuzz ;;
     *) echo "unknown flavour: $f (native, wasm, core, fuzz)"; exit 2 ;;
   esac

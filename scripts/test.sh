@@ -27,7 +27,8 @@ t_start=$(sw_now_ms)
 step "bootstrap" bash scripts/bootstrap.sh
 suite "build native" bash scripts/build.sh native
 suite "unit tests (native, ASan+UBSan)" build/native/sw_unit_tests --use-colour no
-suite "build wasm" bash scripts/build.sh wasm
+suite "build engines" bash scripts/build-engines.sh
+suite "build wasm (and the engines' boot images)" bash scripts/build.sh wasm
 suite "unit tests (Emscripten build under Node)" /usr/bin/node build/wasm/sw_unit_tests.cjs --use-colour no
 suite "build fuzz" bash scripts/build.sh fuzz
 suite "fuzz: request parser and validator (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_request test/fuzz/corpus/request

@@ -253,6 +253,11 @@ export function serverFor(core, engine) {
         (p, n) => core._sw_builtin_set_stdlib(server, p, n))) {
         console.error("[sandbox-workers] invalid Engine: engine.stdlib is not a stored zip or tar archive");
       }
+      // Its boot image (docs/boot-images.md): instances start from it instead of booting.
+      if (engine.builtin && engine.bootImage && !withCoreBytes(core, new Uint8Array(engine.bootImage),
+        (p, n) => core._sw_builtin_set_boot_image(server, p, n))) {
+        console.warn("[sandbox-workers] engine.bootImage ignored: malformed or from another engine build");
+      }
     }
     core.servers.set(engine, server);
   }

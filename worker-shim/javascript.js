@@ -2,6 +2,7 @@
 // over the wasmify ABI. Each POST /execute runs on a fresh engine instance; code contexts keep one instance per
 // Interpreter Durable Object, snapshotted into its SQLite storage (docs/snapshots.md).
 import engineModule from "../engines/javascript/build/engine.wasm";
+import bootImage from "../engines/javascript/build/boot-image.bin";
 import { engineName, build } from "../engines/javascript/build/engine-build.js";
 
 export const javascriptEngine = {
@@ -13,4 +14,5 @@ export const javascriptEngine = {
   // Code contexts: the core boots and restores sessions of a built-in engine itself (cpp/core/sessions.cpp).
   sessions: { builtin: true },
   module: engineModule,
+  bootImage, // the engine's memory after boot (docs/boot-images.md)
 };

@@ -11,16 +11,12 @@
 #include "../json/json.h"
 #include "../wasi/bridge.h"
 #include "../wasmify/bridge.h"
+#include "guest.h"
 
 extern "C" {
-// host_imports.js: the shim instantiates the engine's compiled module under WASI host `host` (and registers its memory
-// and exports with the bridges); release drops it. Instantiating a compiled module is synchronous.
-uint32_t sw_host_instantiate_guest(uint32_t server, uint32_t host);
-void sw_host_release_guest(uint32_t host);
 // cpp/wasi/exports.cpp
 void sw_wasi_host_free(uint32_t h);
 double sw_wasi_fuel_consumed(uint32_t h);
-double sw_guest_size(uint32_t host);
 void sw_wasi_clear_trap(uint32_t h);
 void sw_wasi_fuel_reset(uint32_t h, double budget);
 }
@@ -103,8 +99,47 @@ wasi::HostOptions builtinHostOptions(uint32_t server) {
   o.stdio = wasi::StdioMode::Capture;
   o.referencePolicy = true;
   auto it = resources().find(server);
-  if (it != resources().end()) o.stdlib = it->second.stdlib;
+  if (it != resources().end()) {
+    o.stdlib = it->second.stdlib;
+    if (it->second.bootImage) {
+      o.workspace = std::make_shared<wasi::Workspace>();
+      o.workspace->setDisabled(true);
+    }
+  }
   return o;
+}
+
+const snapshot::BootImage* builtinBootImage(uint32_t server) {
+  auto it = resources().find(server);
+  return it != resources().end() ? it->second.bootImage.get() : nullptr;
+}
+
+bool loadBootImage(uint32_t host, const snapshot::BootImage& image, std::string& error) {
+  GuestMemoryView memory(host);
+  if (!snapshot::applyBootImage(image, memory, error)) {
+    error = "Engine initialization failed: the boot image does not apply: " + error;
+    return false;
+  }
+  if (!setGuestGlobals(host, image.globals)) {
+    error = "Engine initialization failed: the boot image's globals do not apply";
+    return false;
+  }
+  return true;
+}
+
+wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, uint32_t host, wasmify::GuestCaller& guest,
+                                                       const wasmify::WasmifyDriver& driver, double fuelBudget) {
+  sw_wasi_clear_trap(host);
+  sw_wasi_fuel_reset(host, fuelBudget);
+  const snapshot::BootImage* image = builtinBootImage(server);
+  if (!image) return wasmify::bootInstance(guest, driver);
+  std::string error;
+  if (!loadBootImage(host, *image, error)) return wasmify::engineFailure(error);
+  wasmify::Instance instance{guest, driver.service, image->handle};
+  if (driver.afterRestore) {
+    if (auto r = driver.afterRestore(instance, true); !r) return r.failure();
+  }
+  return instance;
 }
 
 const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& exchange,
@@ -132,10 +167,9 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
     run = driver->runOnce(instance, execute);
   } else {
     if (!scope.open(serverHandle)) return exchange.engineThrew(false, "Engine initialization failed: instantiation");
-    sw_wasi_clear_trap(scope.host);
-    sw_wasi_fuel_reset(scope.host, fuelBudget(engine));
     wasmify::HostGuestCaller guest(scope.host);
-    run = wasmify::runWasmify(guest, *driver, execute);
+    auto instance = startBuiltinInstance(serverHandle, scope.host, guest, *driver, fuelBudget(engine));
+    run = instance ? driver->runOnce(instance.value(), execute) : wasmify::Result<std::string>(instance.failure());
   }
   // A limit the host raised (a trap) is an ExecutionLimitError; an engine failure or a guest trap an EngineError.
   if (!run) return exchange.engineThrew(run.failure().kind == wasmify::FailureKind::Limit, run.failure().message);
@@ -156,10 +190,9 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_prepare_spare(uint32_t serverHandle) {
     if (sw::core::spares().count(serverHandle)) return 1;
     sw::core::GuestScope scope;
     if (!scope.open(serverHandle)) return 0;
-    sw_wasi_clear_trap(scope.host);
-    sw_wasi_fuel_reset(scope.host, sw::core::fuelBudget(engine));
     sw::wasmify::HostGuestCaller guest(scope.host);
-    auto instance = sw::wasmify::bootInstance(guest, *driver);
+    auto instance =
+        sw::core::startBuiltinInstance(serverHandle, scope.host, guest, *driver, sw::core::fuelBudget(engine));
     if (!instance) return 0;
     sw::core::spares()[serverHandle] = sw::core::Spare{scope.host, instance->handle};
     scope.host = 0;  // owned by the spare now
@@ -183,4 +216,106 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_set_stdlib(uint32_t serverHandle, const
     return 0;
   }
 }
+
+// The engine's boot image (boot_image.h), copied once into the core. 1 = in use; 0 = malformed, or taken from another
+// engine or build (every instance then boots; the shim says so).
+EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_set_boot_image(uint32_t serverHandle, const uint8_t* data, uint32_t len) {
+  try {
+    const auto& engine = reinterpret_cast<sw::server::InterpreterServer*>(uintptr_t(serverHandle))->engine();
+    std::string error;
+    auto image = sw::snapshot::parseBootImage(std::vector<uint8_t>(data, data + len), error);
+    if (!image || image->engine != engine.builtin || image->build != engine.build) return 0;
+    sw::core::builtinResources(serverHandle).bootImage = std::move(image);
+    return 1;
+  } catch (...) {
+    return 0;
+  }
+}
+
+// --- making a boot image (build time, scripts/boot-images.mjs in Node) -----------------------------------------------
+
+namespace {
+
+struct ImageMaker {
+  uint32_t host = 0;
+  std::string engine;
+  uint64_t handle = 0;
+  sw::snapshot::Tracker pristine;
+};
+std::string g_image;  // the last made image, or the last failure's message
+
+// Collects the rows take() writes.
+struct RowCollector final : sw::snapshot::ChunkWriter {
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> rows;
+  bool put(uint32_t chunk, const uint8_t* data, uint32_t len) override {
+    rows.emplace_back(chunk, std::vector<uint8_t>(data, data + len));
+    return true;
+  }
+  bool remove(uint32_t) override { return false; }  // nothing was stored before
+};
+
+}  // namespace
+
+// Step 1, on a guest of built-in engine `engine` just instantiated under WASI host `host` (session layout: /stdlib and
+// /workspace mounted), nothing run yet: hashes its fresh memory, then boots it (_initialize, wasm_init, New),
+// unmetered. Returns a maker for step 2, or 0 with the message in sw_boot_image_data/len.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_boot_image_begin(uint32_t host, const char* engine, uint32_t engineLen) {
+  try {
+    const sw::wasmify::BuiltinEngine* e = sw::wasmify::findBuiltinEngine(std::string_view(engine, engineLen));
+    if (!e) {
+      g_image = "unknown built-in engine";
+      return 0;
+    }
+    auto maker = std::make_unique<ImageMaker>();
+    maker->host = host;
+    maker->engine.assign(engine, engineLen);
+    sw::core::GuestMemoryView memory(host);
+    if (!sw::snapshot::pristineTracker(memory, maker->pristine, g_image)) return 0;
+    sw_wasi_clear_trap(host);
+    sw_wasi_fuel_reset(host, -1);
+    sw::wasmify::HostGuestCaller guest(host);
+    auto instance = sw::wasmify::bootInstance(guest, e->driver);
+    if (!instance) {
+      g_image = instance.failure().message;
+      return 0;
+    }
+    maker->handle = instance->handle;
+    return uint32_t(reinterpret_cast<uintptr_t>(maker.release()));
+  } catch (const std::exception& x) {
+    g_image = x.what();
+    return 0;
+  }
+}
+
+// Step 2, after the caller read the guest's exported mutable globals (`globals`, a JSON object): takes the blocks boot
+// changed and encodes the image for engine build `build`. Frees the maker. Returns the image's length (its bytes at
+// sw_boot_image_data), or 0 with the message there instead.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_boot_image_finish(uint32_t makerHandle, const char* build, uint32_t buildLen,
+                                                   const char* globals, uint32_t globalsLen) {
+  std::unique_ptr<ImageMaker> maker(reinterpret_cast<ImageMaker*>(uintptr_t(makerHandle)));
+  try {
+    sw::core::GuestMemoryView memory(maker->host);
+    sw::snapshot::Tracker after;
+    RowCollector rows;
+    sw::snapshot::Stats stats;
+    sw::snapshot::Options options;
+    options.smallSegments = 1u << 20;  // one pass, no compaction: nothing was stored before
+    if (!sw::snapshot::take(memory, maker->pristine, after, rows, stats, g_image, options)) return 0;
+    std::vector<uint32_t> zero;
+    for (uint32_t b = 0; b < after.hashes.size(); b++) {
+      if (b < maker->pristine.hashes.size() && maker->pristine.hashes[b] && !after.hashes[b]) zero.push_back(b);
+    }
+    std::vector<sw::snapshot::StoredChunk> chunks;
+    for (const auto& [id, bytes] : rows.rows) chunks.push_back({id, bytes.data(), uint32_t(bytes.size())});
+    g_image = sw::snapshot::encodeBootImage(std::string_view(build, buildLen), maker->engine, maker->handle,
+                                        std::string_view(globals, globalsLen), after.manifest(), zero, chunks);
+    return uint32_t(g_image.size());
+  } catch (const std::exception& x) {
+    g_image = x.what();
+    return 0;
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE const char* sw_boot_image_data() { return g_image.data(); }
+EMSCRIPTEN_KEEPALIVE uint32_t sw_boot_image_len() { return uint32_t(g_image.size()); }
 }

@@ -9,44 +9,11 @@
 #include "../wasmify/bridge.h"
 #include "../wasmify/wasmify.h"
 #include "builtin.h"
-
-extern "C" {
-// host_imports.js / cpp/wasi/wasi_bridge.js
-uint32_t sw_host_instantiate_guest(uint32_t server, uint32_t host);
-void sw_host_release_guest(uint32_t host);
-uint32_t sw_host_guest_grow(uint32_t host, uint32_t pages);
-uint32_t sw_host_guest_globals(uint32_t host);
-uint32_t sw_host_guest_set_global(uint32_t host, const char* name, uint32_t nameLen, const char* value,
-                                  uint32_t valueLen);
-void sw_guest_read(uint32_t host, uint32_t guestPtr, void* corePtr, uint32_t len);
-void sw_guest_write(uint32_t host, uint32_t guestPtr, const void* corePtr, uint32_t len);
-double sw_guest_size(uint32_t host);
-}
+#include "guest.h"
 
 namespace sw::core {
 
 namespace {
-
-// The guest's linear memory for cpp/snapshot, through the same copy primitives as every WASI call.
-class GuestMemoryView final : public snapshot::Memory {
- public:
-  explicit GuestMemoryView(uint32_t host) : host_(host) {}
-  uint32_t pages() override { return uint32_t(uint64_t(sw_guest_size(host_)) / snapshot::kPageBytes); }
-  bool read(uint64_t offset, uint8_t* dst, uint32_t len) override {
-    if (offset + len > uint64_t(sw_guest_size(host_))) return false;
-    sw_guest_read(host_, uint32_t(offset), dst, len);
-    return true;
-  }
-  bool write(uint64_t offset, const uint8_t* src, uint32_t len) override {
-    if (offset + len > uint64_t(sw_guest_size(host_))) return false;
-    sw_guest_write(host_, uint32_t(offset), src, len);
-    return true;
-  }
-  bool grow(uint32_t totalPages) override { return sw_host_guest_grow(host_, totalPages) != 0; }
-
- private:
-  uint32_t host_;
-};
 
 class BuiltinSession final : public interp::Session {
  public:
@@ -74,7 +41,17 @@ class BuiltinSession final : public interp::Session {
     o.fuel = engine_.limits.fuel > 0 ? int64_t(engine_.limits.fuel) : -1;
     return o;
   }
-  void boot(std::string_view cwd) {
+  // A new context: from the engine's boot image when it has one (its memory after boot, shipped in the bundle), else
+  // a full boot.
+  void boot(uint32_t server, std::string_view cwd) {
+    if (const snapshot::BootImage* image = builtinBootImage(server)) {
+      std::string error;
+      if (!loadBootImage(host_, *image, error)) throw std::runtime_error(error);
+      auto s = wasmify::restoreWasmifySession(*guest_, driver_, {image->handle, "{}", true}, options(cwd));
+      if (!s) throw std::runtime_error(s.failure().message);
+      session_.emplace(std::move(s.value()));
+      return;
+    }
     auto s = wasmify::bootWasmifySession(*guest_, driver_, options(cwd));
     if (!s) throw std::runtime_error(s.failure().message);
     session_.emplace(std::move(s.value()));
@@ -84,13 +61,8 @@ class BuiltinSession final : public interp::Session {
     // initial value between calls; set anyway, so an engine with more state in globals restores correctly).
     auto extra = json::parseCopy(extraJson);
     if (extra.ok() && extra.value.isObject()) {
-      if (const json::Value* globals = extra.value.find("globals"); globals && globals->isObject()) {
-        for (const auto& [name, value] : globals->members()) {
-          std::string text = value.isString() ? value.asString() : value.isNumber() ? value.rawNumber() : "";
-          if (text.empty() ||
-              !sw_host_guest_set_global(host_, name.data(), uint32_t(name.size()), text.data(), uint32_t(text.size())))
-            return false;
-        }
+      if (const json::Value* globals = extra.value.find("globals"); globals && !setGuestGlobals(host_, *globals)) {
+        return false;
       }
     }
     wasmify::SessionSnapshot snap;
@@ -139,7 +111,7 @@ class BuiltinFactory final : public interp::SessionFactory {
   std::unique_ptr<interp::Session> boot(const std::shared_ptr<wasi::Workspace>& workspace,
                                         std::string_view cwd) override {
     auto s = std::make_unique<BuiltinSession>(server_, engine_, driver_, workspace);
-    s->boot(cwd);
+    s->boot(server_, cwd);
     return s;
   }
   std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd,

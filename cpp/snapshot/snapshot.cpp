@@ -396,7 +396,7 @@ bool walkSegment(const StoredChunk& c, uint32_t totalBlocks, std::string& error,
 }  // namespace
 
 bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChunk> chunks, Tracker& tracker,
-             std::string& error) {
+             std::string& error, const RestoreOptions& options) {
   if (!manifest.validate(error)) return false;
   const uint32_t pages = manifest.memoryPages;
   const uint32_t blocks = pages * kBlocksPerPage;
@@ -522,6 +522,23 @@ bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChu
     if (!ok || !flushWrites()) return false;
   }
 
+  if (options.delta) {
+    // A boot image: only the blocks that became zero are touched besides the stored ones.
+    std::memset(out.data(), 0, kBlockBytes);
+    for (uint32_t b : options.zeroBlocks) {
+      if (b >= blocks || t.owner[b]) {
+        error = "Snapshot is damaged: zero block " + std::to_string(b) + " is outside memory or stored";
+        return false;
+      }
+      if (!memory.write(uint64_t(b) * kBlockBytes, out.data(), kBlockBytes)) {
+        error = "Snapshot restore failed: guest memory could not be written";
+        return false;
+      }
+    }
+    tracker = Tracker{};
+    return true;
+  }
+
   // Blocks the snapshot holds as zero but the fresh memory had non-zero (its data segments): zero them.
   const uint32_t initialBlocks = initialPages * kBlocksPerPage;
   for (uint32_t first = 0; first < initialBlocks; first += kWriteBatchBlocks) {
@@ -543,6 +560,29 @@ bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChu
   }
 
   t.seeded = true;
+  tracker = std::move(t);
+  return true;
+}
+
+bool pristineTracker(Memory& memory, Tracker& tracker, std::string& error) {
+  const uint32_t pages = memory.pages();
+  const uint32_t blocks = pages * kBlocksPerPage;
+  Tracker t;
+  t.seeded = true;
+  t.memoryPages = pages;
+  t.hashes.assign(blocks, 0);
+  t.owner.assign(blocks, 0);
+  t.entryBytes.assign(blocks, 0);
+  constexpr uint32_t kReadBatchBlocks = 64;
+  std::vector<uint8_t> in(std::size_t(kReadBatchBlocks) * kBlockBytes);
+  for (uint32_t first = 0; first < blocks; first += kReadBatchBlocks) {
+    const uint32_t count = std::min(kReadBatchBlocks, blocks - first);
+    if (!memory.read(uint64_t(first) * kBlockBytes, in.data(), count * kBlockBytes)) {
+      error = "Snapshot failed: guest memory could not be read";
+      return false;
+    }
+    for (uint32_t i = 0; i < count; i++) t.hashes[first + i] = blockHash(in.data() + std::size_t(i) * kBlockBytes);
+  }
   tracker = std::move(t);
   return true;
 }

@@ -185,12 +185,26 @@ struct Stats {
 bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& writer, Stats& stats,
           std::string& error, const Options& options = {});
 
+// What restore() does with the blocks the manifest does not hold.
+struct RestoreOptions {
+  // false: the manifest holds every non-zero block (a context's snapshot): any other block the fresh memory had
+  // non-zero is zeroed. true: the manifest holds only the blocks that differ from a fresh instance's memory (a boot
+  // image, taken with pristineTracker as the previous state): other blocks are left as they are, except
+  // `zeroBlocks`, which became zero; `tracker` comes back unseeded (the next take() writes every non-zero block).
+  bool delta = false;
+  std::span<const uint32_t> zeroBlocks;
+};
+
 // Restores into a fresh instance's memory: checks the manifest and every row (ids, lengths, checksums, structure)
-// before writing anything, grows memory to manifest.memoryPages, writes every stored block, zeroes any other block
-// the fresh memory had non-zero, verifies each block's content hash, and seeds `tracker` so the next take() writes
-// only what changed. false + error on anything wrong (a missing, unknown, duplicate or damaged row, a mismatching
-// block); after a failure memory may be partly written: discard the instance.
+// before writing anything, grows memory to manifest.memoryPages, writes every stored block, zeroes the blocks
+// RestoreOptions says, verifies each block's content hash, and seeds `tracker` so the next take() writes only what
+// changed. false + error on anything wrong (a missing, unknown, duplicate or damaged row, a mismatching block, a
+// zero block outside memory); after a failure memory may be partly written: discard the instance.
 bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChunk> chunks, Tracker& tracker,
-             std::string& error);
+             std::string& error, const RestoreOptions& options = {});
+
+// The state of a fresh instance's memory as a previous snapshot: take(memory, pristineTracker(fresh), next, ...)
+// then writes only the blocks that differ from it (a boot image). Blocks are hashed, nothing is stored.
+bool pristineTracker(Memory& memory, Tracker& tracker, std::string& error);
 
 }  // namespace sw::snapshot

@@ -1759,10 +1759,20 @@ int32_t sw_engine_session_eval(SwEngine *engine, const char *code, uint32_t code
 
 const char *sw_engine_cwd(SwEngine *engine) { return sw_js_cwd((SwJs *)engine); }
 
-/* A context's own snapshot keeps Math.random()'s state (SPEC §6.2: the sequence continues after a restore). */
+/* scripts/engines/javascript.sh adds it to quickjs.c: sets Math.random()'s generator state. */
+void JS_SwSeedRandom(JSContext *ctx, uint64_t seed);
+
+/* A context's own snapshot keeps Math.random()'s state (SPEC §6.2: the sequence continues after a restore); the boot
+ * image is shared by every request, so it is re-seeded from the host's random source (WASI random_get). */
 int32_t sw_engine_after_restore(SwEngine *engine, int boot_image) {
-  (void)boot_image;
-  return engine ? 0 : -1;
+  SwJs *js = (SwJs *)engine;
+  if (!js) return -1;
+  if (boot_image) {
+    uint64_t seed = 0;
+    if (getentropy(&seed, sizeof seed) != 0) return -1;
+    JS_SwSeedRandom(js->ctx, seed);
+  }
+  return 0;
 }
 
 void sw_engine_free(SwEngine *engine) { sw_js_free((SwJs *)engine); }

@@ -70,6 +70,11 @@ sub("quickjs.c", "#define JS_INTERRUPT_COUNTER_INIT 10000",
     "#ifndef JS_INTERRUPT_COUNTER_INIT\n#define JS_INTERRUPT_COUNTER_INIT 10000\n#endif")
 # dtoa.c includes <setjmp.h> without using it; Debian's wasi-libc has none.
 sub("dtoa.c", "#include <setjmp.h>\n", "#ifndef __wasi__\n#include <setjmp.h>\n#endif\n")
+# Math.random() is seeded from the clock when a context is created; a boot image would give every request the same
+# sequence. JS_SwSeedRandom lets the driver re-seed after the image is restored (engines/javascript/driver.c).
+sub("quickjs.c", "static void js_random_init(JSContext *ctx)\n{",
+    "void JS_SwSeedRandom(JSContext *ctx, uint64_t seed)\n{\n    ctx->random_state = seed ? seed : 1;\n}\n\n"
+    "static void js_random_init(JSContext *ctx)\n{")
 sub("libregexp.c", "#define INTERRUPT_COUNTER_INIT 10000",
     "#ifndef INTERRUPT_COUNTER_INIT\n#define INTERRUPT_COUNTER_INIT 10000\n#endif")
 # QuickJS collects cycles only when an object allocation crosses malloc_gc_threshold, set to 1.5x the live size after

@@ -20,6 +20,18 @@ describe("JavaScript runtime: probe", () => {
   });
 });
 
+describe("JavaScript runtime: instances start from the boot image", () => {
+  it("two requests never see the same Math.random() sequence (the image is re-seeded per instance)", async () => {
+    const seqs = [];
+    for (let i = 0; i < 4; i++) seqs.push((await js("[Math.random(), Math.random(), Math.random()]")).results[0].json);
+    assert.equal(new Set(seqs.map((s) => s.join())).size, seqs.length, JSON.stringify(seqs));
+  });
+  it("a stateless instance sees no /workspace of a context", async () => {
+    const r = await js("typeof fs + ',' + typeof require");
+    assert.deepEqual(r.results, [{ text: "'undefined,undefined'" }]);
+  });
+});
+
 describe("§10.3 JavaScript stateless results", () => {
   it("24: 1 + 1; → text 2, metered, 50,000,000 fuel", async () => {
     const r = await js("1 + 1;");

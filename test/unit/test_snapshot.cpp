@@ -752,3 +752,54 @@ TEST_CASE("Manifest: text form round trips; anything malformed is refused", "[sn
   CHECK(refuse("sw-snap1;pages=1;next=9;seg=2:100:0000000000000000,3:100:0000000000000000;own=0+1:2") ==
         "Invalid snapshot manifest: chunk 3 holds no block");
 }
+
+TEST_CASE("boot images: a delta against the fresh memory stores only what boot changed and restores exactly",
+          "[snapshot]") {
+  // The fresh instance: data segments in the first pages.
+  VectorMemory fresh(4);
+  fillHeapLike(fresh.bytes.data(), 2 * kPageBytes, 7);
+  // After boot: some blocks changed, one data block became zero, memory grew by two pages with a heap in them.
+  VectorMemory booted = fresh;
+  fillHeapLike(booted.bytes.data() + 3 * kBlockBytes, 2 * kBlockBytes, 8);
+  std::memset(booted.bytes.data() + 9 * kBlockBytes, 0, kBlockBytes);
+  REQUIRE(booted.grow(6));
+  fillHeapLike(booted.bytes.data() + 4 * kPageBytes, kPageBytes, 9);
+
+  Tracker pristine, after;
+  std::string error;
+  REQUIRE(pristineTracker(fresh, pristine, error));
+  Storage storage;
+  storage.begin();
+  Stats stats;
+  REQUIRE(take(booted, pristine, after, storage, stats, error));
+  storage.commit();
+  CHECK(stats.blocksChanged == 2 + kBlocksPerPage);  // the two rewritten blocks and the new heap page
+  CHECK(stats.blocksZeroed == 1);
+  std::vector<uint32_t> zero;
+  for (uint32_t b = 0; b < after.hashes.size(); b++) {
+    if (b < pristine.hashes.size() && pristine.hashes[b] && !after.hashes[b]) zero.push_back(b);
+  }
+  CHECK(zero == std::vector<uint32_t>{9});
+
+  // Restore over another fresh instance: the same bytes as after boot; the tracker is unseeded.
+  VectorMemory target = fresh;
+  Tracker restored;
+  restored.seeded = true;
+  RestoreOptions delta{true, zero};
+  REQUIRE(restore(target, after.manifest(), storage.chunks(), restored, error, delta));
+  CHECK(target.bytes == booted.bytes);
+  CHECK_FALSE(restored.seeded);
+
+  // Without the zero list the data block would survive: the delta really leaves unlisted blocks alone.
+  VectorMemory partial = fresh;
+  REQUIRE(restore(partial, after.manifest(), storage.chunks(), restored, error, RestoreOptions{true, {}}));
+  CHECK(partial.bytes != booted.bytes);
+  // A zero block outside memory, or one the image stores, is damage.
+  std::vector<uint32_t> outside{6 * kBlocksPerPage};
+  VectorMemory bad = fresh;
+  CHECK_FALSE(restore(bad, after.manifest(), storage.chunks(), restored, error, RestoreOptions{true, outside}));
+  std::vector<uint32_t> stored{3};
+  bad = fresh;
+  CHECK_FALSE(restore(bad, after.manifest(), storage.chunks(), restored, error, RestoreOptions{true, stored}));
+  CHECK(error.find("zero block 3") != std::string::npos);
+}

@@ -1,0 +1,63 @@
+// A guest instance's memory and mutable globals as the core reaches them (Emscripten core only): through the shim's
+// copy primitives (cpp/wasi/wasi_bridge.js) and the globals imports (host_imports.js).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "../json/json.h"
+#include "../snapshot/snapshot.h"
+
+extern "C" {
+// host_imports.js: the shim instantiates the engine's compiled module under WASI host `host` (and registers its memory
+// and exports with the bridges), 1 = ok; release drops it. Instantiating a compiled module is synchronous.
+uint32_t sw_host_instantiate_guest(uint32_t server, uint32_t host);
+void sw_host_release_guest(uint32_t host);
+// host_imports.js / cpp/wasi/wasi_bridge.js
+uint32_t sw_host_guest_grow(uint32_t host, uint32_t pages);
+uint32_t sw_host_guest_globals(uint32_t host);
+uint32_t sw_host_guest_set_global(uint32_t host, const char* name, uint32_t nameLen, const char* value,
+                                  uint32_t valueLen);
+void sw_guest_read(uint32_t host, uint32_t guestPtr, void* corePtr, uint32_t len);
+void sw_guest_write(uint32_t host, uint32_t guestPtr, const void* corePtr, uint32_t len);
+double sw_guest_size(uint32_t host);
+}
+
+namespace sw::core {
+
+// The guest's linear memory for cpp/snapshot, through the same copy primitives as every WASI call.
+class GuestMemoryView final : public snapshot::Memory {
+ public:
+  explicit GuestMemoryView(uint32_t host) : host_(host) {}
+  uint32_t pages() override { return uint32_t(uint64_t(sw_guest_size(host_)) / snapshot::kPageBytes); }
+  bool read(uint64_t offset, uint8_t* dst, uint32_t len) override {
+    if (offset + len > uint64_t(sw_guest_size(host_))) return false;
+    sw_guest_read(host_, uint32_t(offset), dst, len);
+    return true;
+  }
+  bool write(uint64_t offset, const uint8_t* src, uint32_t len) override {
+    if (offset + len > uint64_t(sw_guest_size(host_))) return false;
+    sw_guest_write(host_, uint32_t(offset), src, len);
+    return true;
+  }
+  bool grow(uint32_t totalPages) override { return sw_host_guest_grow(host_, totalPages) != 0; }
+
+ private:
+  uint32_t host_;
+};
+
+// Sets the guest's exported mutable globals from {name: value} (numbers, or strings for i64). False if one does not
+// exist or does not take the value. Anything that is not an object sets nothing.
+inline bool setGuestGlobals(uint32_t host, const json::Value& globals) {
+  if (!globals.isObject()) return true;
+  for (const auto& [name, value] : globals.members()) {
+    std::string text = value.isString() ? value.asString() : value.isNumber() ? value.rawNumber() : "";
+    if (text.empty() ||
+        !sw_host_guest_set_global(host, name.data(), uint32_t(name.size()), text.data(), uint32_t(text.size())))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace sw::core

@@ -1,0 +1,79 @@
+// Builds the boot image of every built-in engine that has been built (docs/boot-images.md): the engine is instantiated
+// under OUR WASI host (the core, worker-shim/generated) exactly as the Worker instantiates it, booted (_initialize,
+// wasm_init, New), and the 4 KiB blocks boot changed relative to the fresh module are written, compressed, to
+// engines/<name>/build/boot-image.bin. scripts/build.sh runs this after every core build, so an image always matches
+// the core and the engine it ships with; at run time an image whose build differs from the engine's is ignored.
+//
+//   node scripts/boot-images.mjs [name...]      default: every engines/<name>/build/engine-build.json
+import fs from "node:fs";
+import path from "node:path";
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from
+  "../engines/javascript/test/core-harness.mjs";
+
+function message() {
+  return decoder.decode(core.HEAPU8.subarray(core._sw_boot_image_data(), core._sw_boot_image_data() + core._sw_boot_image_len()));
+}
+
+// The guest's exported mutable globals ({name: value}; i64 as a decimal string), as the shim reads them for snapshots.
+function mutableGlobals(exports) {
+  const globals = {};
+  for (const [name, value] of Object.entries(exports)) {
+    if (!(value instanceof WebAssembly.Global)) continue;
+    try {
+      value.value = value.value; // throws for an immutable global
+    } catch {
+      continue;
+    }
+    globals[name] = typeof value.value === "bigint" ? String(value.value) : value.value;
+  }
+  return globals;
+}
+
+export function makeBootImage(name) {
+  const dir = path.join(root, "engines", name, "build");
+  const { build } = JSON.parse(fs.readFileSync(path.join(dir, "engine-build.json"), "utf8"));
+  const module = new WebAssembly.Module(fs.readFileSync(path.join(dir, "engine.wasm")));
+  const stdlibPath = path.join(dir, "stdlib.tar");
+  let archive = 0;
+  if (fs.existsSync(stdlibPath)) {
+    archive = withBytes(fs.readFileSync(stdlibPath), (p, n) => core._sw_wasi_archive_new(p, n));
+    if (!archive) throw new Error(`${name}: stdlib.tar is not an archive`);
+  }
+  // The session layout (SPEC §5.4): the image serves stateless requests (an empty, disabled /workspace) and contexts.
+  const config = { args: ["sandbox"], env: [], workspace: true, preopens: [], stdio: "capture", referencePolicy: true };
+  const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, archive));
+  if (!host) throw new Error(`${name}: sw_wasi_host_new failed`);
+  try {
+    const instance = new WebAssembly.Instance(module, makeImportObject(core, host, module));
+    bindGuestMemory(core, host, instance.exports.memory);
+    core.wasmifyBind(host, instance);
+    const t0 = performance.now();
+    const maker = core._sw_boot_image_begin(host, ...engineArg(name));
+    if (!maker) throw new Error(`${name}: boot failed: ${message()}`);
+    const bootMs = performance.now() - t0;
+    const globals = encoder.encode(JSON.stringify(mutableGlobals(instance.exports)));
+    const buildBytes = encoder.encode(build);
+    const len = withBytes(buildBytes, (bp, bn) => withBytes(globals, (gp, gn) => core._sw_boot_image_finish(maker, bp, bn, gp, gn)));
+    if (!len) throw new Error(`${name}: image failed: ${message()}`);
+    const bytes = core.HEAPU8.slice(core._sw_boot_image_data(), core._sw_boot_image_data() + len);
+    fs.writeFileSync(path.join(dir, "boot-image.bin"), bytes);
+    unbindGuestMemory(core, host);
+    return { name, bytes: bytes.length, memoryBytes: instance.exports.memory.buffer.byteLength, bootMs };
+  } finally {
+    core._sw_wasi_host_free(host);
+    if (archive) core._sw_wasi_archive_free(archive);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  let names = process.argv.slice(2);
+  if (names.length === 0) {
+    names = fs.readdirSync(path.join(root, "engines"))
+      .filter((n) => fs.existsSync(path.join(root, "engines", n, "build", "engine-build.json")) &&
+        fs.existsSync(path.join(root, "engines", n, "build", "engine.wasm")));
+  }
+  for (const name of names) {
+    const r = makeBootImage(name);
+    console.log(`    engines/${name}/build/boot-image.bin: ${r.bytes} bytes (memory ${r.memoryBytes} bytes, boot ${r.bootMs.toFixed(1)} ms)`);
+  }
+}
