@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# `npm start`: bootstrap if needed, build the core module, and serve the runtime Worker on 127.0.0.1:8787.
+# `npm start [-- <language>]`: bootstrap if needed, build the core module and the engine, and serve that language's
+# runtime Worker on 127.0.0.1:8787 (default: javascript).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SW_ROOT"
+language="${1:-javascript}"
+case "$language" in
+  javascript)
+    config="wrangler.jsonc"
+    body='{"code":"console.log(\"hi\"); [1, 2, 3].map((n) => n * Number(process.env.X))","envVars":{"X":"12"}}' ;;
+  python)
+    config="engines/python/wrangler.jsonc"
+    body='{"code":"import os\nprint(\"hi\")\n[n * int(os.environ[\"X\"]) for n in (1, 2, 3)]","envVars":{"X":"12"}}' ;;
+  *) echo "unknown language: $language (javascript, python)"; exit 2 ;;
+esac
 bash scripts/bootstrap.sh
-bash scripts/build-engines.sh
-bash scripts/build.sh core
+bash scripts/build-engines.sh "$language"
+bash scripts/build.sh core   # and the boot image
 PORT="${PORT:-8787}"
 cat <<MSG
 
-The runtime Worker is starting on http://127.0.0.1:$PORT. Try:
+The $language runtime Worker is starting on http://127.0.0.1:$PORT. Try:
 
-  curl -s http://127.0.0.1:$PORT/execute -H 'content-type: application/json' -d '{"code":"console.log(\"hi\"); [1, 2, 3].map((n) => n * Number(process.env.X))","envVars":{"X":"12"}}'
+  curl -s http://127.0.0.1:$PORT/execute -H 'content-type: application/json' -d '$body'
 
 MSG
 export PATH="$SW_ROOT/node_modules/.bin:$PATH"   # wrangler needs Node >= 22: use the pinned one
-exec wrangler dev --ip 127.0.0.1 --port "$PORT" --show-interactive-dev-session=false
+exec wrangler dev -c "$config" --ip 127.0.0.1 --port "$PORT" --show-interactive-dev-session=false

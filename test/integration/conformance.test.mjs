@@ -1,5 +1,5 @@
 // ./testing's runEngineConformance (seed 000 "Testing") in plain Node, driving the real core over node:sqlite: the
-// JavaScript engine (sessions, snapshots, simulated eviction) and the calc example (stateless only).
+// JavaScript and Python engines (sessions, snapshots, simulated eviction) and the calc example (stateless only).
 import { describe, it } from "node:test";
 import { runEngineConformance } from "../../worker-shim/testing.js";
 
@@ -11,6 +11,17 @@ describe("runEngineConformance", () => {
         simple: { code: "1 + 1", expectResultText: "2" },
         error: { code: "null.x" },
         stateful: { define: "var x = 1; function f() { return x + 1; }", use: "f()", expectResultText: "2" },
+      },
+    });
+  });
+
+  it("the Python engine (CPython, with code contexts)", async () => {
+    const { pythonEngine } = await import("../../engines/python/engine.js");
+    await runEngineConformance(pythonEngine, {
+      programs: {
+        simple: { code: "1 + 1", expectResultText: "2" },
+        error: { code: "None.x" },
+        stateful: { define: "x = 1\ndef f():\n  return x + 1", use: "f()", expectResultText: "2" },
       },
     });
   });

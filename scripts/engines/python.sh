@@ -1,0 +1,477 @@
+#!/usr/bin/env bash
+# Builds the Python engine: CPython 3.13.5 + our driver as a wasm32-wasi reactor, engines/python/build/engine.wasm,
+# its standard library archive engines/python/build/stdlib.tar (mounted read-only at /stdlib), engine-build.json and
+# engine-build.js (the Worker imports the identity next to engine.wasm).
+#
+#   bash scripts/engines/python.sh            fetch (pinned, sha256-verified) + build, cached by source hash
+#   bash scripts/engines/python.sh --src-dir  print the patched CPython source directory (for test builds)
+#
+# Sources: Debian trixie source package `python3.13` (the upstream tarball) and bookworm `zlib`, fetched with a private
+# apt state directory (nothing under /etc/apt changes). Third-party sources are patched at build time on an extracted
+# copy (patch_cpython), never committed. Toolchain: Debian clang-16 + wasi-libc behind a fake "WASI SDK" directory of
+# wrappers, so CPython's own Tools/wasm recipe (config.site, wasi-env) drives the cross build (ENGINES.md appendix).
+#
+# Stages, each cached under $SW_CACHE/engines/python by a hash of everything that determines it:
+#   native-<h>    the native build python (pristine source: runs CPython's build scripts, compiles the bytecode)
+#   zlib-<h>      libz.a for wasm32-wasi                       (import zlib)
+#   wasi-<h>      libpython3.13.a + the module libraries     (patched source, flags, zlib)
+#   stdlib-<h>    stdlib.tar: precompiled, trimmed             (engines/python/buildtool.py)
+#   engine-<h>    engine.wasm: libpython + driver + wasmify glue + nanopb
+# A warm run (nothing changed) only hashes and copies: a few seconds. Reproducible: the same inputs give the same
+# engine.wasm and stdlib.tar bytes (no paths, dates or hash seeds reach the outputs).
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+PY_SPEC="python3.13=3.13.5-2+deb13u5"
+PY_TARBALL="python3.13_3.13.5.orig.tar.xz"
+PY_SHA256="93e583f243454e6e9e4588ca2c2662206ad961659863277afcdb96801647d640"
+PY_DIR="Python-3.13.5"
+PY_ENGINE_NAME="CPython 3.13.5"
+ZLIB_SPEC="zlib=1:1.2.13.dfsg-1"
+ZLIB_TARBALL="zlib_1.2.13.dfsg.orig.tar.bz2"
+ZLIB_SHA256="71feb7947e3c00ef125f83b79a4e529bde31171e5babe48b391f06758d1ab0a1"
+ZLIB_DIR="zlib-1.2.13.dfsg"
+ZLIB_SOURCES=(adler32 compress crc32 deflate infback inffast inflate inftrees trees uncompr zutil)
+
+# Debian packages this script needs (bootstrap.sh installs most of them; llvm gives llvm-ar/llvm-ranlib, bzip2
+# unpacks the zlib tarball).
+PY_APT_PACKAGES=(clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 llvm gcc make bzip2 xz-utils dpkg-dev python3
+                 nanopb)
+
+PY_CACHE="$SW_CACHE/engines/python"
+PY_ENGINE_DIR="$SW_ROOT/engines/python"
+PY_OUT="$PY_ENGINE_DIR/build"
+NANOPB_DIR="$SW_DEPS/nanopb-0.4.7"   # fetched by scripts/bootstrap.sh (pb_common.c, pb_encode.c, pb_decode.c)
+WASMIFY_PROTO_DIR="$SW_ROOT/proto/wasmify"
+COMMON_DIR="$SW_ROOT/engines/common"
+
+# The native build python: only the interpreter and its sysconfig data, no extension modules (none is needed).
+NATIVE_CONFIG=(--without-ensurepip --disable-test-modules)
+NATIVE_MAKE=(OPT="-O1 -DNDEBUG" python platform)
+
+# The cross build. pymalloc is off upstream on WASI; on here it is ~1.5x faster for object-heavy code (arenas come
+# from malloc: there is no mmap). Test modules and ensurepip are not built.
+WASI_CONFIG=(--host=wasm32-unknown-wasi --without-ensurepip --disable-test-modules --with-pymalloc)
+# -O2 (upstream: -O3) keeps the module smaller; no -g (the link strips everything anyway).
+WASI_OPT="-DNDEBUG -O2 -Wall"
+WASM_CFLAGS=(--target=wasm32-wasi -O2)
+# Linear memory: the stack first (an overflow runs off address 0 and traps instead of overwriting data), 64 MiB at
+# most (SPEC §6.1). clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+ and binaryen 108 rejects the module
+# (TOOLCHAIN.md §2): compile at -O2, link at -O0. The stack size: engines/python/README.md "Recursion".
+PY_STACK_SIZE=1048576
+WASM_LDFLAGS=(--target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--stack-first "-Wl,-z,stack-size=$PY_STACK_SIZE"
+              -Wl,--max-memory=67108864 -Wl,--strip-all -Wl,--export=__stack_pointer)
+PY_EXPORTS=(wasm_init wasm_alloc wasm_free w_0_14 w_0_21 w_0_24 w_0_25 w_0_26 w_0_27)
+for e in "${PY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
+PY_LIBS=(-lm -lwasi-emulated-signal -lwasi-emulated-getpid -lwasi-emulated-process-clocks)
+
+# Patches applied to the extracted copy (python: every pattern must match exactly once).
+# Fuel (SPEC §5.5, engines/python/README.md): Include/swfuel.h defines SW_FUEL(units), a countdown in linear memory
+# that calls the `sandbox.charge` import with the units consumed every SW_FUEL_BATCH units (hard mode: the host traps
+# inside that call when the budget is overdrawn). The eval loop charges per bytecode instruction; C builtins that can
+# do unbounded work in one call charge in proportion to that work. Natively (the --src-dir test builds) it is a no-op.
+patch_cpython() {
+  python3 - "$1" <<'PY'
+import sys, pathlib
+root = pathlib.Path(sys.argv[1])
+def sub(name, old, new):
+    p = root / name
+    s = p.read_text()
+    if s.count(old) != 1:
+        sys.exit(f"patch failed: {name}: pattern found {s.count(old)} times: {old!r}")
+    p.write_text(s.replace(old, new))
+def charge_entry(name, head, units):
+    sub(name, head + "\n{\n", head + "\n{\n    SW_FUEL(" + units + ");\n")
+
+(root / "Include/swfuel.h").write_text(r'''/* sandbox-workers fuel metering (scripts/engines/python.sh, engines/python/README.md). */
+#ifndef Py_SWFUEL_H
+#define Py_SWFUEL_H
+#if defined(__wasi__)
+#include <stdint.h>
+#define SW_FUEL_BATCH 10000
+/* Units left before the next sandbox.charge call; may go negative by one charge. */
+PyAPI_DATA(int64_t) _Py_sw_fuel_countdown;
+/* Charges everything consumed since the last call (0 is fine) and restarts the countdown. */
+PyAPI_FUNC(void) _Py_sw_fuel_flush(void);
+#define SW_FUEL(n) ((void)((_Py_sw_fuel_countdown -= (int64_t)(n)) < 0 ? (_Py_sw_fuel_flush(), 0) : 0))
+#else
+#define SW_FUEL(n) ((void)0)
+#endif
+/* Weights (engines/python/README.md "Fuel"). One unit ~ one simple bytecode instruction (~2.5 ns of optimized wasm
+   on the reference machine); bytecode weights are per instruction (Python/swfuel_ops.h). */
+#define SW_FUEL_ALLOC 4                                         /* an allocation or a reallocation (malloc + free) */
+#define SW_FUEL_BYTES(bytes) ((int64_t)(bytes) >> 4)            /* bytes allocated, grown, or written by repeat/join */
+#define SW_FUEL_ITEMS(n) ((int64_t)(n))                         /* elements copied or moved */
+#define SW_FUEL_DIGITS(n) ((int64_t)(n) >> 1)                   /* 30-bit digit multiply-adds of int arithmetic */
+#define SW_FUEL_CMP 2                                           /* a comparison (sort, contains, index, min/max) */
+#define SW_FUEL_ITER 2                                          /* one step of a builtin iterator */
+#define SW_FUEL_CALLITER 12                                     /* one step of iter(callable, sentinel): a call */
+#define SW_FUEL_SRE 4                                           /* one step of the regex matcher */
+#define SW_FUEL_JSON 20                                         /* one value encoded or decoded by _json */
+#endif
+''')
+sub("Include/Python.h", '#include "cpython/tracemalloc.h"\n', '#include "cpython/tracemalloc.h"\n#include "swfuel.h"\n')
+sub("Python/ceval.c", "int Py_EnterRecursiveCall(const char *where)\n", r'''#if defined(__wasi__)
+__attribute__((import_module("sandbox"), import_name("charge"))) int32_t sw_sandbox_charge(uint32_t units);
+int64_t _Py_sw_fuel_countdown = SW_FUEL_BATCH;
+void _Py_sw_fuel_flush(void)
+{
+    int64_t used = SW_FUEL_BATCH - _Py_sw_fuel_countdown;
+    _Py_sw_fuel_countdown = SW_FUEL_BATCH;   /* first: the host may trap inside the charge */
+    while (used > 0) {
+        uint32_t units = used > 0x40000000 ? 0x40000000 : (uint32_t)used;
+        used -= units;
+        (void)sw_sandbox_charge(units);
+    }
+}
+#endif
+
+int Py_EnterRecursiveCall(const char *where)
+''')
+# The eval loop: every instruction (generated_cases.c.h starts each one with INSTRUCTION_STATS), weighted by kind
+# (measured costs: engines/python/README.md); the weights become compile-time constants (Python/swfuel_ops.h).
+import re
+OP_WEIGHTS = [  # first matching prefix wins
+    ("CALL_PY", 12), ("CALL_BOUND_METHOD", 12), ("CALL_ALLOC_AND_ENTER_INIT", 16), ("CALL_LIST_APPEND", 3),
+    ("CALL_LEN", 3), ("CALL_ISINSTANCE", 3), ("CALL_TYPE_1", 3), ("CALL", 8), ("INSTRUMENTED_CALL", 8),
+    ("RETURN_GENERATOR", 8), ("MAKE_FUNCTION", 6), ("LOAD_BUILD_CLASS", 6), ("IMPORT_", 8),
+    ("BUILD_", 4), ("FORMAT_", 6), ("CONVERT_VALUE", 6), ("LIST_", 2), ("SET_UPDATE", 4), ("SET_ADD", 3),
+    ("DICT_", 4), ("MAP_ADD", 3), ("UNPACK_EX", 4), ("UNPACK_", 2),
+    ("LOAD_NAME", 3), ("STORE_NAME", 3), ("DELETE_NAME", 3), ("LOAD_GLOBAL", 2), ("STORE_GLOBAL", 3),
+    ("LOAD_ATTR_INSTANCE_VALUE", 2), ("LOAD_ATTR_SLOT", 2), ("LOAD_ATTR_MODULE", 2), ("LOAD_ATTR_METHOD", 2),
+    ("LOAD_ATTR", 4), ("STORE_ATTR_INSTANCE_VALUE", 2), ("STORE_ATTR", 4), ("LOAD_SUPER_ATTR", 6),
+    ("DELETE_", 3), ("BINARY_SUBSCR_GETITEM", 12), ("BINARY_SUBSCR", 2), ("STORE_SUBSCR", 3), ("BINARY_SLICE", 4),
+    ("STORE_SLICE", 4), ("BINARY_OP_ADD_INT", 2), ("BINARY_OP_SUBTRACT_INT", 2), ("BINARY_OP_MULTIPLY_INT", 2),
+    ("BINARY_OP_INPLACE_ADD_UNICODE", 3), ("BINARY_OP", 3), ("COMPARE_OP_INT", 1), ("COMPARE_OP_FLOAT", 1),
+    ("COMPARE_OP", 2), ("CONTAINS_OP", 3), ("FOR_ITER", 2), ("GET_ITER", 3), ("SEND", 3), ("YIELD_VALUE", 3),
+    ("RETURN_", 2), ("RAISE_VARARGS", 8), ("RERAISE", 4), ("PUSH_EXC_INFO", 2), ("CHECK_EXC_MATCH", 2),
+    ("BEFORE_", 6), ("WITH_EXCEPT_START", 6), ("MATCH_", 4), ("GET_", 4), ("END_ASYNC_FOR", 4),
+]
+def op_weight(name):
+    for prefix, weight in OP_WEIGHTS:
+        if name.startswith(prefix):
+            return weight
+    return 1
+ops = sorted(set(re.findall(r"INSTRUCTION_STATS\(([A-Z0-9_]+)\)", (root / "Python/generated_cases.c.h").read_text())))
+(root / "Python/swfuel_ops.h").write_text("/* Fuel weight of each bytecode instruction (scripts/engines/python.sh). */\n" +
+    "".join(f"#define SW_W_{op} {op_weight(op)}\n" for op in ops))
+sub("Python/ceval_macros.h", "#define INSTRUCTION_STATS(op) ((void)0)",
+    '#include "swfuel_ops.h"\n#define INSTRUCTION_STATS(op) SW_FUEL(SW_W_##op)')
+# Allocations: a flat charge per call of the public allocators (pymalloc serves small blocks without the raw
+# allocator), bytes charged where memory really comes from (the raw allocator: large blocks, and only the growth of a
+# realloc, so that building a string in place stays linear).
+for fn in ("PyMem_Malloc(size_t size)", "PyMem_Calloc(size_t nelem, size_t elsize)",
+           "PyMem_Realloc(void *ptr, size_t new_size)", "PyObject_Malloc(size_t size)",
+           "PyObject_Calloc(size_t nelem, size_t elsize)", "PyObject_Realloc(void *ptr, size_t new_size)"):
+    charge_entry("Objects/obmalloc.c", "void *\n" + fn, "SW_FUEL_ALLOC")
+sub("Objects/obmalloc.c", "    if (size == 0)\n        size = 1;\n    return malloc(size);",
+    "    SW_FUEL(SW_FUEL_BYTES(size));\n    if (size == 0)\n        size = 1;\n    return malloc(size);")
+sub("Objects/obmalloc.c", "    return calloc(nelem, elsize);",
+    "    SW_FUEL(SW_FUEL_BYTES((uint64_t)nelem * elsize));\n    return calloc(nelem, elsize);")
+sub("Objects/obmalloc.c", "    if (size == 0)\n        size = 1;\n    return realloc(ptr, size);",
+    "#ifdef __wasi__\n    {\n        size_t old = ptr ? malloc_usable_size(ptr) : 0;\n"
+    "        SW_FUEL(SW_FUEL_BYTES(size > old ? size - old : 0));\n    }\n#endif\n"
+    "    if (size == 0)\n        size = 1;\n    return realloc(ptr, size);")
+sub("Objects/obmalloc.c", '#include <stdlib.h>               // malloc()\n',
+    '#include <stdlib.h>               // malloc()\n#ifdef __wasi__\n#include <malloc.h>               // malloc_usable_size()\n#endif\n')
+# Comparisons: per call (contains/index/count/remove/min/max/== of containers), and per sort comparison (the
+# specialised sort compares bypass PyObject_RichCompare).
+charge_entry("Objects/object.c", "int\nPyObject_RichCompareBool(PyObject *v, PyObject *w, int op)", "SW_FUEL_CMP")
+sub("Objects/listobject.c", "#define ISLT(X, Y) (*(ms->key_compare))(X, Y, ms)",
+    "#define ISLT(X, Y) (SW_FUEL(SW_FUEL_CMP), (*(ms->key_compare))(X, Y, ms))")
+# Repeat and join: per byte / element written.
+charge_entry("Objects/bytesobject.c", "void\n_PyBytes_Repeat(char* dest, Py_ssize_t len_dest,\n    const char* src, Py_ssize_t len_src)", "SW_FUEL_BYTES(len_dest)")
+# (charged once the result is allocated: a size that cannot be allocated is a MemoryError, not a fuel trap)
+sub("Objects/listobject.c", "    PyListObject *np = (PyListObject *) list_new_prealloc(output_size);\n    if (np == NULL)\n        return NULL;\n",
+    "    PyListObject *np = (PyListObject *) list_new_prealloc(output_size);\n    if (np == NULL)\n        return NULL;\n    SW_FUEL(SW_FUEL_ITEMS(output_size));\n")
+sub("Objects/tupleobject.c", "    PyTupleObject *np = tuple_alloc(output_size);\n    if (np == NULL)\n        return NULL;\n",
+    "    PyTupleObject *np = tuple_alloc(output_size);\n    if (np == NULL)\n        return NULL;\n    SW_FUEL(SW_FUEL_ITEMS(output_size));\n")
+sub("Objects/listobject.c", "    if (list_resize(self, output_size) < 0) {\n        return -1;\n    }\n",
+    "    if (list_resize(self, output_size) < 0) {\n        return -1;\n    }\n    SW_FUEL(SW_FUEL_ITEMS(output_size));\n")
+sub("Objects/unicodeobject.c", "    res = PyUnicode_New(sz, maxchar);\n    if (res == NULL)\n        goto onError;\n",
+    "    res = PyUnicode_New(sz, maxchar);\n    if (res == NULL)\n        goto onError;\n    SW_FUEL(SW_FUEL_ITEMS(seqlen) + SW_FUEL_BYTES(sz));\n")
+sub("Objects/stringlib/join.h", "    res = STRINGLIB_NEW(NULL, sz);\n",
+    "    res = STRINGLIB_NEW(NULL, sz);\n    if (res != NULL)\n        SW_FUEL(SW_FUEL_ITEMS(seqlen) + SW_FUEL_BYTES(sz));\n")
+# List insert/delete move the tail.
+sub("Objects/listobject.c", "    for (i = n; --i >= where; )\n", "    SW_FUEL(SW_FUEL_ITEMS(n - where));\n    for (i = n; --i >= where; )\n")
+sub("Objects/listobject.c", "        memmove(&item[ihigh+d], &item[ihigh], tail);\n",
+    "        SW_FUEL(SW_FUEL_ITEMS(tail / sizeof(PyObject *)));\n        memmove(&item[ihigh+d], &item[ihigh], tail);\n")
+# int: schoolbook multiplication (Karatsuba and pow end up here), division, and the quadratic str<->int conversions.
+sub("Objects/longobject.c", "    z = _PyLong_New(size_a + size_b);\n    if (z == NULL)\n        return NULL;\n\n    memset(z->long_value.ob_digit, 0, _PyLong_DigitCount(z) * sizeof(digit));\n",
+    "    z = _PyLong_New(size_a + size_b);\n    if (z == NULL)\n        return NULL;\n    SW_FUEL(SW_FUEL_DIGITS((int64_t)size_a * size_b));\n\n    memset(z->long_value.ob_digit, 0, _PyLong_DigitCount(z) * sizeof(digit));\n")
+sub("Objects/longobject.c", "    size_w = _PyLong_DigitCount(w1);\n    assert(size_v >= size_w && size_w >= 2); /* Assert checks by div() */\n",
+    "    size_w = _PyLong_DigitCount(w1);\n    assert(size_v >= size_w && size_w >= 2); /* Assert checks by div() */\n    SW_FUEL(SW_FUEL_DIGITS((int64_t)(size_v - size_w + 1) * size_w));\n")
+sub("Objects/longobject.c", "        digit hi = pin[i];\n", "        digit hi = pin[i];\n        SW_FUEL(SW_FUEL_DIGITS(size));\n")
+sub("Objects/longobject.c", "        /* Multiply z by convmult, and add c. */\n        pz = z->long_value.ob_digit;\n        pzstop = pz + _PyLong_DigitCount(z);\n",
+    "        /* Multiply z by convmult, and add c. */\n        pz = z->long_value.ob_digit;\n        pzstop = pz + _PyLong_DigitCount(z);\n        SW_FUEL(SW_FUEL_DIGITS(_PyLong_DigitCount(z)));\n")
+# The regex matcher: every opcode dispatch (the place upstream polls for signals).
+sub("Modules/_sre/sre_lib.h", "#define _MAYBE_CHECK_SIGNALS                                       \\\n    do {                                                           \\\n",
+    "#define _MAYBE_CHECK_SIGNALS                                       \\\n    do {                                                           \\\n        SW_FUEL(SW_FUEL_SRE);                                      \\\n")
+# Builtin iterators (sum/any/max/deque/list(...) drive them from C, without bytecode); the infinite ones first.
+for name, head in [
+    ("Objects/abstract.c", "PyObject *\nPyIter_Next(PyObject *iter)"),
+    ("Objects/rangeobject.c", "static PyObject *\nrangeiter_next(_PyRangeIterObject *r)"),
+    ("Objects/rangeobject.c", "static PyObject *\nlongrangeiter_next(longrangeiterobject *r)"),
+    ("Modules/itertoolsmodule.c", "static PyObject *\ncycle_next(cycleobject *lz)"),
+    ("Modules/itertoolsmodule.c", "static PyObject *\ncount_next(countobject *lz)"),
+    ("Modules/itertoolsmodule.c", "static PyObject *\nrepeat_next(repeatobject *ro)"),
+    ("Objects/listobject.c", "static PyObject *\nlistiter_next(PyObject *self)"),
+    ("Objects/tupleobject.c", "static PyObject *\ntupleiter_next(_PyTupleIterObject *it)"),
+    ("Objects/dictobject.c", "static PyObject*\ndictiter_iternextkey(PyObject *self)"),
+    ("Objects/dictobject.c", "static PyObject *\ndictiter_iternextvalue(PyObject *self)"),
+    ("Objects/dictobject.c", "static PyObject *\ndictiter_iternextitem(PyObject *self)"),
+    ("Objects/unicodeobject.c", "static PyObject *\nunicodeiter_next(unicodeiterobject *it)"),
+    ("Objects/unicodeobject.c", "static PyObject *\nunicode_ascii_iter_next(unicodeiterobject *it)"),
+    ("Objects/bytesobject.c", "static PyObject *\nstriter_next(striterobject *it)"),
+    ("Objects/bytearrayobject.c", "static PyObject *\nbytearrayiter_next(bytesiterobject *it)"),
+]:
+    charge_entry(name, head, "SW_FUEL_ITER")
+charge_entry("Objects/iterobject.c", "static PyObject *\ncalliter_iternext(calliterobject *it)", "SW_FUEL_CALLITER")
+# Raising inside an except block walks the whole __context__ chain (quadratic when code keeps re-raising).
+sub("Python/errors.c", "            while ((context = PyException_GetContext(o))) {\n",
+    "            while ((context = PyException_GetContext(o))) {\n                SW_FUEL(SW_FUEL_ITER);\n")
+# The C JSON encoder and scanner: per value.
+sub("Modules/_json.c", "{\n    /* Encode Python object obj to a JSON term */\n", "{\n    /* Encode Python object obj to a JSON term */\n    SW_FUEL(SW_FUEL_JSON);\n")
+sub("Modules/_json.c", "{\n    /* Read one JSON term (of any kind) from PyUnicode pystr.\n", "{\n    SW_FUEL(SW_FUEL_JSON);\n    /* Read one JSON term (of any kind) from PyUnicode pystr.\n")
+
+# Recursion (engines/python/README.md "Recursion"): V8's native stack (~1 MB) is the real limit under workerd. Python
+# calls Python without C recursion, but an eval loop re-entered through C (a slot such as __hash__/__call__, a builtin
+# calling back) takes ~3 KB of it per level once optimized. The C recursion limit counts those re-entries 10 units each
+# (upstream: 2), so they stop at ~120 levels while C-only recursion (repr/json/== of nested data) still reaches ~1,200;
+# the parser's nesting limit is lowered too. The driver sets sys.setrecursionlimit for pure Python recursion.
+sub("Include/cpython/pystate.h", "#elif defined(__wasi__)\n   // Based on wasmtime 16.\n#  define Py_C_RECURSION_LIMIT 5000\n",
+    "#elif defined(__wasi__)\n   // sandbox-workers: V8's native stack (engines/python/README.md).\n#  define Py_C_RECURSION_LIMIT 1200\n")
+sub("Parser/parser.c", "#  else\n#    define MAXSTACK 4000\n#  endif\n", "#  else\n#    define MAXSTACK 3000\n#  endif\n")
+sub("Python/ceval.c", "#define PY_EVAL_C_STACK_UNITS 2\n", "#define PY_EVAL_C_STACK_UNITS 10\n")
+# Reproducible builds: no build date in sys.version (upstream's release date instead).
+sub("Modules/getbuildinfo.c", "#ifndef DATE\n", '#ifdef __wasi__\n#define DATE "Jun 11 2025"\n#define TIME "00:00:00"\n#endif\n#ifndef DATE\n')
+PY
+}
+
+install_packages() {
+  local missing=() p
+  for p in "${PY_APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then echo "    all ${#PY_APT_PACKAGES[@]} Debian packages present"; return 0; fi
+  echo "    installing: ${missing[*]}"
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# fetch_debsrc <suite> <spec> <tarball> <sha256>: the orig tarball of a Debian source package into
+# $PY_CACHE/apt-<suite>, through a private apt state directory.
+fetch_debsrc() {
+  local suite="$1" spec="$2" tarball="$3" sum="$4" dir="$PY_CACHE/apt-$1"
+  if [ -f "$dir/$tarball" ] && echo "$sum  $dir/$tarball" | sha256sum -c --quiet - 2>/dev/null; then return 0; fi
+  mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+  echo "deb-src http://deb.debian.org/debian $suite main" >"$dir/sources.list"
+  local opts=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+              -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache" -o APT::Sandbox::User=root)
+  rm -f "$dir/$tarball"
+  apt-get "${opts[@]}" update -qq
+  (cd "$dir" && apt-get "${opts[@]}" source --download-only -qq "$spec")
+  echo "$sum  $dir/$tarball" | sha256sum -c --quiet - || { echo "sha256 mismatch for $tarball"; return 1; }
+}
+
+fetch_sources() {
+  fetch_debsrc trixie "$PY_SPEC" "$PY_TARBALL" "$PY_SHA256" &&
+    fetch_debsrc bookworm "$ZLIB_SPEC" "$ZLIB_TARBALL" "$ZLIB_SHA256" &&
+    echo "    $PY_TARBALL, $ZLIB_TARBALL: sha256 ok"
+}
+
+hash_of() { sha256sum | cut -c1-16; }
+
+# The patched source tree (also what --src-dir prints), keyed by the tarball and the patch function.
+PY_PATCH_HASH=$(printf '%s\n%s\n' "$PY_SHA256" "$(declare -f patch_cpython)" | hash_of)
+PY_SRC="$SW_DEPS/$PY_DIR-patched-$PY_PATCH_HASH"
+patched_source() {
+  if [ -f "$PY_SRC/.verified" ]; then echo "    cached in $PY_SRC"; return 0; fi
+  local tmp="$PY_SRC.tmp.$$"
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  tar -xJf "$PY_CACHE/apt-trixie/$PY_TARBALL" -C "$tmp"
+  patch_cpython "$tmp/$PY_DIR" || { rm -rf "$tmp"; return 1; }
+  rm -rf "$PY_SRC" && mv "$tmp/$PY_DIR" "$PY_SRC" && rm -rf "$tmp"
+  touch "$PY_SRC/.verified"
+  echo "    $PY_SPEC -> $PY_SRC (patched)"
+}
+
+build_native_python() {
+  local key; key=$(printf '%s\n' "$PY_SHA256" "${NATIVE_CONFIG[*]}" "${NATIVE_MAKE[*]}" "$(gcc --version | head -1)" | hash_of)
+  NATIVE_DIR="$PY_CACHE/native-$key"
+  BUILD_PYTHON="$NATIVE_DIR/build/python"
+  if [ -f "$NATIVE_DIR/.done" ]; then echo "    cached $BUILD_PYTHON"; return 0; fi
+  rm -rf "$NATIVE_DIR" && mkdir -p "$NATIVE_DIR/build"
+  tar -xJf "$PY_CACHE/apt-trixie/$PY_TARBALL" -C "$NATIVE_DIR"
+  (cd "$NATIVE_DIR/build" && "../$PY_DIR/configure" -q "${NATIVE_CONFIG[@]}" >configure.log 2>&1 &&
+    nice -n 10 make -j2 -s "${NATIVE_MAKE[@]}" >make.log 2>&1) || { tail -30 "$NATIVE_DIR/build/"*.log; return 1; }
+  touch "$NATIVE_DIR/.done"
+  echo "    $("$BUILD_PYTHON" -c 'import sys; print(sys.version.split()[0])') at $BUILD_PYTHON"
+}
+
+build_zlib() {
+  local key; key=$(printf '%s\n' "$ZLIB_SHA256" "${ZLIB_SOURCES[*]}" "${WASM_CFLAGS[*]}" "$(clang-16 --version | head -1)" | hash_of)
+  ZLIB_OUT="$PY_CACHE/zlib-$key"
+  if [ -f "$ZLIB_OUT/lib/libz.a" ]; then echo "    cached $ZLIB_OUT"; return 0; fi
+  local work="$ZLIB_OUT.work.$$" f
+  rm -rf "$work" && mkdir -p "$work/include" "$work/lib" "$work/obj"
+  tar -xjf "$PY_CACHE/apt-bookworm/$ZLIB_TARBALL" -C "$work"
+  for f in "${ZLIB_SOURCES[@]}"; do
+    clang-16 "${WASM_CFLAGS[@]}" -DHAVE_UNISTD_H -Wno-deprecated-non-prototype "-ffile-prefix-map=$work=zlib" \
+      -c "$work/$ZLIB_DIR/$f.c" -o "$work/obj/$f.o" || { rm -rf "$work"; return 1; }
+  done
+  (cd "$work/obj" && llvm-ar rcsD ../lib/libz.a "${ZLIB_SOURCES[@]/%/.o}") &&
+    cp "$work/$ZLIB_DIR/zlib.h" "$work/$ZLIB_DIR/zconf.h" "$work/include/" || { rm -rf "$work"; return 1; }
+  rm -rf "$work/obj" "$work/$ZLIB_DIR" && rm -rf "$ZLIB_OUT" && mv "$work" "$ZLIB_OUT"
+  echo "    $ZLIB_SPEC -> $ZLIB_OUT/lib/libz.a"
+}
+
+# The fake WASI SDK (Tools/wasm/wasi-env expects $WASI_SDK_PATH/bin/clang etc. and a sysroot): wrappers around
+# Debian's clang-16 and wasi-libc.
+make_wasi_sdk() {
+  WASI_SDK="$PY_CACHE/wasi-sdk"
+  local s="$WASI_SDK"
+  mkdir -p "$s/bin" "$s/share/wasi-sysroot/include" "$s/share/wasi-sysroot/lib"
+  ln -sfn /usr/include/wasm32-wasi "$s/share/wasi-sysroot/include/wasm32-wasi"
+  ln -sfn /usr/lib/wasm32-wasi "$s/share/wasi-sysroot/lib/wasm32-wasi"
+  printf '#!/bin/sh\nexec clang-16 --target=wasm32-wasi "$@"\n' >"$s/bin/clang"
+  printf '#!/bin/sh\nexec clang++-16 --target=wasm32-wasi "$@"\n' >"$s/bin/clang++"
+  printf '#!/bin/sh\nexec clang-16 --target=wasm32-wasi -E "$@"\n' >"$s/bin/clang-cpp"
+  ln -sf /usr/bin/wasm-ld-16 "$s/bin/wasm-ld"
+  ln -sf "$(command -v llvm-ar)" "$s/bin/llvm-ar"
+  ln -sf "$(command -v llvm-ranlib)" "$s/bin/ranlib"
+  chmod +x "$s/bin/clang" "$s/bin/clang++" "$s/bin/clang-cpp"
+}
+
+# libpython3.13.a (all stdlib C modules built in: the static wasm build) and the libraries its modules need.
+# The build runs in one fixed directory ($PY_CACHE/wasi-work: src + build) so that the compiler flags, which name
+# those paths, and with them configure's cache, stay the same from one patch to the next; configure's answers are
+# cached by what determines them (a cold configure takes minutes: every test spawns clang).
+WASI_LIB_FILES=(libpython3.13.a Modules/_decimal/libmpdec/libmpdec.a Modules/expat/libexpat.a
+                Modules/_hacl/libHacl_Hash_SHA2.a pyconfig.h)
+build_libpython() {
+  local key; key=$(printf '%s\n' "$PY_PATCH_HASH" "$ZLIB_OUT" "${WASI_CONFIG[*]}" "$WASI_OPT" \
+                     "$(clang-16 --version | head -1)" "$(dpkg-query -W -f='${Version}' wasi-libc)" | hash_of)
+  WASI_OUT="$PY_CACHE/wasi-$key"
+  if [ -f "$WASI_OUT/.done" ]; then echo "    cached $WASI_OUT"; return 0; fi
+  make_wasi_sdk
+  local work="$PY_CACHE/wasi-work" src build
+  src="$work/src" build="$work/build"
+  rm -rf "$work" && mkdir -p "$build"
+  cp -a "$PY_SRC" "$src"
+  local ckey; ckey=$(printf '%s\n' "$PY_SHA256" "$ZLIB_OUT" "${WASI_CONFIG[*]}" "$(clang-16 --version | head -1)" \
+                       "$(dpkg-query -W -f='${Version}' wasi-libc)" "$BUILD_PYTHON" | hash_of)
+  local ccache="$PY_CACHE/config-cache-$ckey"
+  [ -f "$ccache" ] && cp "$ccache" "$build/config.cache"
+  local maps="-ffile-prefix-map=$src=$PY_DIR -ffile-prefix-map=$build=build"
+  (cd "$build" && CONFIG_SITE="$src/Tools/wasm/config.site-wasm32-wasi" WASI_SDK_PATH="$WASI_SDK" \
+    ZLIB_CFLAGS="-I$ZLIB_OUT/include" ZLIB_LIBS="-L$ZLIB_OUT/lib -lz" \
+    nice -n 10 "$src/Tools/wasm/wasi-env" "$src/configure" -C "${WASI_CONFIG[@]}" --build="$("$src/config.guess")" \
+    --with-build-python="$BUILD_PYTHON" >configure.log 2>&1) || { tail -30 "$build/configure.log"; return 1; }
+  cp "$build/config.cache" "$ccache"
+  # Debian's 2022 wasi-libc has no pthread.h, so configure leaves SIZEOF_PTHREAD_T undefined (thread_pthread.h
+  # #errors); wasm32 has 4-byte pointers.
+  sed -i 's|^/\* #undef SIZEOF_PTHREAD_T \*/|#define SIZEOF_PTHREAD_T 4|' "$build/pyconfig.h"
+  grep -q '^#define SIZEOF_PTHREAD_T 4' "$build/pyconfig.h" || { echo "pyconfig.h: SIZEOF_PTHREAD_T fix failed"; return 1; }
+  (cd "$build" && WASI_SDK_PATH="$WASI_SDK" nice -n 10 "$src/Tools/wasm/wasi-env" make -j2 -s OPT="$WASI_OPT" \
+    CONFIGURE_CFLAGS="$maps" libpython3.13.a Modules/_decimal/libmpdec/libmpdec.a Modules/expat/libexpat.a \
+    Modules/_hacl/libHacl_Hash_SHA2.a >make.log 2>&1) || { grep -E "error" "$build/make.log" | head -20; tail -20 "$build/make.log"; return 1; }
+  rm -rf "$WASI_OUT.tmp" && mkdir -p "$WASI_OUT.tmp/include"
+  local f
+  for f in "${WASI_LIB_FILES[@]}"; do cp "$build/$f" "$WASI_OUT.tmp/"; done
+  cp -a "$src/Include/." "$WASI_OUT.tmp/include/"
+  rm -rf "$WASI_OUT" && mv "$WASI_OUT.tmp" "$WASI_OUT" && touch "$WASI_OUT/.done"
+  rm -rf "$work"
+  echo "    $WASI_OUT/libpython3.13.a ($(stat -c %s "$WASI_OUT/libpython3.13.a") bytes)"
+}
+
+# stdlib.tar: sourceless unchecked-hash .pyc files (legacy layout) from the native build python, as a ustar archive
+# with sorted names, mtime 0, uid/gid 0, read-only modes.
+build_stdlib() {
+  local key; key=$(printf '%s\n' "$PY_SHA256" "$NATIVE_DIR" "$(sha256sum <"$PY_ENGINE_DIR/buildtool.py")" "$(tar --version | head -1)" | hash_of)
+  STDLIB_OUT="$PY_CACHE/stdlib-$key"
+  if [ -f "$STDLIB_OUT/stdlib.tar" ]; then echo "    cached $STDLIB_OUT/stdlib.tar"; return 0; fi
+  local work="$STDLIB_OUT.work.$$"
+  rm -rf "$work" && mkdir -p "$work/root"
+  PYTHONHASHSEED=0 "$BUILD_PYTHON" -I -S "$PY_ENGINE_DIR/buildtool.py" stdlib "$NATIVE_DIR/$PY_DIR/Lib" "$work/root" ||
+    { rm -rf "$work"; return 1; }
+  (cd "$work/root" && find . -type f | LC_ALL=C sort >../files &&
+    tar --no-recursion --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --mode=a=r \
+      -cf ../stdlib.tar -T ../files) || { rm -rf "$work"; return 1; }
+  mkdir -p "$STDLIB_OUT" && mv "$work/stdlib.tar" "$STDLIB_OUT/stdlib.tar" && rm -rf "$work"
+  echo "    $(stat -c %s "$STDLIB_OUT/stdlib.tar") bytes ($(gzip -9 -c "$STDLIB_OUT/stdlib.tar" | wc -c) gzip -9)"
+}
+
+link_engine() {
+  local key; key=$(
+    {
+      echo "$WASI_OUT $NATIVE_DIR $ZLIB_OUT ${WASM_CFLAGS[*]} ${WASM_LDFLAGS[*]} ${PY_LIBS[*]}"
+      (cd "$PY_ENGINE_DIR" && sha256sum driver.c sandbox_driver.py buildtool.py)
+      (cd "$COMMON_DIR" && sha256sum engine.h wasmify_guest.c)
+      (cd "$WASMIFY_PROTO_DIR" && sha256sum engine.proto engine.options)
+      echo "nanopb $(basename "$NANOPB_DIR") $(nanopb_generator.py --version 2>&1 | head -1)"
+    } | sed "s|$SW_ROOT/||" | hash_of)
+  ENGINE_KEY="$key"
+  ENGINE_OUT="$PY_CACHE/engine-$key"
+  if [ -f "$ENGINE_OUT/engine.wasm" ]; then echo "    cached $ENGINE_OUT/engine.wasm"; return 0; fi
+  local work="$ENGINE_OUT.work.$$" f pids=() p rc=0
+  rm -rf "$work" && mkdir -p "$work"
+  local maps=("-ffile-prefix-map=$PY_ENGINE_DIR=engines/python" "-ffile-prefix-map=$COMMON_DIR=engines/common"
+              "-ffile-prefix-map=$NANOPB_DIR=nanopb-0.4.7" "-ffile-prefix-map=$work=gen")
+  # The driver's Python half as marshalled bytecode (the same CPython version reads it).
+  PYTHONHASHSEED=0 "$BUILD_PYTHON" -I -S "$PY_ENGINE_DIR/buildtool.py" driver-code "$PY_ENGINE_DIR/sandbox_driver.py" \
+    "$work/driver_code.c" || { rm -rf "$work"; return 1; }
+  nanopb_generator.py -q -D "$work" -I "$WASMIFY_PROTO_DIR" "$WASMIFY_PROTO_DIR/engine.proto" || { rm -rf "$work"; return 1; }
+  clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$WASI_OUT/include" -isystem "$WASI_OUT" \
+    -I "$COMMON_DIR" -c "$PY_ENGINE_DIR/driver.c" -o "$work/driver.o" & pids+=($!)
+  clang-16 "${WASM_CFLAGS[@]}" -c "$work/driver_code.c" -o "$work/driver_code.o" & pids+=($!)
+  for f in pb_common pb_encode pb_decode; do
+    clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -I "$NANOPB_DIR" -c "$NANOPB_DIR/$f.c" -o "$work/$f.o" & pids+=($!)
+  done
+  clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -I "$NANOPB_DIR" -c "$work/engine.pb.c" -o "$work/engine_pb.o" & pids+=($!)
+  clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -I "$NANOPB_DIR" -I "$work" -I "$COMMON_DIR" \
+    -c "$COMMON_DIR/wasmify_guest.c" -o "$work/wasmify_guest.o" & pids+=($!)
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  [ $rc -eq 0 ] || { rm -rf "$work"; return 1; }
+  clang-16 "${WASM_LDFLAGS[@]}" "$work"/*.o "$WASI_OUT/libpython3.13.a" "$WASI_OUT/libmpdec.a" "$WASI_OUT/libexpat.a" \
+    "$WASI_OUT/libHacl_Hash_SHA2.a" "$ZLIB_OUT/lib/libz.a" "${PY_LIBS[@]}" -o "$work/engine.wasm" ||
+    { rm -rf "$work"; return 1; }
+  mkdir -p "$ENGINE_OUT" && mv "$work/engine.wasm" "$ENGINE_OUT/engine.wasm" && rm -rf "$work"
+  echo "    built $ENGINE_OUT/engine.wasm"
+}
+
+write_outputs() {
+  mkdir -p "$PY_OUT"
+  cp "$ENGINE_OUT/engine.wasm" "$PY_OUT/engine.wasm.tmp" && mv "$PY_OUT/engine.wasm.tmp" "$PY_OUT/engine.wasm"
+  cp "$STDLIB_OUT/stdlib.tar" "$PY_OUT/stdlib.tar.tmp" && mv "$PY_OUT/stdlib.tar.tmp" "$PY_OUT/stdlib.tar"
+  # The build identity covers both files: a snapshot is only valid for the same engine and the same stdlib.
+  local build bytes source_hash
+  build=$(cat "$PY_OUT/engine.wasm" "$PY_OUT/stdlib.tar" | sha256sum | cut -d' ' -f1)
+  bytes=$(stat -c %s "$PY_OUT/engine.wasm")
+  source_hash=$(printf '%s %s\n' "$ENGINE_KEY" "$STDLIB_OUT" | sha256sum | cut -d' ' -f1)
+  printf '{"engine":"%s","build":"%s","sourceHash":"%s","bytes":%d,"stdlibBytes":%d}\n' "$PY_ENGINE_NAME" "$build" \
+    "$source_hash" "$bytes" "$(stat -c %s "$PY_OUT/stdlib.tar")" >"$PY_OUT/engine-build.json"
+  printf '// Generated by scripts/engines/python.sh.\nexport const engineName = "%s";\nexport const build = "%s";\n' \
+    "$PY_ENGINE_NAME" "$build" >"$PY_OUT/engine-build.js"
+  echo "    engines/python/build/engine.wasm: $bytes bytes ($(gzip -9 -c "$PY_OUT/engine.wasm" | wc -c) gzip -9)," \
+    "stdlib.tar: $(stat -c %s "$PY_OUT/stdlib.tar") bytes, build $build"
+}
+
+mkdir -p "$PY_CACHE" "$SW_DEPS"
+# One build at a time (the cross build uses a fixed work directory).
+exec 9>"$PY_CACHE/.lock"
+flock 9
+
+if [ "${1:-}" = "--src-dir" ]; then
+  { install_packages && fetch_sources && patched_source; } >/dev/null && echo "$PY_SRC"
+  exit 0
+fi
+
+step "Debian packages for the Python engine" install_packages
+step "Python sources ($PY_SPEC, $ZLIB_SPEC; sha256-pinned)" fetch_sources
+step "CPython source, patched" patched_source
+step "native build python" build_native_python
+step "zlib (wasm32-wasi)" build_zlib
+step "libpython3.13 (wasm32-wasi)" build_libpython
+step "stdlib.tar (precompiled, trimmed)" build_stdlib
+step "Python engine (CPython -> wasm32-wasi reactor)" link_engine
+step "engines/python/build" write_outputs

@@ -1,0 +1,40 @@
+// Every runtime Worker deploys on its own: `wrangler deploy --dry-run` bundles it from its wrangler configuration
+// (the engine, its /stdlib archive and boot image, the core) and must stay within the platform's upload limit
+// (10 MiB gzip on the paid plan). The sizes are printed; bench/RESULTS.md keeps them.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ROOT, languageConfig } from "./helpers.mjs";
+
+const WRANGLER = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
+const LIMIT_KIB = 10 * 1024;
+
+describe("wrangler deploy --dry-run, one Worker per language", () => {
+  for (const [language, name] of [["javascript", "sandbox-javascript"], ["python", "sandbox-python"]]) {
+    it(`${name} (${path.relative(ROOT, languageConfig(language))}) bundles on its own under ${LIMIT_KIB} KiB gzip`, () => {
+      const out = mkdtempSync(path.join(tmpdir(), `sw-deploy-${language}-`));
+      try {
+        const log = execFileSync(process.execPath, [WRANGLER, "deploy", "--dry-run", "--outdir", out, "-c", languageConfig(language)], {
+          cwd: ROOT,
+          encoding: "utf8",
+          env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+        });
+        const m = log.match(/Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/);
+        assert.ok(m, `no upload size in wrangler's output:\n${log}`);
+        const gzipKiB = Number(m[2]);
+        console.log(`    ${name}: upload ${m[1]} KiB, gzip ${gzipKiB} KiB`);
+        assert.ok(gzipKiB < LIMIT_KIB, `${name}: ${gzipKiB} KiB gzip`);
+        const files = readdirSync(out);
+        assert.ok(files.some((f) => f.endsWith("core.wasm")), `the core is bundled: ${files}`);
+        assert.ok(files.some((f) => f.endsWith("engine.wasm")), `the engine is bundled: ${files}`);
+        assert.ok(files.some((f) => f.endsWith("boot-image.bin")), `the boot image is bundled: ${files}`);
+        assert.ok(files.every((f) => statSync(path.join(out, f)).size > 0));
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
+    });
+  }
+});
