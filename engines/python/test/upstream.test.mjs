@@ -1,7 +1,7 @@
 // CPython's own test modules (Lib/test of the pinned source the engine is built from) through OUR engine.wasm under
 // OUR WASI host, driven by the core's C++ session host (cpp/wasmify) — the path a Python code context takes. Every
-// module runs with unittest in fresh sessions whose /workspace holds the test files; the counts are printed as a table
-// and written up in docs/python-upstream-tests.md.
+// module runs with unittest in a session whose /workspace holds the test files (runModule: which sessions); the
+// counts are printed as a table and written up, with every skip and known failure, in docs/python-upstream-tests.md.
 //
 // What cannot work in the sandbox, and what fails for a reason we know, is data (upstream-skips.json, a reason each),
 // never code: a listed skip is replaced by unittest's own skip before the run, and every failure or error must be
