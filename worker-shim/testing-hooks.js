@@ -1,5 +1,6 @@
-// Node module hooks for ./testing: a `.wasm` import becomes what workerd's CompiledWasm rule gives a Worker, a
-// compiled WebAssembly.Module as the default export. Registered by testing.js before it loads the shim.
+// Node module hooks for ./testing: imports become what workerd's module rules give a Worker — a `.wasm` file a
+// compiled WebAssembly.Module (CompiledWasm), a `.bin` or `.tar` file an ArrayBuffer of its bytes (Data), as the
+// default export. Registered by testing.js before it loads the shim.
 export async function load(url, context, nextLoad) {
   if (url.startsWith("file:") && url.endsWith(".wasm")) {
     return {
@@ -8,6 +9,16 @@ export async function load(url, context, nextLoad) {
       source:
         'import { readFileSync } from "node:fs";\n' +
         `export default new WebAssembly.Module(readFileSync(new URL(${JSON.stringify(url)})));\n`,
+    };
+  }
+  if (url.startsWith("file:") && (url.endsWith(".bin") || url.endsWith(".tar"))) {
+    return {
+      format: "module",
+      shortCircuit: true,
+      source:
+        'import { readFileSync } from "node:fs";\n' +
+        `const b = readFileSync(new URL(${JSON.stringify(url)}));\n` +
+        "export default b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);\n",
     };
   }
   return nextLoad(url, context);
