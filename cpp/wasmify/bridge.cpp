@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../wasi/wasi.h"
+
 extern "C" {
 // wasmify_bridge.js
 int64_t sw_guest_call(uint32_t host, uint32_t id, const char* name, uint32_t nameLen, uint32_t argc, uint32_t a0,
@@ -51,7 +53,6 @@ uint32_t exportId(std::string_view name, const std::string** stored) {
 
 }  // namespace
 
-// TrapKind values of cpp/wasi (wasi.h): 1 Exit, 2 Fuel, 3 OutputLimit, 4 HostError.
 Result<uint64_t> HostGuestCaller::call(std::string_view name, std::initializer_list<uint32_t> args) {
   const std::string* stored = nullptr;
   uint32_t id = exportId(name, &stored);
@@ -65,13 +66,13 @@ Result<uint64_t> HostGuestCaller::call(std::string_view name, std::initializer_l
   CallStatus status{};
   int64_t r = sw_guest_call(host_, id, stored->data(), uint32_t(stored->size()), argc, a[0], a[1], &status);
   if (!status.threw) return uint64_t(r);
-  switch (sw_wasi_trap_kind(host_)) {
-    case 2:
-    case 3:
+  switch (wasi::TrapKind(sw_wasi_trap_kind(host_))) {
+    case wasi::TrapKind::Fuel:
+    case wasi::TrapKind::OutputLimit:
       return Failure{FailureKind::Limit, trapMessage()};
-    case 1:
+    case wasi::TrapKind::Exit:
       return Failure{FailureKind::Trap, "Engine exited with code " + std::to_string(sw_wasi_trap_exit_code(host_))};
-    case 4:
+    case wasi::TrapKind::HostError:
       return Failure{FailureKind::Trap, trapMessage()};
     default:
       return Failure{FailureKind::Trap,
