@@ -3,15 +3,27 @@
 import createCore from "./generated/core.mjs";
 import coreWasm from "./generated/core.wasm";
 import { makeImportObject, bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
+// Every number shared with the core, generated from cpp/abi/abi.def.
+import {
+  ACTION_RESPOND,
+  ACTION_READ_BODY,
+  ACTION_FORWARD,
+  ACTION_AWAIT_ENGINE,
+  ActionView,
+  ENGINE_THREW_LIMIT,
+  ENGINE_THREW_MESSAGE,
+  SQL_NULL,
+  SQL_NUMBER,
+  SQL_TEXT,
+  SQL_BLOB,
+  SQL_OK,
+  SQL_FAILED,
+  FAILURE_STATUS,
+  FAILURE_MESSAGE,
+} from "./generated/abi.mjs";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-// Action kinds (cpp/server/server.h ActionKind, plus AwaitEngine from cpp/core/core.h).
-const RESPOND = 1;
-const READ_BODY = 2;
-const FORWARD = 4;
-const AWAIT_ENGINE = 5;
 
 let corePromise = null;
 
@@ -155,11 +167,6 @@ function engineDescription(engine) {
   return JSON.stringify({ language, engineName, build, limits, sessions: Boolean(engine?.sessions), builtin });
 }
 
-const SQL_NULL = 0;
-const SQL_NUMBER = 1;
-const SQL_TEXT = 2;
-const SQL_BLOB = 3;
-
 // One SQL statement for cpp/core/do_sql.cpp: decode the request from core memory, run it on ctx.storage.sql, encode
 // the rows into a buffer allocated in the core (the core frees it). Returns its pointer.
 function sqlExec(core, storage, ptr, len) {
@@ -212,10 +219,10 @@ function sqlExec(core, storage, ptr, len) {
   const put32 = (v) => { dv.setUint32(o, v, true); o += 4; };
   put32(size - 4);
   if (failure) {
-    put32(1); put32(failure.length); h.set(failure, out + o); o += failure.length;
+    put32(SQL_FAILED); put32(failure.length); h.set(failure, out + o); o += failure.length;
     return out;
   }
-  put32(0); put32(rows.length); put32(columns);
+  put32(SQL_OK); put32(rows.length); put32(columns);
   for (let i = 0; i < encoded.length; i++) {
     const v = encoded[i];
     if (v === null) { h[out + o++] = SQL_NULL; }
@@ -267,16 +274,16 @@ export function serverFor(core, engine) {
 export function readView(core, view) {
   if (!view) throw new Error("core returned no action");
   const u32 = core.HEAPU32;
-  const i = view >>> 2;
+  const field = (offset) => u32[(view + offset) >>> 2];
   return {
-    kind: u32[i],
-    status: u32[i + 1],
-    bodyPtr: u32[i + 2],
-    bodyLen: u32[i + 3],
-    headersPtr: u32[i + 4],
-    headersLen: u32[i + 5],
-    extraPtr: u32[i + 6],
-    extraLen: u32[i + 7],
+    kind: field(ActionView.kind),
+    status: field(ActionView.status),
+    bodyPtr: field(ActionView.body_ptr),
+    bodyLen: field(ActionView.body_len),
+    headersPtr: field(ActionView.headers_ptr),
+    headersLen: field(ActionView.headers_len),
+    extraPtr: field(ActionView.extra_ptr),
+    extraLen: field(ActionView.extra_len),
   };
 }
 
@@ -345,7 +352,8 @@ function isLimitError(error) {
 function reportThrow(core, exchange, error) {
   const hasMessage = error instanceof Error || (typeof error?.message === "string" && isLimitError(error));
   const len = hasMessage ? copyIn(core, exchange, String(error.message)) : 0;
-  return core._sw_exchange_engine_threw(exchange, (isLimitError(error) ? 1 : 0) | (hasMessage ? 2 : 0), len);
+  const flags = (isLimitError(error) ? ENGINE_THREW_LIMIT : 0) | (hasMessage ? ENGINE_THREW_MESSAGE : 0);
+  return core._sw_exchange_engine_threw(exchange, flags, len);
 }
 
 function reportOutcome(core, exchange, outcome) {
@@ -354,7 +362,7 @@ function reportOutcome(core, exchange, outcome) {
     text = JSON.stringify(outcome ?? null);
   } catch (error) {
     const len = copyIn(core, exchange, `Engine returned an outcome that cannot be serialized: ${error?.message ?? error}`);
-    return core._sw_exchange_engine_threw(exchange, 2, len);
+    return core._sw_exchange_engine_threw(exchange, ENGINE_THREW_MESSAGE, len);
   }
   return core._sw_exchange_engine_finished(exchange, copyIn(core, exchange, text));
 }
@@ -416,7 +424,7 @@ export async function fallbackResponse() {
     return toResponse(core, readView(core, core._sw_fallback_response()));
   } catch {
     discardCore();
-    return new Response("Engine execution failed", { status: 502 });
+    return new Response(FAILURE_MESSAGE, { status: FAILURE_STATUS }); // no core could say it
   }
 }
 
@@ -455,10 +463,10 @@ export async function handleRequest(engine, request, env, ctx) {
     for (;;) {
       const action = readView(core, view);
       switch (action.kind) {
-        case RESPOND:
+        case ACTION_RESPOND:
           if (engine?.builtin) prepareSpare(core, server, ctx);
           return toResponse(core, action);
-        case READ_BODY: {
+        case ACTION_READ_BODY: {
           let n;
           try {
             n = await readBodyInto(core, request.body, action.bodyPtr, action.bodyLen);
@@ -469,12 +477,12 @@ export async function handleRequest(engine, request, env, ctx) {
           view = core._sw_exchange_body_received(exchange, n);
           break;
         }
-        case AWAIT_ENGINE: {
+        case ACTION_AWAIT_ENGINE: {
           const settled = settleEngine(core, exchange);
           view = typeof settled === "number" ? settled : await settled;
           break;
         }
-        case FORWARD:
+        case ACTION_FORWARD:
           return await forward(core, exchange, action, request, env);
         default:
           throw new Error(`unknown core action ${action.kind}`);

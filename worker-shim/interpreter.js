@@ -11,14 +11,22 @@ import {
   fallbackResponse,
   discardCore,
 } from "./core.js";
+// Every number shared with the core, generated from cpp/abi/abi.def.
+import {
+  ACTION_RESPOND,
+  ACTION_READ_BODY,
+  STEP_DONE,
+  STEP_NEED_FILES,
+  StepView,
+  ByteSpan,
+  FILE_IS_OBJECT,
+  FILE_PATH_IS_STRING,
+  FILE_DATA_IS_BYTES,
+  FILE_UPDATED_AT_IS_NUMBER,
+} from "./generated/abi.mjs";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-const RESPOND = 1;
-const READ_BODY = 2;
-const STEP_DONE = 1;
-const STEP_NEED_FILES = 2;
 
 function cString(core, p) {
   let end = p;
@@ -157,8 +165,8 @@ export class InterpreterHost {
         request.body ? 1 : 0);
       for (;;) {
         const action = readView(core, view);
-        if (action.kind === RESPOND) return toResponse(core, action);
-        if (action.kind !== READ_BODY) throw new Error(`unexpected Interpreter action ${action.kind}`);
+        if (action.kind === ACTION_RESPOND) return toResponse(core, action);
+        if (action.kind !== ACTION_READ_BODY) throw new Error(`unexpected Interpreter action ${action.kind}`);
         let n;
         try {
           n = request.body
@@ -241,13 +249,16 @@ export class InterpreterHost {
   #readStep(core, view) {
     if (!view) throw new Error("the core returned no step");
     const u32 = core.HEAPU32;
-    const i = view >>> 2;
-    const kind = u32[i];
-    const json = decoder.decode(core.HEAPU8.subarray(u32[i + 1], u32[i + 1] + u32[i + 2]));
+    const field = (at) => u32[at >>> 2];
+    const jsonPtr = field(view + StepView.json_ptr);
+    const json = decoder.decode(core.HEAPU8.subarray(jsonPtr, jsonPtr + field(view + StepView.json_len)));
     const files = [];
-    const table = u32[i + 3] >>> 2;
-    for (let f = 0; f < u32[i + 4]; f++) files.push([u32[table + 2 * f], u32[table + 2 * f + 1]]);
-    return { kind, json, files };
+    const table = field(view + StepView.files_ptr);
+    for (let f = 0, count = field(view + StepView.files_count); f < count; f++) {
+      const span = table + f * ByteSpan.BYTES;
+      files.push([field(span + ByteSpan.ptr), field(span + ByteSpan.len)]);
+    }
+    return { kind: field(view + StepView.kind), json, files };
   }
 
   alarm() {
@@ -273,8 +284,9 @@ function encodeFiles(answer) {
     const path = isObject && typeof entry.path === "string" ? encoder.encode(entry.path) : new Uint8Array(0);
     const data = isObject && entry.data instanceof Uint8Array ? entry.data : null;
     const updatedAt = isObject && typeof entry.updatedAt === "number" ? entry.updatedAt : 0;
-    const flags = (isObject ? 1 : 0) | (isObject && typeof entry.path === "string" ? 2 : 0) | (data ? 4 : 0) |
-      (isObject && typeof entry.updatedAt === "number" ? 8 : 0);
+    const flags = (isObject ? FILE_IS_OBJECT : 0) |
+      (isObject && typeof entry.path === "string" ? FILE_PATH_IS_STRING : 0) | (data ? FILE_DATA_IS_BYTES : 0) |
+      (isObject && typeof entry.updatedAt === "number" ? FILE_UPDATED_AT_IS_NUMBER : 0);
     parts.push({ flags, path, data: data ?? new Uint8Array(0), updatedAt });
     size += 1 + 4 + path.length + 4 + (data ? data.length : 0) + 8;
   }

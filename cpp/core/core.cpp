@@ -16,8 +16,6 @@ using sw::server::ActionKind;
 using sw::server::Exchange;
 using sw::server::InterpreterServer;
 
-constexpr uint32_t kAwaitEngine = 5;
-
 std::string g_lastError;
 
 struct ExchangeBox {
@@ -55,7 +53,7 @@ const sw_action_view* publish(ExchangeBox* box, const Action& a) {
       }
       // A JavaScript Engine: hand it the payload; the exchange waits for engineFinished/engineThrew.
       sw_host_engine_run(box->server, ptr(box), a.payload.data(), uint32_t(a.payload.size()));
-      v.kind = kAwaitEngine;
+      v.kind = sw::abi::ACTION_AWAIT_ENGINE;
       break;
     }
     case ActionKind::Forward:
@@ -173,8 +171,9 @@ EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_engine_threw(uint32_t exc
     std::string_view in = ex.input();
     if (len > in.size()) return ex.fail();
     std::optional<std::string> message;
-    if (flags & 2) message = std::string(in.substr(0, len));
-    return ex.engineThrew((flags & 1) != 0, message ? std::optional<std::string_view>(*message) : std::nullopt);
+    if (flags & sw::abi::ENGINE_THREW_MESSAGE) message = std::string(in.substr(0, len));
+    return ex.engineThrew((flags & sw::abi::ENGINE_THREW_LIMIT) != 0,
+                          message ? std::optional<std::string_view>(*message) : std::nullopt);
   });
 }
 

@@ -24,15 +24,6 @@ using sw::interp::Step;
 
 uint32_t ptr(const void* p) { return uint32_t(reinterpret_cast<uintptr_t>(p)); }
 
-// What the shim reads after an executeInContext step (little-endian u32s).
-struct StepView {
-  uint32_t kind;        // 1 done (json = InterpreterExecuteRpcResult), 2 need files (json = the paths to request)
-  uint32_t json_ptr;
-  uint32_t json_len;
-  uint32_t files_ptr;   // done: `files_count` (ptr, len) pairs, the bytes of result.workspace.files[i].data
-  uint32_t files_count;
-};
-
 struct DoBox {
   uint32_t server = 0;
   std::unique_ptr<sw::core::JsSql> sql;
@@ -41,8 +32,8 @@ struct DoBox {
   std::unique_ptr<Interpreter> interp;
   std::vector<char> input;
   Step step;
-  std::vector<uint32_t> fileTable;
-  StepView view{};
+  std::vector<sw_byte_span> fileTable;
+  sw_step_view view{};
   std::string error;
 };
 
@@ -62,21 +53,19 @@ DoExchangeBox* exOf(uint32_t h) { return reinterpret_cast<DoExchangeBox*>(uintpt
 
 std::string g_rpcCheck;
 
-const StepView* publishStep(DoBox* box, Step step) {
+// What the shim reads after an executeInContext step (sw_step_view, cpp/abi/abi.def).
+const sw_step_view* publishStep(DoBox* box, Step step) {
   box->step = std::move(step);
   box->fileTable.clear();
-  for (const auto& f : box->step.files) {
-    box->fileTable.push_back(ptr(f.data()));
-    box->fileTable.push_back(uint32_t(f.size()));
-  }
-  StepView& v = box->view;
+  for (const auto& f : box->step.files) box->fileTable.push_back({ptr(f.data()), uint32_t(f.size())});
+  sw_step_view& v = box->view;
   v = {};
   if (box->step.kind == Step::Kind::NeedFiles) {
-    v.kind = 2;
+    v.kind = sw::abi::STEP_NEED_FILES;
     v.json_ptr = ptr(box->step.pathsJson.data());
     v.json_len = uint32_t(box->step.pathsJson.size());
   } else {
-    v.kind = 1;
+    v.kind = sw::abi::STEP_DONE;
     v.json_ptr = ptr(box->step.json.data());
     v.json_len = uint32_t(box->step.json.size());
     v.files_ptr = ptr(box->fileTable.data());
@@ -94,7 +83,7 @@ Step internalFailure() {
 }
 
 template <typename F>
-const StepView* guardedStep(uint32_t h, F&& f) {
+const sw_step_view* guardedStep(uint32_t h, F&& f) {
   DoBox* box = doOf(h);
   try {
     return publishStep(box, f(*box->interp));
@@ -206,7 +195,7 @@ EMSCRIPTEN_KEEPALIVE char* sw_do_input(uint32_t h, uint32_t len) {
   }
 }
 
-EMSCRIPTEN_KEEPALIVE const StepView* sw_do_execute_start(uint32_t h, uint32_t keyLen, uint32_t argsLen) {
+EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_start(uint32_t h, uint32_t keyLen, uint32_t argsLen) {
   return guardedStep(h, [&](Interpreter& interp) {
     const auto& in = doOf(h)->input;
     if (std::size_t(keyLen) + argsLen > in.size()) return internalFailure();
@@ -215,8 +204,9 @@ EMSCRIPTEN_KEEPALIVE const StepView* sw_do_execute_start(uint32_t h, uint32_t ke
 }
 
 // The getFiles answer, encoded by the shim into sw_do_input: u32 isArray, u32 count, then per entry u8 flags
-// (1 object, 2 string path, 4 Uint8Array data, 8 number updatedAt), u32 + path bytes, u32 + data bytes, f64 updatedAt.
-EMSCRIPTEN_KEEPALIVE const StepView* sw_do_execute_files(uint32_t h, uint32_t len) {
+// (FILE_IS_OBJECT, FILE_PATH_IS_STRING, FILE_DATA_IS_BYTES, FILE_UPDATED_AT_IS_NUMBER), u32 + path bytes, u32 + data
+// bytes, f64 updatedAt.
+EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_files(uint32_t h, uint32_t len) {
   return guardedStep(h, [&](Interpreter& interp) {
     auto& in = doOf(h)->input;
     if (len > in.size()) return internalFailure();
@@ -231,10 +221,10 @@ EMSCRIPTEN_KEEPALIVE const StepView* sw_do_execute_files(uint32_t h, uint32_t le
         if (r.p >= r.end) return internalFailure();
         const uint8_t flags = *r.p++;
         sw::interp::PulledEntry e;
-        e.isObject = flags & 1;
-        e.pathIsString = flags & 2;
-        e.dataIsBytes = flags & 4;
-        e.updatedAtIsNumber = flags & 8;
+        e.isObject = flags & sw::abi::FILE_IS_OBJECT;
+        e.pathIsString = flags & sw::abi::FILE_PATH_IS_STRING;
+        e.dataIsBytes = flags & sw::abi::FILE_DATA_IS_BYTES;
+        e.updatedAtIsNumber = flags & sw::abi::FILE_UPDATED_AT_IS_NUMBER;
         if (!r.bytes(e.path) || !r.bytes(e.data) || !r.f64(e.updatedAt)) return internalFailure();
         entries.push_back(std::move(e));
       }

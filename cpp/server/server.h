@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../abi/abi.h"
 #include "../http/http.h"
 #include "../json/json.h"
 
@@ -84,12 +85,15 @@ std::string kibLabel(double bytes);
 double roundMs(double ms);
 bool isValidEnvKey(std::string_view key);
 
+// The shim reads the kind as a number (cpp/abi/abi.def).
 enum class ActionKind : uint32_t {
-  Respond = 1,      // send `response`
-  ReadBody = 2,     // read at most `bodyLimit + 1` bytes of the request body into bodyBuffer(), then bodyReceived()
-  RunEngine = 3,    // call the engine with `payload` (JSON {code, envVars?}), then engineFinished()/engineThrew()
-  Forward = 4,      // forward to the Interpreter DO for `interpreterKey` at `forwardPath` with at most bodyLimit + 1
-                    // bytes of the body, relay its response
+  Respond = abi::ACTION_RESPOND,       // send `response`
+  ReadBody = abi::ACTION_READ_BODY,    // read at most `bodyLimit + 1` bytes of the request body into bodyBuffer(),
+                                       // then bodyReceived()
+  RunEngine = abi::ACTION_RUN_ENGINE,  // call the engine with `payload` (JSON {code, envVars?}), then
+                                       // engineFinished()/engineThrew()
+  Forward = abi::ACTION_FORWARD,       // forward to the Interpreter DO for `interpreterKey` at `forwardPath` with at
+                                       // most bodyLimit + 1 bytes of the body, relay its response
 };
 
 struct Action {
