@@ -23,6 +23,9 @@ import {
   FILE_PATH_IS_STRING,
   FILE_DATA_IS_BYTES,
   FILE_UPDATED_AT_IS_NUMBER,
+  FAILURE_STATUS,
+  FAILURE_CODE,
+  FAILURE_MESSAGE,
 } from "./generated/abi.mjs";
 
 const encoder = new TextEncoder();
@@ -34,18 +37,21 @@ function cString(core, p) {
   return decoder.decode(core.HEAPU8.subarray(p, end));
 }
 
-function rpcFailure() {
-  return {
-    ok: false,
-    status: 502,
-    body: {
-      code: "INTERNAL_ERROR",
-      message: "Engine execution failed",
-      context: {},
-      httpStatus: 502,
-      timestamp: new Date().toISOString(),
-    },
-  };
+// The protocol's generic failure as an RPC result, as the core words it (a fresh core if this one was discarded). ""
+// from the core means it could not even build that: it is discarded too. Only when no core can answer does the shim
+// build the result itself, from the ABI table, as fallbackResponse does for HTTP.
+async function rpcFailure() {
+  try {
+    const core = await getCore();
+    const text = cString(core, core._sw_rpc_failure());
+    if (text !== "") return JSON.parse(text);
+  } catch {
+    // no core to ask
+  }
+  discardCore();
+  const timestamp = new Date().toISOString();
+  const body = { code: FAILURE_CODE, message: FAILURE_MESSAGE, context: {}, httpStatus: FAILURE_STATUS, timestamp };
+  return { ok: false, status: FAILURE_STATUS, body };
 }
 
 /** The Worker side of executeInContext: the core's pre-checks, then the call is forwarded to the Durable Object. */
@@ -63,7 +69,10 @@ export async function forwardExecuteInContext(engine, env, key, args, getFiles) 
   } finally {
     core._free(p);
   }
-  if (check !== 0) return JSON.parse(cString(core, check));
+  if (check !== 0) {
+    const refusal = cString(core, check);
+    return refusal !== "" ? JSON.parse(refusal) : rpcFailure();
+  }
   const stub = env.INTERPRETER.get(env.INTERPRETER.idFromName(keyText));
   return stub.executeInContext(keyText, args, getFiles);
 }
@@ -208,16 +217,21 @@ export class InterpreterHost {
       if (step.kind === STEP_NEED_FILES) {
         const paths = JSON.parse(step.json);
         let answer;
+        let answered = true;
         try {
           answer = await getFiles(paths);
         } catch (error) {
           console.error("[sandbox-workers] getFiles failed:", error);
-          return rpcFailure();
+          answered = false;
         }
-        const encoded = encodeFiles(answer);
-        input = core._sw_do_input(this.#handle, encoded.length);
-        core.HEAPU8.set(encoded, input);
-        step = this.#readStep(core, core._sw_do_execute_files(this.#handle, encoded.length));
+        if (answered) {
+          const encoded = encodeFiles(answer);
+          input = core._sw_do_input(this.#handle, encoded.length);
+          core.HEAPU8.set(encoded, input);
+          step = this.#readStep(core, core._sw_do_execute_files(this.#handle, encoded.length));
+        } else {
+          step = this.#readStep(core, core._sw_do_execute_files_failed(this.#handle)); // the core's 502
+        }
       }
       if (step.kind !== STEP_DONE) throw new Error(`unexpected Interpreter step ${step.kind}`);
       const result = JSON.parse(step.json);

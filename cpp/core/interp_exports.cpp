@@ -51,7 +51,7 @@ sw::server::InterpreterServer* serverOf(uint32_t h) {
 DoBox* doOf(uint32_t h) { return reinterpret_cast<DoBox*>(uintptr_t(h)); }
 DoExchangeBox* exOf(uint32_t h) { return reinterpret_cast<DoExchangeBox*>(uintptr_t(h)); }
 
-std::string g_rpcCheck;
+std::string g_rpcAnswer;  // the last sw_server_rpc_check or sw_rpc_failure answer
 
 // What the shim reads after an executeInContext step (sw_step_view, cpp/abi/abi.def).
 const sw_step_view* publishStep(DoBox* box, Step step) {
@@ -77,8 +77,7 @@ const sw_step_view* publishStep(DoBox* box, Step step) {
 // The protocol's generic failure as an RPC result.
 Step internalFailure() {
   Step s;
-  auto r = sw::server::internalErrorResponse(sw::server::systemClock());
-  s.json = "{\"ok\":false,\"status\":502,\"body\":" + r.body + "}";
+  s.json = sw::server::rpcErrorJson(sw::server::internalErrorResponse(sw::server::systemClock()));
   return s;
 }
 
@@ -128,13 +127,24 @@ const sw_action_view* guardedAction(uint32_t h, F&& f) {
   }
 }
 
+// The generic failure as an RPC result, into g_rpcAnswer; "" when even that failed (out of memory): the shim then asks
+// a fresh core.
+const char* rpcFailureAnswer() {
+  try {
+    g_rpcAnswer = internalFailure().json;
+  } catch (...) {
+    g_rpcAnswer.clear();
+  }
+  return g_rpcAnswer.c_str();
+}
 
 }  // namespace
 
 extern "C" {
 
 // The Worker's executeInContext checks before forwarding (SPEC §2.7, the §2.5 steps 1-3). Returns the
-// {ok:false,status,body} JSON (NUL-terminated) to return as-is, or null when the call may be forwarded.
+// {ok:false,status,body} JSON (NUL-terminated) to return as-is, or null when the call may be forwarded; "" when the
+// check itself failed (see rpcFailureAnswer).
 EMSCRIPTEN_KEEPALIVE const char* sw_server_rpc_check(uint32_t server, const char* key, uint32_t keyLen,
                                                      uint32_t hasBinding) {
   try {
@@ -146,14 +156,16 @@ EMSCRIPTEN_KEEPALIVE const char* sw_server_rpc_check(uint32_t server, const char
     else if (!hasBinding)
       message = "Code contexts are not supported: this Worker has no INTERPRETER Durable Object binding";
     else return nullptr;
-    auto r = sw::server::errorResponse(clock, 400, "VALIDATION_FAILED", message);
-    g_rpcCheck = "{\"ok\":false,\"status\":400,\"body\":" + r.body + "}";
+    g_rpcAnswer = sw::server::rpcErrorJson(sw::server::errorResponse(clock, 400, "VALIDATION_FAILED", message));
+    return g_rpcAnswer.c_str();
   } catch (...) {
-    g_rpcCheck = "{\"ok\":false,\"status\":502,\"body\":{\"code\":\"INTERNAL_ERROR\",\"message\":\"Engine execution "
-                 "failed\",\"context\":{},\"httpStatus\":502}}";
+    return rpcFailureAnswer();
   }
-  return g_rpcCheck.c_str();
 }
+
+// The generic failure as an RPC result (NUL-terminated JSON; "" when out of memory), for an executeInContext the shim
+// could not carry through the core.
+EMSCRIPTEN_KEEPALIVE const char* sw_rpc_failure() { return rpcFailureAnswer(); }
 
 // One Interpreter for a Durable Object instance. storage: the shim's id for ctx.storage (the SQL and alarm imports
 // receive it). ttl: INTERPRETER_IDLE_TTL_MS as text (has_ttl 0 when unset). armed_alarm: getAlarm() at start-up, or
@@ -232,6 +244,11 @@ EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_files(uint32_t h, uint32_
     std::vector<char>().swap(in);  // the pulled bytes now live in `entries`
     return interp.executeFiles(isArray != 0, std::move(entries));
   });
+}
+
+// The getFiles callback threw instead of answering.
+EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_files_failed(uint32_t h) {
+  return guardedStep(h, [&](Interpreter& interp) { return interp.executeFilesFailed(); });
 }
 
 EMSCRIPTEN_KEEPALIVE uint32_t sw_do_alarm(uint32_t h) {

@@ -522,8 +522,14 @@ const server::Action& Interpreter::HttpExchange::bodyReceived(std::size_t n) {
 Step Interpreter::failure(int status, std::string_view code, std::string_view message, std::string_view context) {
   pending_.reset();
   Step s;
-  http::Response r = server::errorResponse(clock_, status, code, message, context);
-  s.json = "{\"ok\":false,\"status\":" + std::to_string(status) + ",\"body\":" + r.body + "}";
+  s.json = server::rpcErrorJson(server::errorResponse(clock_, status, code, message, context));
+  return s;
+}
+
+Step Interpreter::internalFailure() {
+  pending_.reset();
+  Step s;
+  s.json = server::rpcErrorJson(server::internalErrorResponse(clock_));
   return s;
 }
 
@@ -619,7 +625,7 @@ Step Interpreter::reconcileAndRun(std::vector<workspace::File> files, bool secon
 }
 
 Step Interpreter::executeFiles(bool isArray, std::vector<PulledEntry> entries) {
-  if (!pending_ || pending_->requested.empty()) return failure(502, "INTERNAL_ERROR", "Engine execution failed");
+  if (!pending_ || pending_->requested.empty()) return internalFailure();
   if (!isArray) return failure(500, "INTERNAL_ERROR", "Sandbox returned an invalid workspace file list");
   std::vector<workspace::File> files;
   files.reserve(entries.size());
@@ -632,6 +638,8 @@ Step Interpreter::executeFiles(bool isArray, std::vector<PulledEntry> entries) {
   }
   return reconcileAndRun(std::move(files), true);
 }
+
+Step Interpreter::executeFilesFailed() { return internalFailure(); }
 
 void Interpreter::dropResident() {
   resident_.reset();
@@ -667,7 +675,7 @@ Step Interpreter::run() {
   } catch (...) {
     dropResident();
     mirror_.rollback(checkpoint);
-    return failure(502, "INTERNAL_ERROR", "Engine execution failed");
+    return internalFailure();
   }
 
   // 4. execute
@@ -677,18 +685,7 @@ Step Interpreter::run() {
     outcome = resident_->execute(pending_->code, pending_->envJson);
   } catch (const std::exception& e) {
     threw = true;
-    std::string rest;
-    Writer w(rest);
-    w.beginObject();
-    w.key("logs").raw(R"({"stdout":[],"stderr":[]})");
-    w.key("results").raw("[]");
-    w.key("error").beginObject();
-    w.key("name").string("EngineError");
-    w.key("message").string(json::truncateUtf16(e.what(), server::kMaxHostMessageUnits));
-    w.key("traceback").raw("[]");
-    w.endObject();
-    w.endObject();
-    outcome.outcomeJson = std::move(rest);
+    outcome.outcomeJson = server::failedOutcomeJson("EngineError", e.what());
   }
   if (threw) dropResident();
 

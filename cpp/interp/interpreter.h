@@ -134,6 +134,8 @@ class Interpreter {
   Step executeStart(std::string_view key, std::string_view argsJson);
   // The getFiles answer: `isArray` false when it was not an array.
   Step executeFiles(bool isArray, std::vector<PulledEntry> entries);
+  // The getFiles callback threw (or its promise rejected) instead of answering.
+  Step executeFilesFailed();
   // The alarm handler (SPEC §4.7).
   void alarm();
 
@@ -160,6 +162,7 @@ class Interpreter {
 
   // execute
   Step failure(int status, std::string_view code, std::string_view message, std::string_view context = "{}");
+  Step internalFailure();
   Step workspaceFailure(const workspace::Error& err);
   Step reconcileAndRun(std::vector<workspace::File> files, bool secondPass);
   Step run();

@@ -29,14 +29,6 @@ bool getNumber(const json::Value& obj, std::string_view key, double& out) {
   return true;
 }
 
-void writeHostError(json::Writer& w, std::string_view name, std::string_view message) {
-  w.key("error").beginObject();
-  w.key("name").string(name);
-  w.key("message").string(json::truncateUtf16(message, kMaxHostMessageUnits));
-  w.key("traceback").beginArray().endArray();
-  w.endObject();
-}
-
 }  // namespace
 
 // Number(value), as far as it matters here: decimal, exponent and hex forms; nullopt if NaN.
@@ -102,24 +94,6 @@ std::string isoTime(int64_t epochMs) {
                 (long long)d, (long long)(msOfDay / 3600000), (long long)(msOfDay / 60000 % 60),
                 (long long)(msOfDay / 1000 % 60), (long long)(msOfDay % 1000));
   return buf;
-}
-
-http::Response errorResponse(Clock& clock, int status, std::string_view code, std::string_view message,
-                             std::string_view contextJson) {
-  std::string body;
-  json::Writer w(body);
-  w.beginObject();
-  w.key("code").string(code);
-  w.key("message").string(message);
-  w.key("context").raw(contextJson);
-  w.key("httpStatus").integer(status);
-  w.key("timestamp").string(isoTime(clock.epochMs()));
-  w.endObject();
-  return http::Response::json(status, std::move(body));
-}
-
-http::Response internalErrorResponse(Clock& clock) {
-  return errorResponse(clock, 502, "INTERNAL_ERROR", "Engine execution failed");
 }
 
 std::string normalizeLanguage(std::string_view requested) {
@@ -388,15 +362,8 @@ const Action& Exchange::engineFinished(std::string_view outcomeJson) {
 
 const Action& Exchange::engineThrew(bool limit, std::optional<std::string_view> message) {
   if (action_.kind != ActionKind::RunEngine) return fail();
-  std::string rest;
-  json::Writer w(rest);
-  w.beginObject();
-  w.key("logs").raw(R"({"stdout":[],"stderr":[]})");
-  w.key("results").raw("[]");
-  std::string_view text = message.value_or("Execution failed");
-  writeHostError(w, limit ? "ExecutionLimitError" : "EngineError", text);
-  w.endObject();
-  return finishExecution(std::move(rest));
+  return finishExecution(
+      failedOutcomeJson(limit ? "ExecutionLimitError" : "EngineError", message.value_or("Execution failed")));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -405,14 +372,7 @@ namespace {
 
 // The engine broke the outcome contract: report it as an engine failure rather than relaying garbage.
 std::string invalidOutcome(std::string_view what) {
-  std::string rest;
-  json::Writer w(rest);
-  w.beginObject();
-  w.key("logs").raw(R"({"stdout":[],"stderr":[]})");
-  w.key("results").raw("[]");
-  writeHostError(w, "EngineError", std::string("Engine returned an invalid outcome: ") + std::string(what));
-  w.endObject();
-  return rest;
+  return failedOutcomeJson("EngineError", std::string("Engine returned an invalid outcome: ") + std::string(what));
 }
 
 bool stringArray(const json::Value* v) {
@@ -544,11 +504,7 @@ std::string assembleOutcome(const json::Value& outcome) {
     if (const json::Value* line = error->find("lineNumber")) w.key("lineNumber").value(*line);
     w.endObject();
   } else if (outputLimited || resultLimited) {
-    w.key("error").beginObject();
-    w.key("name").string("ExecutionLimitError");
-    w.key("message").string(outputLimited ? "Output limit exceeded" : "Result limit exceeded");
-    w.key("traceback").beginArray().endArray();
-    w.endObject();
+    writeHostError(w, "ExecutionLimitError", outputLimited ? "Output limit exceeded" : "Result limit exceeded");
   }
   if (usage) {
     w.key("usage").beginObject();

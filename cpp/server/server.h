@@ -65,11 +65,22 @@ constexpr std::size_t kMaxHostMessageUnits = 2048;
 // The largest body any Interpreter route accepts (POST /contexts, SPEC §2.6 step 1).
 constexpr std::size_t kForwardBodyLimit = 98304;
 
+// --- errors, as every route and the RPC report them (errors.cpp) -----------------------------------------------------
+
 // An ErrorResponse (SPEC §3.6).
 http::Response errorResponse(Clock& clock, int status, std::string_view code, std::string_view message,
                              std::string_view contextJson = "{}");
 // The generic fallback for anything unexpected: 502 INTERNAL_ERROR "Engine execution failed".
 http::Response internalErrorResponse(Clock& clock);
+// An error as executeInContext returns it (SPEC §2.7: returned, never thrown): {"ok":false,"status":S,"body":B}.
+std::string rpcErrorJson(const http::Response& error);
+// The `error` member of an outcome the host reports itself: {name, message (cut to kMaxHostMessageUnits UTF-16
+// units), traceback: []}.
+void writeHostError(json::Writer& w, std::string_view name, std::string_view message);
+// The outcome of an engine run that failed as a whole (SPEC §5.3): no logs, no results, the host's error; with `cwd`
+// a SessionOutcome (SPEC §5.1).
+std::string failedOutcomeJson(std::string_view errorName, std::string_view message,
+                              std::optional<std::string_view> cwd = std::nullopt);
 
 // The optional `language` check of POST /execute (SPEC §2.4).
 bool languageMatches(std::string_view requested, std::string_view runtimeLanguage);
