@@ -316,10 +316,11 @@ export function headBlock(request) {
   return block;
 }
 
-// Copies the body into the core's buffer, reading at most `capacity` bytes (the core's limit + 1).
+// Reads at most `capacity` bytes of `body` (the core's limit + 1, so a body over the limit shows without being read
+// whole), handing each piece to put(bytes, offset). Returns how many bytes were read.
 // cancelRest: cancel the stream once `capacity` bytes arrived (a client upload: stop receiving it). A Durable Object
 // leaves a forwarded body alone instead: cancelling it fails the caller's stub.fetch ("Network connection lost").
-export async function readBodyInto(core, body, ptr, capacity, { cancelRest = true } = {}) {
+async function readAtMost(body, capacity, put, { cancelRest }) {
   const reader = body.getReader();
   let n = 0;
   try {
@@ -327,7 +328,7 @@ export async function readBodyInto(core, body, ptr, capacity, { cancelRest = tru
       const { done, value } = await reader.read();
       if (done) break;
       const take = Math.min(value.byteLength, capacity - n);
-      core.HEAPU8.set(take === value.byteLength ? value : value.subarray(0, take), ptr + n);
+      put(take === value.byteLength ? value : value.subarray(0, take), n);
       n += take;
     }
   } finally {
@@ -335,6 +336,12 @@ export async function readBodyInto(core, body, ptr, capacity, { cancelRest = tru
     reader.releaseLock();
   }
   return n;
+}
+
+/** Copies the body into the core's buffer at `ptr`: at most `capacity` bytes, as the core's action says. */
+export function readBodyInto(core, body, ptr, capacity, { cancelRest = true } = {}) {
+  // HEAPU8 is read per piece: another request may grow the core's memory while this one awaits.
+  return readAtMost(body, capacity, (bytes, at) => core.HEAPU8.set(bytes, ptr + at), { cancelRest });
 }
 
 // Encodes `text` straight into the exchange's input buffer; returns the UTF-8 byte length.
@@ -394,20 +401,11 @@ async function forward(core, exchange, action, request, env) {
     // never buffered whole.
     const capacity = action.status;
     const buffer = new Uint8Array(capacity);
-    let n = 0;
-    const reader = request.body.getReader();
+    let n;
     try {
-      while (n < capacity) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        const take = Math.min(value.byteLength, capacity - n);
-        buffer.set(take === value.byteLength ? value : value.subarray(0, take), n);
-        n += take;
-      }
+      n = await readAtMost(request.body, capacity, (bytes, at) => buffer.set(bytes, at), { cancelRest: false });
     } catch {
       return toResponse(core, readView(core, core._sw_exchange_body_failed(exchange))); // the core's 400
-    } finally {
-      reader.releaseLock();
     }
     body = buffer.subarray(0, n);
     // The body is re-sent as a buffer: its framing headers describe the client's upload, not this request.

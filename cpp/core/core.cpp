@@ -62,7 +62,7 @@ const sw_action_view* publish(ExchangeBox* box, const Action& a) {
       box->headerBlock = sw::http::serializeHeaderBlock(a.forwardHeaders);
       v.extra_ptr = ptr(a.interpreterKey.data());
       v.extra_len = uint32_t(a.interpreterKey.size());
-      v.status = uint32_t(a.bodyLimit + 1);  // read at most this many body bytes
+      v.status = uint32_t(sw::server::bodyReadBound(a.bodyLimit));  // read at most this many body bytes
       break;
   }
   if (!box->headerBlock.empty() && (a.kind == ActionKind::Respond || a.kind == ActionKind::Forward)) {

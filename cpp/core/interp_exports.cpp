@@ -148,15 +148,11 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE const char* sw_server_rpc_check(uint32_t server, const char* key, uint32_t keyLen,
                                                      uint32_t hasBinding) {
   try {
-    const auto& engine = serverOf(server)->engine();
-    auto& clock = sw::server::systemClock();
-    std::string message;
-    if (!sw::server::isValidInterpreterKey(std::string_view(key, keyLen))) message = "Invalid interpreter key";
-    else if (!engine.sessions) message = "Code contexts are not supported for " + engine.language;
-    else if (!hasBinding)
-      message = "Code contexts are not supported: this Worker has no INTERPRETER Durable Object binding";
-    else return nullptr;
-    g_rpcAnswer = sw::server::rpcErrorJson(sw::server::errorResponse(clock, 400, "VALIDATION_FAILED", message));
+    auto refused = sw::server::contextsUnavailable(serverOf(server)->engine(), std::string_view(key, keyLen),
+                                                   hasBinding != 0);
+    if (!refused) return nullptr;
+    g_rpcAnswer = sw::server::rpcErrorJson(
+        sw::server::errorResponse(sw::server::systemClock(), 400, "VALIDATION_FAILED", *refused));
     return g_rpcAnswer.c_str();
   } catch (...) {
     return rpcFailureAnswer();

@@ -14,7 +14,6 @@ namespace sw::interp {
 
 namespace {
 
-constexpr std::size_t kContextBodyLimit = 98304;  // POST /contexts (SPEC §2.6 step 1)
 constexpr std::size_t kMaxIdUnits = 128;
 
 using json::Value;
@@ -412,8 +411,7 @@ const server::Action& Interpreter::HttpExchange::respond(http::Response r) {
   action_ = server::Action{};
   action_.kind = server::ActionKind::Respond;
   action_.response = std::move(r);
-  body_.clear();
-  body_.shrink_to_fit();
+  body_.release();
   return action_;
 }
 
@@ -436,15 +434,12 @@ const server::Action& Interpreter::HttpExchange::start(const http::RequestHead& 
     return respond(http::Response::json(200, R"({"success":true})"));
   }
   if (head.method == "POST" && path == "/contexts") {
-    if (auto length = head.header("content-length")) {
-      if (auto n = server::jsNumber(*length); n && *n > double(kContextBodyLimit))
-        return error(413, "VALIDATION_FAILED", "Request too large");
-    }
+    if (server::declaredTooLarge(head, double(server::kRequestBodyLimit)))
+      return error(413, "VALIDATION_FAILED", "Request too large");
     action_ = server::Action{};
     action_.kind = server::ActionKind::ReadBody;
-    action_.bodyLimit = kContextBodyLimit;
-    limit_ = kContextBodyLimit;
-    body_.assign(limit_ + 1 + json::kPadding, '\0');
+    action_.bodyLimit = server::kRequestBodyLimit;
+    body_.allocate(server::kRequestBodyLimit);
     return action_;
   }
   constexpr std::string_view prefix = "/contexts/";
@@ -473,14 +468,8 @@ const server::Action& Interpreter::HttpExchange::bodyFailed() {
 
 const server::Action& Interpreter::HttpExchange::bodyReceived(std::size_t n) {
   if (action_.kind != server::ActionKind::ReadBody) return fail();
-  if (n > limit_) return error(413, "VALIDATION_FAILED", "Request too large");
-  const char* data = body_.data();
-  if (n >= 3 && std::string_view(data, 3) == "\xEF\xBB\xBF") {
-    data += 3;
-    n -= 3;
-  }
-  std::memset(body_.data() + (data - body_.data()) + n, 0, json::kPadding);
-  auto parsed = json::parsePadded(data, n);
+  if (body_.tooLarge(n)) return error(413, "VALIDATION_FAILED", "Request too large");
+  auto parsed = body_.parse(n);
   if (!parsed.ok()) return error(400, "VALIDATION_FAILED", "Invalid JSON");
   const Value& body = parsed.value;
   if (!body.isObject()) return error(400, "VALIDATION_FAILED", "Expected an object");
@@ -549,17 +538,13 @@ Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) 
   const Value& args = parsed.ok() && parsed.value.isObject() ? parsed.value : kEmpty;
 
   const Value* code = args.find("code");
-  if (!code || !code->isString() || json::isBlankJs(code->asString()))
-    return failure(400, "VALIDATION_FAILED", "Non-empty code is required");
-  if (double(json::utf8EncodedLength(code->asString())) > engine_.limits.codeBytes)
-    return failure(413, "VALIDATION_FAILED", "Code exceeds " + server::kibLabel(engine_.limits.codeBytes));
+  if (auto invalid = server::checkCode(code, engine_.limits))
+    return failure(invalid->status, "VALIDATION_FAILED", invalid->message);
 
   std::string envJson = "{}";
   if (const Value* env = args.find("envVars")) {
-    if (!env->isObject()) return failure(400, "VALIDATION_FAILED", "envVars must be an object");
-    for (const auto& [k, v] : env->members())
-      if (!v.isString()) return failure(400, "VALIDATION_FAILED", "envVars values must be strings");
-    envJson = json::stringify(*env);
+    if (auto invalid = server::readEnvVars(*env, server::EnvVarsRule::Context, envJson))
+      return failure(invalid->status, "VALIDATION_FAILED", invalid->message);
   }
 
   const Value* contextId = args.find("contextId");

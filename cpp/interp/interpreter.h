@@ -113,7 +113,7 @@ class Interpreter {
     explicit HttpExchange(Interpreter& owner) : owner_(owner) {}
     const server::Action& start(const http::RequestHead& head);
     char* bodyBuffer() { return body_.data(); }
-    std::size_t bodyCapacity() const { return limit_ + 1; }
+    std::size_t bodyCapacity() const { return body_.capacity(); }
     const server::Action& bodyReceived(std::size_t n);
     const server::Action& bodyFailed();
     const server::Action& fail();
@@ -125,8 +125,7 @@ class Interpreter {
                                 std::string_view context = "{}");
     Interpreter& owner_;
     server::Action action_;
-    std::string body_;
-    std::size_t limit_ = 0;
+    server::BodyBuffer body_;
     std::string key_;
   };
 

@@ -816,7 +816,7 @@ TEST_CASE("2.5 a valid key forwards to the Interpreter DO") {
     REQUIRE(a.forwardHeaders.size() == 1);
     CHECK(a.forwardHeaders[0].name == "x-interpreter-key");
     CHECK(a.forwardHeaders[0].value == c.key);
-    CHECK(a.bodyLimit == sw::server::kForwardBodyLimit);  // the shim forwards at most bodyLimit + 1 bytes
+    CHECK(a.bodyLimit == sw::server::kRequestBodyLimit);  // the shim forwards at most bodyLimit + 1 bytes
   }
 }
 

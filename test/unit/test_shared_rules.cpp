@@ -1,7 +1,8 @@
-// cpp/server's rules that the Worker's exchange, the Interpreter, wasmify and the core share (errors.cpp): each is
-// checked once here, with the exact bytes its callers put on the wire.
+// cpp/server's rules that the Worker's exchange, the Interpreter, wasmify and the core share (errors.cpp,
+// request.cpp): each is checked once here, with the exact bytes its callers put on the wire.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <string>
 
 #include "server/server.h"
@@ -43,4 +44,77 @@ TEST_CASE("an RPC error is {ok:false,status,body} around the ErrorResponse") {
   CHECK(server::rpcErrorJson(server::internalErrorResponse(clock)) ==
         R"({"ok":false,"status":502,"body":{"code":"INTERNAL_ERROR","message":"Engine execution failed","context":{},)"
         R"("httpStatus":502,"timestamp":"2023-11-14T22:13:20.123Z"}})");
+}
+
+TEST_CASE("code must be a non-blank string within codeBytes") {
+  server::Limits limits;
+  limits.codeBytes = 2048;
+  const json::Value blank = parse(R"(" \n\t")"), number = parse("1");
+  for (const json::Value* v : {static_cast<const json::Value*>(nullptr), &blank, &number}) {
+    auto invalid = server::checkCode(v, limits);
+    REQUIRE(invalid);
+    CHECK(invalid->status == 400);
+    CHECK(invalid->message == "Non-empty code is required");
+  }
+  const json::Value exact = json::Value::string(std::string(2048, 'a'));
+  CHECK_FALSE(server::checkCode(&exact, limits));
+  const json::Value over = json::Value::string(std::string(1024, 'a') + std::string(512, 'b') + "\xc3\xa9" +
+                                               std::string(511, 'c'));  // 2,049 UTF-8 bytes
+  auto invalid = server::checkCode(&over, limits);
+  REQUIRE(invalid);
+  CHECK(invalid->status == 413);
+  CHECK(invalid->message == "Code exceeds 2 KiB");
+}
+
+TEST_CASE("envVars: POST /execute skips nulls and unusable keys; executeInContext takes strings only") {
+  std::string env;
+  const json::Value mixed = parse(R"({"A":"1","B":null,"1x":"y","__proto__":"p","_ok":"2"})");
+  CHECK_FALSE(server::readEnvVars(mixed, server::EnvVarsRule::Execute, env));
+  CHECK(env == R"({"A":"1","_ok":"2"})");
+  auto refused = server::readEnvVars(mixed, server::EnvVarsRule::Context, env);
+  REQUIRE(refused);
+  CHECK(refused->status == 400);
+  CHECK(refused->message == "envVars values must be strings");
+  const json::Value strings = parse(R"({"A":"1","1x":"y"})");
+  CHECK_FALSE(server::readEnvVars(strings, server::EnvVarsRule::Context, env));
+  CHECK(env == R"({"A":"1","1x":"y"})");
+  for (auto rule : {server::EnvVarsRule::Execute, server::EnvVarsRule::Context}) {
+    auto notObject = server::readEnvVars(parse("[]"), rule, env);
+    REQUIRE(notObject);
+    CHECK(notObject->message == "envVars must be an object");
+    auto number = server::readEnvVars(parse(R"({"A":1})"), rule, env);
+    REQUIRE(number);
+    CHECK(number->message == "envVars values must be strings");
+  }
+}
+
+TEST_CASE("a body is read to its limit + 1 and parsed without a byte-order mark") {
+  server::BodyBuffer body;
+  body.allocate(10);
+  CHECK(body.capacity() == server::bodyReadBound(10));
+  CHECK(server::bodyReadBound(10) == 11);
+  CHECK_FALSE(body.tooLarge(10));
+  CHECK(body.tooLarge(11));
+  std::memcpy(body.data(), "\xEF\xBB\xBF{\"a\":1}", 10);
+  auto parsed = body.parse(10);
+  REQUIRE(parsed.ok());
+  CHECK(json::stringify(parsed.value) == R"({"a":1})");
+
+  http::RequestHead head;
+  head.headers = {{"content-length", "9"}};
+  CHECK(server::declaredTooLarge(head, 8));
+  CHECK_FALSE(server::declaredTooLarge(head, 9));
+  head.headers = {{"content-length", "nope"}};
+  CHECK_FALSE(server::declaredTooLarge(head, 8));  // not a number: the read decides
+}
+
+TEST_CASE("code contexts need a valid key, an engine with sessions and the INTERPRETER binding, in that order") {
+  server::EngineInfo engine;
+  engine.language = "calc";
+  CHECK(server::contextsUnavailable(engine, "bad key!", true) == "Invalid interpreter key");
+  CHECK(server::contextsUnavailable(engine, "k", true) == "Code contexts are not supported for calc");
+  engine.sessions = true;
+  CHECK(server::contextsUnavailable(engine, "k", false) ==
+        "Code contexts are not supported: this Worker has no INTERPRETER Durable Object binding");
+  CHECK_FALSE(server::contextsUnavailable(engine, "k", true));
 }
