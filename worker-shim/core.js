@@ -233,7 +233,7 @@ function sqlExec(core, storage, ptr, len) {
 }
 
 // Copies `bytes` into core memory for the duration of `fn(ptr, len)`; returns what fn returns (0 if out of memory).
-function withCoreBytes(core, bytes, fn) {
+export function withCoreBytes(core, bytes, fn) {
   const p = core._malloc(Math.max(1, bytes.length));
   if (p === 0) return 0;
   core.HEAPU8.set(bytes, p);
@@ -249,10 +249,7 @@ export function serverFor(core, engine) {
     server = core._sw_server_new(ptr, bytes.length);
     core._free(ptr);
     if (server === 0) {
-      const p = core._sw_last_error();
-      let end = p;
-      while (core.HEAPU8[end] !== 0) end++;
-      console.error("[sandbox-workers] invalid Engine:", decoder.decode(core.HEAPU8.subarray(p, end)));
+      console.error("[sandbox-workers] invalid Engine:", cString(core, core._sw_last_error()));
     } else {
       core.enginesByServer.set(server, engine);
       // A built-in engine's /stdlib archive: copied into the core once per isolate and server.
@@ -269,6 +266,13 @@ export function serverFor(core, engine) {
     core.servers.set(engine, server);
   }
   return server;
+}
+
+/** The NUL-terminated string at `p` in core memory. */
+export function cString(core, p) {
+  let end = p;
+  while (core.HEAPU8[end] !== 0) end++;
+  return decoder.decode(core.HEAPU8.subarray(p, end));
 }
 
 export function readView(core, view) {
@@ -310,10 +314,30 @@ export function toResponse(core, action) {
   return new Response(body, { status: action.status, headers: headerPairs(core, action.headersPtr, action.headersLen) });
 }
 
-export function headBlock(request) {
+function headBlock(request) {
   let block = "";
   for (const [name, value] of request.headers) block += `${name}: ${value}\r\n`;
   return block;
+}
+
+// Encodes `text` straight into the core buffer `reserve(maxBytes)` returns (an exchange's input); returns its UTF-8
+// byte length.
+function encodeInto(core, reserve, text) {
+  const max = text.length * 3;
+  const ptr = reserve(max);
+  if (ptr === 0) throw new Error("core could not allocate an input buffer");
+  return encoder.encodeInto(text, core.HEAPU8.subarray(ptr, ptr + max)).written;
+}
+
+/**
+ * Copies the request head into the core buffer `reserve(maxBytes)` returns — method, URL, then a "name: value\r\n"
+ * header block — and returns their byte lengths, for sw_exchange_start and sw_do_exchange_start.
+ */
+export function copyHead(core, request, reserve) {
+  // The method and URL are ASCII (Fetch normalizes them), so their UTF-8 length is their string length.
+  const { method, url } = request;
+  const written = encodeInto(core, reserve, method + url + headBlock(request));
+  return [method.length, url.length, written - method.length - url.length];
 }
 
 // Reads at most `capacity` bytes of `body` (the core's limit + 1, so a body over the limit shows without being read
@@ -346,10 +370,7 @@ export function readBodyInto(core, body, ptr, capacity, { cancelRest = true } = 
 
 // Encodes `text` straight into the exchange's input buffer; returns the UTF-8 byte length.
 function copyIn(core, exchange, text) {
-  const max = text.length * 3;
-  const ptr = core._sw_exchange_input(exchange, max);
-  if (ptr === 0) throw new Error("core could not allocate an input buffer");
-  return encoder.encodeInto(text, core.HEAPU8.subarray(ptr, ptr + max)).written;
+  return encodeInto(core, (max) => core._sw_exchange_input(exchange, max), text);
 }
 
 function isLimitError(error) {
@@ -452,12 +473,9 @@ export async function handleRequest(engine, request, env, ctx) {
   const exchange = core._sw_exchange_new(server);
   if (exchange === 0) return fallbackResponse();
   try {
-    // The method and URL are ASCII (Fetch normalizes them), so their UTF-8 length is their string length.
-    const { method, url } = request;
-    const written = copyIn(core, exchange, method + url + headBlock(request));
+    const head = copyHead(core, request, (max) => core._sw_exchange_input(exchange, max));
     const hasInterpreter = env?.INTERPRETER != null ? 1 : 0;
-    let view = core._sw_exchange_start(exchange, method.length, url.length, written - method.length - url.length,
-      request.body ? 1 : 0, hasInterpreter);
+    let view = core._sw_exchange_start(exchange, ...head, request.body ? 1 : 0, hasInterpreter);
     for (;;) {
       const action = readView(core, view);
       switch (action.kind) {

@@ -6,8 +6,10 @@ import {
   serverFor,
   readView,
   toResponse,
-  headBlock,
+  copyHead,
   readBodyInto,
+  withCoreBytes,
+  cString,
   fallbackResponse,
   discardCore,
 } from "./core.js";
@@ -30,12 +32,6 @@ import {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-function cString(core, p) {
-  let end = p;
-  while (core.HEAPU8[end] !== 0) end++;
-  return decoder.decode(core.HEAPU8.subarray(p, end));
-}
 
 // The protocol's generic failure as an RPC result, as the core words it (a fresh core if this one was discarded). ""
 // from the core means it could not even build that: it is discarded too. Only when no core can answer does the shim
@@ -60,15 +56,9 @@ export async function forwardExecuteInContext(engine, env, key, args, getFiles) 
   const server = serverFor(core, engine);
   if (server === 0) return rpcFailure();
   const keyText = typeof key === "string" ? key : "";
-  const bytes = encoder.encode(keyText);
-  const p = core._malloc(Math.max(1, bytes.length));
-  core.HEAPU8.set(bytes, p);
-  let check;
-  try {
-    check = core._sw_server_rpc_check(server, p, bytes.length, env?.INTERPRETER != null ? 1 : 0);
-  } finally {
-    core._free(p);
-  }
+  const hasBinding = env?.INTERPRETER != null ? 1 : 0;
+  const check = withCoreBytes(core, encoder.encode(keyText),
+    (p, n) => core._sw_server_rpc_check(server, p, n, hasBinding));
   if (check !== 0) {
     const refusal = cString(core, check);
     return refusal !== "" ? JSON.parse(refusal) : rpcFailure();
@@ -136,15 +126,8 @@ export class InterpreterHost {
     const armed = await this.#ctx.storage.getAlarm();
     const ttl = this.#env?.INTERPRETER_IDLE_TTL_MS;
     const hasTtl = ttl !== undefined && ttl !== null;
-    const ttlBytes = encoder.encode(hasTtl ? String(ttl) : "");
-    const p = core._malloc(Math.max(1, ttlBytes.length));
-    core.HEAPU8.set(ttlBytes, p);
-    try {
-      this.#handle = core._sw_do_new(server, this.#storageId, p, ttlBytes.length, hasTtl ? 1 : 0,
-        typeof armed === "number" ? armed : NaN);
-    } finally {
-      core._free(p);
-    }
+    this.#handle = withCoreBytes(core, encoder.encode(hasTtl ? String(ttl) : ""),
+      (p, n) => core._sw_do_new(server, this.#storageId, p, n, hasTtl ? 1 : 0, typeof armed === "number" ? armed : NaN));
     if (this.#handle === 0) throw new Error("the Interpreter could not start");
     released.register(this, { core, handle: this.#handle, storageId: this.#storageId }, this);
     return core;
@@ -165,13 +148,8 @@ export class InterpreterHost {
     const exchange = core._sw_do_exchange_new(this.#handle);
     if (exchange === 0) return fallbackResponse();
     try {
-      const { method, url } = request;
-      const head = method + url + headBlock(request);
-      const max = head.length * 3;
-      const input = core._sw_do_exchange_input(exchange, max);
-      const written = encoder.encodeInto(head, core.HEAPU8.subarray(input, input + max)).written;
-      let view = core._sw_do_exchange_start(exchange, method.length, url.length, written - method.length - url.length,
-        request.body ? 1 : 0);
+      const head = copyHead(core, request, (max) => core._sw_do_exchange_input(exchange, max));
+      let view = core._sw_do_exchange_start(exchange, ...head, request.body ? 1 : 0);
       for (;;) {
         const action = readView(core, view);
         if (action.kind === ACTION_RESPOND) return toResponse(core, action);

@@ -15,14 +15,14 @@
 #include "byte_reader.h"
 #include "core.h"
 #include "do_sql.h"
+#include "exchange_view.h"
 #include "sessions.h"
 
 namespace {
 
+using sw::core::address;
 using sw::interp::Interpreter;
 using sw::interp::Step;
-
-uint32_t ptr(const void* p) { return uint32_t(reinterpret_cast<uintptr_t>(p)); }
 
 struct DoBox {
   uint32_t server = 0;
@@ -53,22 +53,32 @@ DoExchangeBox* exOf(uint32_t h) { return reinterpret_cast<DoExchangeBox*>(uintpt
 
 std::string g_rpcAnswer;  // the last sw_server_rpc_check or sw_rpc_failure answer
 
+// A scratch input buffer of `len` bytes (one more, so it is never empty); null when out of memory.
+char* reserveInput(std::vector<char>& input, uint32_t len) {
+  try {
+    input.resize(std::size_t(len) + 1);
+    return input.data();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
 // What the shim reads after an executeInContext step (sw_step_view, cpp/abi/abi.def).
 const sw_step_view* publishStep(DoBox* box, Step step) {
   box->step = std::move(step);
   box->fileTable.clear();
-  for (const auto& f : box->step.files) box->fileTable.push_back({ptr(f.data()), uint32_t(f.size())});
+  for (const auto& f : box->step.files) box->fileTable.push_back({address(f.data()), uint32_t(f.size())});
   sw_step_view& v = box->view;
   v = {};
   if (box->step.kind == Step::Kind::NeedFiles) {
     v.kind = sw::abi::STEP_NEED_FILES;
-    v.json_ptr = ptr(box->step.pathsJson.data());
+    v.json_ptr = address(box->step.pathsJson.data());
     v.json_len = uint32_t(box->step.pathsJson.size());
   } else {
     v.kind = sw::abi::STEP_DONE;
-    v.json_ptr = ptr(box->step.json.data());
+    v.json_ptr = address(box->step.json.data());
     v.json_len = uint32_t(box->step.json.size());
-    v.files_ptr = ptr(box->fileTable.data());
+    v.files_ptr = address(box->fileTable.data());
     v.files_count = uint32_t(box->step.files.size());
   }
   return &v;
@@ -84,47 +94,21 @@ Step internalFailure() {
 template <typename F>
 const sw_step_view* guardedStep(uint32_t h, F&& f) {
   DoBox* box = doOf(h);
-  try {
-    return publishStep(box, f(*box->interp));
-  } catch (...) {
-    try {
-      return publishStep(box, internalFailure());
-    } catch (...) {
-      return nullptr;
-    }
-  }
-}
-
-const sw_action_view* publishAction(DoExchangeBox* box, const sw::server::Action& a) {
-  sw_action_view& v = box->view;
-  v = {};
-  v.kind = uint32_t(a.kind);
-  if (a.kind == sw::server::ActionKind::Respond) {
-    v.status = uint32_t(a.response.status);
-    v.body_ptr = ptr(a.response.body.data());
-    v.body_len = uint32_t(a.response.body.size());
-    box->headerBlock = sw::http::serializeHeaderBlock(a.response.headers);
-    v.headers_ptr = ptr(box->headerBlock.data());
-    v.headers_len = uint32_t(box->headerBlock.size());
-  } else if (a.kind == sw::server::ActionKind::ReadBody) {
-    v.body_ptr = ptr(box->exchange->bodyBuffer());
-    v.body_len = uint32_t(box->exchange->bodyCapacity());
-  }
-  return &v;
+  return sw::core::publishGuarded([&](Step s) { return publishStep(box, std::move(s)); },
+                                  [&] { return f(*box->interp); }, [] { return internalFailure(); });
 }
 
 template <typename F>
 const sw_action_view* guardedAction(uint32_t h, F&& f) {
   DoExchangeBox* box = exOf(h);
-  try {
-    return publishAction(box, f(*box->exchange));
-  } catch (...) {
-    try {
-      return publishAction(box, box->exchange->fail());
-    } catch (...) {
-      return nullptr;
-    }
-  }
+  return sw::core::publishGuarded(
+      [&](const sw::server::Action& a) {
+        sw::core::publishAction(a, box->exchange->bodyBuffer(), box->exchange->bodyCapacity(), box->view,
+                                box->headerBlock);
+        return static_cast<const sw_action_view*>(&box->view);
+      },
+      [&]() -> const sw::server::Action& { return f(*box->exchange); },
+      [&]() -> const sw::server::Action& { return box->exchange->fail(); });
 }
 
 // The generic failure as an RPC result, into g_rpcAnswer; "" when even that failed (out of memory): the shim then asks
@@ -180,7 +164,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_do_new(uint32_t server, uint32_t storage, const
                                                          : std::nullopt);
     box->interp = std::make_unique<Interpreter>(engine, *box->sql, *box->alarm, *box->sessions,
                                                 sw::server::systemClock(), ttlMs, armedAlarm);
-    return ptr(box.release());
+    return address(box.release());
   } catch (const std::exception& e) {
     creationError = e.what();
     emscripten_log(EM_LOG_ERROR, "[sandbox-workers] Interpreter start failed: %s", creationError.c_str());
@@ -193,15 +177,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_do_new(uint32_t server, uint32_t storage, const
 EMSCRIPTEN_KEEPALIVE void sw_do_free(uint32_t h) { delete doOf(h); }
 
 // Scratch input for executeInContext: the key, then the args JSON; or the encoded getFiles answer.
-EMSCRIPTEN_KEEPALIVE char* sw_do_input(uint32_t h, uint32_t len) {
-  try {
-    auto& in = doOf(h)->input;
-    in.resize(std::size_t(len) + 1);
-    return in.data();
-  } catch (...) {
-    return nullptr;
-  }
-}
+EMSCRIPTEN_KEEPALIVE char* sw_do_input(uint32_t h, uint32_t len) { return reserveInput(doOf(h)->input, len); }
 
 EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_start(uint32_t h, uint32_t keyLen, uint32_t argsLen) {
   return guardedStep(h, [&](Interpreter& interp) {
@@ -263,7 +239,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_do_exchange_new(uint32_t h) {
     auto box = std::make_unique<DoExchangeBox>();
     box->owner = doOf(h);
     box->exchange = std::make_unique<Interpreter::HttpExchange>(*box->owner->interp);
-    return ptr(box.release());
+    return address(box.release());
   } catch (...) {
     return 0;
   }
@@ -272,13 +248,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_do_exchange_new(uint32_t h) {
 EMSCRIPTEN_KEEPALIVE void sw_do_exchange_free(uint32_t ex) { delete exOf(ex); }
 
 EMSCRIPTEN_KEEPALIVE char* sw_do_exchange_input(uint32_t ex, uint32_t len) {
-  try {
-    auto& in = exOf(ex)->input;
-    in.resize(std::size_t(len) + 1);
-    return in.data();
-  } catch (...) {
-    return nullptr;
-  }
+  return reserveInput(exOf(ex)->input, len);
 }
 
 // method, url and headers ("name: value\r\n" block) were copied into sw_do_exchange_input, in that order.
@@ -286,14 +256,10 @@ EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_do_exchange_start(uint32_t ex, uin
                                                                 uint32_t headersLen, uint32_t hasBody) {
   return guardedAction(ex, [&](Interpreter::HttpExchange& exchange) -> const sw::server::Action& {
     const auto& in = exOf(ex)->input;
-    if (std::size_t(methodLen) + urlLen + headersLen > in.size()) return exchange.fail();
-    std::string_view all(in.data(), in.size());
-    sw::http::RequestHead head;
-    head.method = std::string(all.substr(0, methodLen));
-    head.url = std::string(all.substr(methodLen, urlLen));
-    head.headers = sw::http::parseHeaderBlock(all.substr(methodLen + urlLen, headersLen));
-    head.hasBody = hasBody != 0;
-    return exchange.start(head);
+    auto head = sw::core::requestHeadFrom(std::string_view(in.data(), in.size()), methodLen, urlLen, headersLen,
+                                          hasBody != 0);
+    if (!head) return exchange.fail();
+    return exchange.start(*head);
   });
 }
 
