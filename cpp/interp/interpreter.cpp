@@ -737,12 +737,7 @@ Step Interpreter::run() {
   w.beginObject();
   w.key("ok").boolean(true);
   w.key("result").beginObject();
-  w.key("code").string(pending_->code);
-  w.key("language").string(engine_.language);
-  w.key("engine").string(engine_.engineName);
-  w.key("durationMs").number(durationMs);
-  out += ',';
-  out.append(rest, 1, rest.size() - 2);  // the outcome's members, without its braces
+  server::writeExecutionResult(w, engine_, pending_->code, durationMs, rest);
   w.key("executionCount").number(ctx.executions);
   w.key("context").beginObject();
   w.key("id").string(ctx.id);

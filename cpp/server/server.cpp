@@ -307,18 +307,13 @@ char* Exchange::inputBuffer(std::size_t len) {
 }
 
 const Action& Exchange::finishExecution(std::string rest) {
-  const EngineInfo& engine = server_.engine();
   const double durationMs = roundMs(clock_.monotonicMs() - startedMs_);
   std::string body;
   body.reserve(rest.size() + code_.size() + 128);
   json::Writer w(body);
   w.beginObject();
-  w.key("code").string(code_);
-  w.key("language").string(engine.language);
-  w.key("engine").string(engine.engineName);
-  w.key("durationMs").number(durationMs);
-  body += ',';  // splice the outcome's members (rest is an object) in after durationMs
-  body.append(rest, 1, std::string::npos);
+  writeExecutionResult(w, server_.engine(), code_, durationMs, rest);
+  w.endObject();
   return respond(http::Response::json(200, std::move(body)));
 }
 
@@ -490,6 +485,15 @@ std::string assembleOutcome(const json::Value& outcome) {
   }
   w.endObject();
   return rest;
+}
+
+void writeExecutionResult(json::Writer& w, const EngineInfo& engine, std::string_view code, double durationMs,
+                          std::string_view outcome) {
+  w.key("code").string(code);
+  w.key("language").string(engine.language);
+  w.key("engine").string(engine.engineName);
+  w.key("durationMs").number(durationMs);
+  w.members(outcome);
 }
 
 }  // namespace sw::server

@@ -221,5 +221,9 @@ class InterpreterServer {
 // Maps an engine outcome (SPEC §5.1 EngineOutcome, as JSON) into the fields after `durationMs` of an
 // ExecutionResult, enforcing the result and log limits. Exposed for tests.
 std::string assembleOutcome(const json::Value& outcome);
+// The members an ExecutionResult starts with (SPEC §3.1: code, language, engine, durationMs), then those of
+// `outcome` (assembleOutcome's), into the object `w` has open: POST /execute's body and executeInContext's result.
+void writeExecutionResult(json::Writer& w, const EngineInfo& engine, std::string_view code, double durationMs,
+                          std::string_view outcome);
 
 }  // namespace sw::server

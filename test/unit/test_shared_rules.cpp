@@ -118,3 +118,17 @@ TEST_CASE("code contexts need a valid key, an engine with sessions and the INTER
         "Code contexts are not supported: this Worker has no INTERPRETER Durable Object binding");
   CHECK_FALSE(server::contextsUnavailable(engine, "k", true));
 }
+
+TEST_CASE("an ExecutionResult starts with code, language, engine and durationMs, then the outcome") {
+  server::EngineInfo engine;
+  engine.language = "javascript";
+  engine.engineName = "QuickJS";
+  std::string out;
+  json::Writer w(out);
+  w.beginObject();
+  server::writeExecutionResult(w, engine, "1", 2.5, R"({"logs":{"stdout":[],"stderr":[]},"results":[]})");
+  w.key("executionCount").integer(1);
+  w.endObject();
+  CHECK(out == R"({"code":"1","language":"javascript","engine":"QuickJS","durationMs":2.5,)"
+               R"("logs":{"stdout":[],"stderr":[]},"results":[],"executionCount":1})");
+}
