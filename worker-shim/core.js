@@ -389,8 +389,7 @@ function reportOutcome(core, exchange, outcome) {
   try {
     text = JSON.stringify(outcome ?? null);
   } catch (error) {
-    const len = copyIn(core, exchange, `Engine returned an outcome that cannot be serialized: ${error?.message ?? error}`);
-    return core._sw_exchange_engine_threw(exchange, ENGINE_THREW_MESSAGE, len);
+    return core._sw_exchange_engine_unserializable(exchange, copyIn(core, exchange, `${error?.message ?? error}`));
   }
   return core._sw_exchange_engine_finished(exchange, copyIn(core, exchange, text));
 }

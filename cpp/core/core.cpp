@@ -142,6 +142,14 @@ EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_engine_threw(uint32_t exc
   });
 }
 
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_engine_unserializable(uint32_t exchange, uint32_t len) {
+  return guarded(exchange, [&](Exchange& ex) -> const Action& {
+    std::string_view in = ex.input();
+    if (len > in.size()) return ex.fail();
+    return ex.engineOutcomeUnserializable(std::string(in.substr(0, len)));
+  });
+}
+
 EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_fallback_response() {
   // For when no exchange can be made (the engine description is invalid, or memory ran out).
   static ExchangeBox box;

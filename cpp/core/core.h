@@ -40,6 +40,8 @@ const sw_action_view* sw_exchange_engine_finished(uint32_t exchange, uint32_t le
 // flags: ENGINE_THREW_LIMIT when the thrown value was an ExecutionLimitError, ENGINE_THREW_MESSAGE when it carried a
 // message, which was copied into sw_exchange_input(exchange, len).
 const sw_action_view* sw_exchange_engine_threw(uint32_t exchange, uint32_t flags, uint32_t len);
+// JSON.stringify threw on the engine's outcome; its message was copied into sw_exchange_input(exchange, len).
+const sw_action_view* sw_exchange_engine_unserializable(uint32_t exchange, uint32_t len);
 const sw_action_view* sw_exchange_fail(uint32_t exchange);
 // The 502 INTERNAL_ERROR response, for when no exchange can be created at all.
 const sw_action_view* sw_fallback_response();

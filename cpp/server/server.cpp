@@ -330,6 +330,10 @@ const Action& Exchange::engineFinished(std::string_view outcomeJson) {
   return finishExecution(assembleOutcome(parsed.value));
 }
 
+const Action& Exchange::engineOutcomeUnserializable(std::string_view reason) {
+  return engineThrew(false, "Engine returned an outcome that cannot be serialized: " + std::string(reason));
+}
+
 const Action& Exchange::engineThrew(bool limit, std::optional<std::string_view> message) {
   if (action_.kind != ActionKind::RunEngine) return fail();
   return finishExecution(

@@ -182,6 +182,8 @@ class Exchange {
   // The engine threw: `limit` when it was an ExecutionLimitError; `message` is the Error's message, or nullopt when
   // the thrown value was not an Error (reported as "Execution failed").
   const Action& engineThrew(bool limit, std::optional<std::string_view> message);
+  // The engine's outcome could not be serialized: `reason` is what JSON.stringify threw.
+  const Action& engineOutcomeUnserializable(std::string_view reason);
   // Something unexpected happened outside the server (for example the shim caught a trap).
   const Action& fail();
 

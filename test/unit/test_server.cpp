@@ -1086,6 +1086,17 @@ TEST_CASE("2.3 an outcome that is not JSON becomes an EngineError") {
   }
 }
 
+TEST_CASE("2.3 an outcome JSON.stringify refused is an EngineError that says why") {
+  Rig rig;
+  toRunEngine(rig);
+  Action r = rig.ex->engineOutcomeUnserializable("Do not know how to serialize a BigInt");
+  REQUIRE(r.kind == ActionKind::Respond);
+  json::Value v = parseBody(r.response.body);
+  CHECK(at(at(v, "error"), "name").asString() == "EngineError");
+  CHECK(at(at(v, "error"), "message").asString() ==
+        "Engine returned an outcome that cannot be serialized: Do not know how to serialize a BigInt");
+}
+
 // =====================================================================================================================
 // §3.2-§3.3 output and result limits (assembleOutcome)
 // =====================================================================================================================
