@@ -426,7 +426,8 @@ const server::Action& Interpreter::HttpExchange::fail() {
 
 const server::Action& Interpreter::HttpExchange::start(const http::RequestHead& head) {
   auto key = head.header("x-interpreter-key");
-  if (!key || !server::isValidInterpreterKey(*key)) return error(400, "VALIDATION_FAILED", "Invalid interpreter key");
+  if (auto invalid = server::checkInterpreterKey(key.value_or("")))  // absent is empty, which is invalid
+    return error(invalid->status, "VALIDATION_FAILED", invalid->message);
   key_ = std::string(*key);
   const std::string path = http::urlPath(head.url);
   if (head.method == "DELETE" && path == "/") {
@@ -530,7 +531,8 @@ Step Interpreter::workspaceFailure(const workspace::Error& err) {
 Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) {
   pending_.reset();
   counters_ = {};
-  if (!server::isValidInterpreterKey(key)) return failure(400, "VALIDATION_FAILED", "Invalid interpreter key");
+  if (auto invalid = server::checkInterpreterKey(key))
+    return failure(invalid->status, "VALIDATION_FAILED", invalid->message);
   ensureMeta(key);
 
   auto parsed = json::parseCopy(argsJson.empty() ? std::string_view("null") : argsJson);

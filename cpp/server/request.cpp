@@ -54,8 +54,13 @@ std::optional<Invalid> readEnvVars(const json::Value& envVars, EnvVarsRule rule,
   return std::nullopt;
 }
 
+std::optional<Invalid> checkInterpreterKey(std::string_view key) {
+  if (!isValidInterpreterKey(key)) return Invalid{400, "Invalid interpreter key"};
+  return std::nullopt;
+}
+
 std::optional<std::string> contextsUnavailable(const EngineInfo& engine, std::string_view key, bool hasBinding) {
-  if (!isValidInterpreterKey(key)) return "Invalid interpreter key";
+  if (auto invalid = checkInterpreterKey(key)) return invalid->message;
   if (!engine.sessions) return "Code contexts are not supported for " + engine.language;
   if (!hasBinding) return "Code contexts are not supported: this Worker has no INTERPRETER Durable Object binding";
   return std::nullopt;

@@ -120,6 +120,9 @@ std::optional<Invalid> checkCode(const json::Value* code, const Limits& limits);
 enum class EnvVarsRule { Execute, Context };
 // `envVars` when present: an object of strings (as `rule` allows); `envJson` gets the object the engine receives.
 std::optional<Invalid> readEnvVars(const json::Value& envVars, EnvVarsRule rule, std::string& envJson);
+// An interpreter key (SPEC §2.5 step 1), checked by the Worker and again by the Interpreter: 1-128 characters of
+// [A-Za-z0-9._-].
+std::optional<Invalid> checkInterpreterKey(std::string_view key);
 // The checks before a code-context request reaches the Interpreter (SPEC §2.5 steps 1-3; HTTP and RPC alike): the
 // message of the 400 when `key` is invalid or the runtime cannot keep contexts, nullopt when it may go on.
 std::optional<std::string> contextsUnavailable(const EngineInfo& engine, std::string_view key, bool hasBinding);

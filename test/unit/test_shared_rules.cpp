@@ -108,6 +108,17 @@ TEST_CASE("a body is read to its limit + 1 and parsed without a byte-order mark"
   CHECK_FALSE(server::declaredTooLarge(head, 8));  // not a number: the read decides
 }
 
+TEST_CASE("an interpreter key is 1-128 characters of [A-Za-z0-9._-]") {
+  for (const std::string& ok : {std::string("k"), std::string("a.b_c-D9"), std::string(128, 'x')})
+    CHECK_FALSE(server::checkInterpreterKey(ok));
+  for (const std::string& bad : {std::string(), std::string("a b"), std::string("a/b"), std::string(129, 'x')}) {
+    auto invalid = server::checkInterpreterKey(bad);
+    REQUIRE(invalid);
+    CHECK(invalid->status == 400);
+    CHECK(invalid->message == "Invalid interpreter key");
+  }
+}
+
 TEST_CASE("code contexts need a valid key, an engine with sessions and the INTERPRETER binding, in that order") {
   server::EngineInfo engine;
   engine.language = "calc";
