@@ -3,15 +3,27 @@
 import createCore from "./generated/core.mjs";
 import coreWasm from "./generated/core.wasm";
 import { makeImportObject, bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
+// Every number shared with the core, generated from cpp/abi/abi.def.
+import {
+  ACTION_RESPOND,
+  ACTION_READ_BODY,
+  ACTION_FORWARD,
+  ACTION_AWAIT_ENGINE,
+  ActionView,
+  ENGINE_THREW_LIMIT,
+  ENGINE_THREW_MESSAGE,
+  SQL_NULL,
+  SQL_NUMBER,
+  SQL_TEXT,
+  SQL_BLOB,
+  SQL_OK,
+  SQL_FAILED,
+  FAILURE_STATUS,
+  FAILURE_MESSAGE,
+} from "./generated/abi.mjs";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-// Action kinds (cpp/server/server.h ActionKind, plus AwaitEngine from cpp/core/core.h).
-const RESPOND = 1;
-const READ_BODY = 2;
-const FORWARD = 4;
-const AWAIT_ENGINE = 5;
 
 let corePromise = null;
 
@@ -155,11 +167,6 @@ function engineDescription(engine) {
   return JSON.stringify({ language, engineName, build, limits, sessions: Boolean(engine?.sessions), builtin });
 }
 
-const SQL_NULL = 0;
-const SQL_NUMBER = 1;
-const SQL_TEXT = 2;
-const SQL_BLOB = 3;
-
 // One SQL statement for cpp/core/do_sql.cpp: decode the request from core memory, run it on ctx.storage.sql, encode
 // the rows into a buffer allocated in the core (the core frees it). Returns its pointer.
 function sqlExec(core, storage, ptr, len) {
@@ -212,10 +219,10 @@ function sqlExec(core, storage, ptr, len) {
   const put32 = (v) => { dv.setUint32(o, v, true); o += 4; };
   put32(size - 4);
   if (failure) {
-    put32(1); put32(failure.length); h.set(failure, out + o); o += failure.length;
+    put32(SQL_FAILED); put32(failure.length); h.set(failure, out + o); o += failure.length;
     return out;
   }
-  put32(0); put32(rows.length); put32(columns);
+  put32(SQL_OK); put32(rows.length); put32(columns);
   for (let i = 0; i < encoded.length; i++) {
     const v = encoded[i];
     if (v === null) { h[out + o++] = SQL_NULL; }
@@ -226,7 +233,7 @@ function sqlExec(core, storage, ptr, len) {
 }
 
 // Copies `bytes` into core memory for the duration of `fn(ptr, len)`; returns what fn returns (0 if out of memory).
-function withCoreBytes(core, bytes, fn) {
+export function withCoreBytes(core, bytes, fn) {
   const p = core._malloc(Math.max(1, bytes.length));
   if (p === 0) return 0;
   core.HEAPU8.set(bytes, p);
@@ -242,10 +249,7 @@ export function serverFor(core, engine) {
     server = core._sw_server_new(ptr, bytes.length);
     core._free(ptr);
     if (server === 0) {
-      const p = core._sw_last_error();
-      let end = p;
-      while (core.HEAPU8[end] !== 0) end++;
-      console.error("[sandbox-workers] invalid Engine:", decoder.decode(core.HEAPU8.subarray(p, end)));
+      console.error("[sandbox-workers] invalid Engine:", cString(core, core._sw_last_error()));
     } else {
       core.enginesByServer.set(server, engine);
       // A built-in engine's /stdlib archive: copied into the core once per isolate and server.
@@ -264,19 +268,26 @@ export function serverFor(core, engine) {
   return server;
 }
 
+/** The NUL-terminated string at `p` in core memory. */
+export function cString(core, p) {
+  let end = p;
+  while (core.HEAPU8[end] !== 0) end++;
+  return decoder.decode(core.HEAPU8.subarray(p, end));
+}
+
 export function readView(core, view) {
   if (!view) throw new Error("core returned no action");
   const u32 = core.HEAPU32;
-  const i = view >>> 2;
+  const field = (offset) => u32[(view + offset) >>> 2];
   return {
-    kind: u32[i],
-    status: u32[i + 1],
-    bodyPtr: u32[i + 2],
-    bodyLen: u32[i + 3],
-    headersPtr: u32[i + 4],
-    headersLen: u32[i + 5],
-    extraPtr: u32[i + 6],
-    extraLen: u32[i + 7],
+    kind: field(ActionView.kind),
+    status: field(ActionView.status),
+    bodyPtr: field(ActionView.body_ptr),
+    bodyLen: field(ActionView.body_len),
+    headersPtr: field(ActionView.headers_ptr),
+    headersLen: field(ActionView.headers_len),
+    extraPtr: field(ActionView.extra_ptr),
+    extraLen: field(ActionView.extra_len),
   };
 }
 
@@ -303,16 +314,37 @@ export function toResponse(core, action) {
   return new Response(body, { status: action.status, headers: headerPairs(core, action.headersPtr, action.headersLen) });
 }
 
-export function headBlock(request) {
+function headBlock(request) {
   let block = "";
   for (const [name, value] of request.headers) block += `${name}: ${value}\r\n`;
   return block;
 }
 
-// Copies the body into the core's buffer, reading at most `capacity` bytes (the core's limit + 1).
+// Encodes `text` straight into the core buffer `reserve(maxBytes)` returns (an exchange's input); returns its UTF-8
+// byte length.
+function encodeInto(core, reserve, text) {
+  const max = text.length * 3;
+  const ptr = reserve(max);
+  if (ptr === 0) throw new Error("core could not allocate an input buffer");
+  return encoder.encodeInto(text, core.HEAPU8.subarray(ptr, ptr + max)).written;
+}
+
+/**
+ * Copies the request head into the core buffer `reserve(maxBytes)` returns — method, URL, then a "name: value\r\n"
+ * header block — and returns their byte lengths, for sw_exchange_start and sw_do_exchange_start.
+ */
+export function copyHead(core, request, reserve) {
+  // The method and URL are ASCII (Fetch normalizes them), so their UTF-8 length is their string length.
+  const { method, url } = request;
+  const written = encodeInto(core, reserve, method + url + headBlock(request));
+  return [method.length, url.length, written - method.length - url.length];
+}
+
+// Reads at most `capacity` bytes of `body` (the core's limit + 1, so a body over the limit shows without being read
+// whole), handing each piece to put(bytes, offset). Returns how many bytes were read.
 // cancelRest: cancel the stream once `capacity` bytes arrived (a client upload: stop receiving it). A Durable Object
 // leaves a forwarded body alone instead: cancelling it fails the caller's stub.fetch ("Network connection lost").
-export async function readBodyInto(core, body, ptr, capacity, { cancelRest = true } = {}) {
+async function readAtMost(body, capacity, put, { cancelRest }) {
   const reader = body.getReader();
   let n = 0;
   try {
@@ -320,7 +352,7 @@ export async function readBodyInto(core, body, ptr, capacity, { cancelRest = tru
       const { done, value } = await reader.read();
       if (done) break;
       const take = Math.min(value.byteLength, capacity - n);
-      core.HEAPU8.set(take === value.byteLength ? value : value.subarray(0, take), ptr + n);
+      put(take === value.byteLength ? value : value.subarray(0, take), n);
       n += take;
     }
   } finally {
@@ -330,12 +362,15 @@ export async function readBodyInto(core, body, ptr, capacity, { cancelRest = tru
   return n;
 }
 
+/** Copies the body into the core's buffer at `ptr`: at most `capacity` bytes, as the core's action says. */
+export function readBodyInto(core, body, ptr, capacity, { cancelRest = true } = {}) {
+  // HEAPU8 is read per piece: another request may grow the core's memory while this one awaits.
+  return readAtMost(body, capacity, (bytes, at) => core.HEAPU8.set(bytes, ptr + at), { cancelRest });
+}
+
 // Encodes `text` straight into the exchange's input buffer; returns the UTF-8 byte length.
 function copyIn(core, exchange, text) {
-  const max = text.length * 3;
-  const ptr = core._sw_exchange_input(exchange, max);
-  if (ptr === 0) throw new Error("core could not allocate an input buffer");
-  return encoder.encodeInto(text, core.HEAPU8.subarray(ptr, ptr + max)).written;
+  return encodeInto(core, (max) => core._sw_exchange_input(exchange, max), text);
 }
 
 function isLimitError(error) {
@@ -345,7 +380,8 @@ function isLimitError(error) {
 function reportThrow(core, exchange, error) {
   const hasMessage = error instanceof Error || (typeof error?.message === "string" && isLimitError(error));
   const len = hasMessage ? copyIn(core, exchange, String(error.message)) : 0;
-  return core._sw_exchange_engine_threw(exchange, (isLimitError(error) ? 1 : 0) | (hasMessage ? 2 : 0), len);
+  const flags = (isLimitError(error) ? ENGINE_THREW_LIMIT : 0) | (hasMessage ? ENGINE_THREW_MESSAGE : 0);
+  return core._sw_exchange_engine_threw(exchange, flags, len);
 }
 
 function reportOutcome(core, exchange, outcome) {
@@ -353,8 +389,7 @@ function reportOutcome(core, exchange, outcome) {
   try {
     text = JSON.stringify(outcome ?? null);
   } catch (error) {
-    const len = copyIn(core, exchange, `Engine returned an outcome that cannot be serialized: ${error?.message ?? error}`);
-    return core._sw_exchange_engine_threw(exchange, 2, len);
+    return core._sw_exchange_engine_unserializable(exchange, copyIn(core, exchange, `${error?.message ?? error}`));
   }
   return core._sw_exchange_engine_finished(exchange, copyIn(core, exchange, text));
 }
@@ -386,20 +421,11 @@ async function forward(core, exchange, action, request, env) {
     // never buffered whole.
     const capacity = action.status;
     const buffer = new Uint8Array(capacity);
-    let n = 0;
-    const reader = request.body.getReader();
+    let n;
     try {
-      while (n < capacity) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        const take = Math.min(value.byteLength, capacity - n);
-        buffer.set(take === value.byteLength ? value : value.subarray(0, take), n);
-        n += take;
-      }
+      n = await readAtMost(request.body, capacity, (bytes, at) => buffer.set(bytes, at), { cancelRest: false });
     } catch {
       return toResponse(core, readView(core, core._sw_exchange_body_failed(exchange))); // the core's 400
-    } finally {
-      reader.releaseLock();
     }
     body = buffer.subarray(0, n);
     // The body is re-sent as a buffer: its framing headers describe the client's upload, not this request.
@@ -416,7 +442,7 @@ export async function fallbackResponse() {
     return toResponse(core, readView(core, core._sw_fallback_response()));
   } catch {
     discardCore();
-    return new Response("Engine execution failed", { status: 502 });
+    return new Response(FAILURE_MESSAGE, { status: FAILURE_STATUS }); // no core could say it
   }
 }
 
@@ -446,19 +472,16 @@ export async function handleRequest(engine, request, env, ctx) {
   const exchange = core._sw_exchange_new(server);
   if (exchange === 0) return fallbackResponse();
   try {
-    // The method and URL are ASCII (Fetch normalizes them), so their UTF-8 length is their string length.
-    const { method, url } = request;
-    const written = copyIn(core, exchange, method + url + headBlock(request));
+    const head = copyHead(core, request, (max) => core._sw_exchange_input(exchange, max));
     const hasInterpreter = env?.INTERPRETER != null ? 1 : 0;
-    let view = core._sw_exchange_start(exchange, method.length, url.length, written - method.length - url.length,
-      request.body ? 1 : 0, hasInterpreter);
+    let view = core._sw_exchange_start(exchange, ...head, request.body ? 1 : 0, hasInterpreter);
     for (;;) {
       const action = readView(core, view);
       switch (action.kind) {
-        case RESPOND:
+        case ACTION_RESPOND:
           if (engine?.builtin) prepareSpare(core, server, ctx);
           return toResponse(core, action);
-        case READ_BODY: {
+        case ACTION_READ_BODY: {
           let n;
           try {
             n = await readBodyInto(core, request.body, action.bodyPtr, action.bodyLen);
@@ -469,12 +492,12 @@ export async function handleRequest(engine, request, env, ctx) {
           view = core._sw_exchange_body_received(exchange, n);
           break;
         }
-        case AWAIT_ENGINE: {
+        case ACTION_AWAIT_ENGINE: {
           const settled = settleEngine(core, exchange);
           view = typeof settled === "number" ? settled : await settled;
           break;
         }
-        case FORWARD:
+        case ACTION_FORWARD:
           return await forward(core, exchange, action, request, env);
         default:
           throw new Error(`unknown core action ${action.kind}`);

@@ -6,38 +6,48 @@ import {
   serverFor,
   readView,
   toResponse,
-  headBlock,
+  copyHead,
   readBodyInto,
+  withCoreBytes,
+  cString,
   fallbackResponse,
   discardCore,
 } from "./core.js";
+// Every number shared with the core, generated from cpp/abi/abi.def.
+import {
+  ACTION_RESPOND,
+  ACTION_READ_BODY,
+  STEP_DONE,
+  STEP_NEED_FILES,
+  StepView,
+  ByteSpan,
+  FILE_IS_OBJECT,
+  FILE_PATH_IS_STRING,
+  FILE_DATA_IS_BYTES,
+  FILE_UPDATED_AT_IS_NUMBER,
+  FAILURE_STATUS,
+  FAILURE_CODE,
+  FAILURE_MESSAGE,
+} from "./generated/abi.mjs";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-const RESPOND = 1;
-const READ_BODY = 2;
-const STEP_DONE = 1;
-const STEP_NEED_FILES = 2;
-
-function cString(core, p) {
-  let end = p;
-  while (core.HEAPU8[end] !== 0) end++;
-  return decoder.decode(core.HEAPU8.subarray(p, end));
-}
-
-function rpcFailure() {
-  return {
-    ok: false,
-    status: 502,
-    body: {
-      code: "INTERNAL_ERROR",
-      message: "Engine execution failed",
-      context: {},
-      httpStatus: 502,
-      timestamp: new Date().toISOString(),
-    },
-  };
+// The protocol's generic failure as an RPC result, as the core words it (a fresh core if this one was discarded). ""
+// from the core means it could not even build that: it is discarded too. Only when no core can answer does the shim
+// build the result itself, from the ABI table, as fallbackResponse does for HTTP.
+async function rpcFailure() {
+  try {
+    const core = await getCore();
+    const text = cString(core, core._sw_rpc_failure());
+    if (text !== "") return JSON.parse(text);
+  } catch {
+    // no core to ask
+  }
+  discardCore();
+  const timestamp = new Date().toISOString();
+  const body = { code: FAILURE_CODE, message: FAILURE_MESSAGE, context: {}, httpStatus: FAILURE_STATUS, timestamp };
+  return { ok: false, status: FAILURE_STATUS, body };
 }
 
 /** The Worker side of executeInContext: the core's pre-checks, then the call is forwarded to the Durable Object. */
@@ -46,16 +56,13 @@ export async function forwardExecuteInContext(engine, env, key, args, getFiles) 
   const server = serverFor(core, engine);
   if (server === 0) return rpcFailure();
   const keyText = typeof key === "string" ? key : "";
-  const bytes = encoder.encode(keyText);
-  const p = core._malloc(Math.max(1, bytes.length));
-  core.HEAPU8.set(bytes, p);
-  let check;
-  try {
-    check = core._sw_server_rpc_check(server, p, bytes.length, env?.INTERPRETER != null ? 1 : 0);
-  } finally {
-    core._free(p);
+  const hasBinding = env?.INTERPRETER != null ? 1 : 0;
+  const check = withCoreBytes(core, encoder.encode(keyText),
+    (p, n) => core._sw_server_rpc_check(server, p, n, hasBinding));
+  if (check !== 0) {
+    const refusal = cString(core, check);
+    return refusal !== "" ? JSON.parse(refusal) : rpcFailure();
   }
-  if (check !== 0) return JSON.parse(cString(core, check));
   const stub = env.INTERPRETER.get(env.INTERPRETER.idFromName(keyText));
   return stub.executeInContext(keyText, args, getFiles);
 }
@@ -119,15 +126,8 @@ export class InterpreterHost {
     const armed = await this.#ctx.storage.getAlarm();
     const ttl = this.#env?.INTERPRETER_IDLE_TTL_MS;
     const hasTtl = ttl !== undefined && ttl !== null;
-    const ttlBytes = encoder.encode(hasTtl ? String(ttl) : "");
-    const p = core._malloc(Math.max(1, ttlBytes.length));
-    core.HEAPU8.set(ttlBytes, p);
-    try {
-      this.#handle = core._sw_do_new(server, this.#storageId, p, ttlBytes.length, hasTtl ? 1 : 0,
-        typeof armed === "number" ? armed : NaN);
-    } finally {
-      core._free(p);
-    }
+    this.#handle = withCoreBytes(core, encoder.encode(hasTtl ? String(ttl) : ""),
+      (p, n) => core._sw_do_new(server, this.#storageId, p, n, hasTtl ? 1 : 0, typeof armed === "number" ? armed : NaN));
     if (this.#handle === 0) throw new Error("the Interpreter could not start");
     released.register(this, { core, handle: this.#handle, storageId: this.#storageId }, this);
     return core;
@@ -148,17 +148,12 @@ export class InterpreterHost {
     const exchange = core._sw_do_exchange_new(this.#handle);
     if (exchange === 0) return fallbackResponse();
     try {
-      const { method, url } = request;
-      const head = method + url + headBlock(request);
-      const max = head.length * 3;
-      const input = core._sw_do_exchange_input(exchange, max);
-      const written = encoder.encodeInto(head, core.HEAPU8.subarray(input, input + max)).written;
-      let view = core._sw_do_exchange_start(exchange, method.length, url.length, written - method.length - url.length,
-        request.body ? 1 : 0);
+      const head = copyHead(core, request, (max) => core._sw_do_exchange_input(exchange, max));
+      let view = core._sw_do_exchange_start(exchange, ...head, request.body ? 1 : 0);
       for (;;) {
         const action = readView(core, view);
-        if (action.kind === RESPOND) return toResponse(core, action);
-        if (action.kind !== READ_BODY) throw new Error(`unexpected Interpreter action ${action.kind}`);
+        if (action.kind === ACTION_RESPOND) return toResponse(core, action);
+        if (action.kind !== ACTION_READ_BODY) throw new Error(`unexpected Interpreter action ${action.kind}`);
         let n;
         try {
           n = request.body
@@ -200,16 +195,21 @@ export class InterpreterHost {
       if (step.kind === STEP_NEED_FILES) {
         const paths = JSON.parse(step.json);
         let answer;
+        let answered = true;
         try {
           answer = await getFiles(paths);
         } catch (error) {
           console.error("[sandbox-workers] getFiles failed:", error);
-          return rpcFailure();
+          answered = false;
         }
-        const encoded = encodeFiles(answer);
-        input = core._sw_do_input(this.#handle, encoded.length);
-        core.HEAPU8.set(encoded, input);
-        step = this.#readStep(core, core._sw_do_execute_files(this.#handle, encoded.length));
+        if (answered) {
+          const encoded = encodeFiles(answer);
+          input = core._sw_do_input(this.#handle, encoded.length);
+          core.HEAPU8.set(encoded, input);
+          step = this.#readStep(core, core._sw_do_execute_files(this.#handle, encoded.length));
+        } else {
+          step = this.#readStep(core, core._sw_do_execute_files_failed(this.#handle)); // the core's 502
+        }
       }
       if (step.kind !== STEP_DONE) throw new Error(`unexpected Interpreter step ${step.kind}`);
       const result = JSON.parse(step.json);
@@ -241,13 +241,16 @@ export class InterpreterHost {
   #readStep(core, view) {
     if (!view) throw new Error("the core returned no step");
     const u32 = core.HEAPU32;
-    const i = view >>> 2;
-    const kind = u32[i];
-    const json = decoder.decode(core.HEAPU8.subarray(u32[i + 1], u32[i + 1] + u32[i + 2]));
+    const field = (at) => u32[at >>> 2];
+    const jsonPtr = field(view + StepView.json_ptr);
+    const json = decoder.decode(core.HEAPU8.subarray(jsonPtr, jsonPtr + field(view + StepView.json_len)));
     const files = [];
-    const table = u32[i + 3] >>> 2;
-    for (let f = 0; f < u32[i + 4]; f++) files.push([u32[table + 2 * f], u32[table + 2 * f + 1]]);
-    return { kind, json, files };
+    const table = field(view + StepView.files_ptr);
+    for (let f = 0, count = field(view + StepView.files_count); f < count; f++) {
+      const span = table + f * ByteSpan.BYTES;
+      files.push([field(span + ByteSpan.ptr), field(span + ByteSpan.len)]);
+    }
+    return { kind: field(view + StepView.kind), json, files };
   }
 
   alarm() {
@@ -273,8 +276,9 @@ function encodeFiles(answer) {
     const path = isObject && typeof entry.path === "string" ? encoder.encode(entry.path) : new Uint8Array(0);
     const data = isObject && entry.data instanceof Uint8Array ? entry.data : null;
     const updatedAt = isObject && typeof entry.updatedAt === "number" ? entry.updatedAt : 0;
-    const flags = (isObject ? 1 : 0) | (isObject && typeof entry.path === "string" ? 2 : 0) | (data ? 4 : 0) |
-      (isObject && typeof entry.updatedAt === "number" ? 8 : 0);
+    const flags = (isObject ? FILE_IS_OBJECT : 0) |
+      (isObject && typeof entry.path === "string" ? FILE_PATH_IS_STRING : 0) | (data ? FILE_DATA_IS_BYTES : 0) |
+      (isObject && typeof entry.updatedAt === "number" ? FILE_UPDATED_AT_IS_NUMBER : 0);
     parts.push({ flags, path, data: data ?? new Uint8Array(0), updatedAt });
     size += 1 + 4 + path.length + 4 + (data ? data.length : 0) + 8;
   }

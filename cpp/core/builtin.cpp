@@ -25,23 +25,6 @@ namespace sw::core {
 
 namespace {
 
-// Owns the WASI host and the guest instance for one run.
-struct GuestScope {
-  uint32_t host = 0;
-  bool instantiated = false;
-  ~GuestScope() {
-    if (instantiated) sw_host_release_guest(host);
-    if (host) sw_wasi_host_free(host);
-  }
-  // A fresh host and instance for `server`; false if either failed.
-  bool open(uint32_t server) {
-    host = wasi::newHostHandle(builtinHostOptions(server));
-    if (!host) return false;
-    instantiated = sw_host_instantiate_guest(server, host) != 0;
-    return instantiated;
-  }
-};
-
 // A spare instance per server: instantiated and booted (WASI _initialize, wasm_init, New, ...) after a response went
 // out, so the next POST /execute only evaluates. It is used once, exactly like a fresh instance (same host
 // configuration, fuel reset to the budget before the boot, so usage still counts the boot), then discarded.
@@ -59,14 +42,26 @@ std::unordered_map<uint32_t, BuiltinResources>& resources() {
   return map;
 }
 
-double fuelBudget(const server::EngineInfo& engine) { return engine.limits.fuel > 0 ? engine.limits.fuel : -1; }
-
 const wasmify::WasmifyDriver* driverOf(const server::EngineInfo& engine) {
   const wasmify::BuiltinEngine* e = wasmify::findBuiltinEngine(engine.builtin);
   return e ? &e->driver : nullptr;
 }
 
 }  // namespace
+
+GuestScope::~GuestScope() {
+  if (instantiated) sw_host_release_guest(host);
+  if (host) sw_wasi_host_free(host);
+}
+
+bool GuestScope::open(uint32_t server, wasi::HostOptions options) {
+  host = wasi::newHostHandle(std::move(options));
+  if (!host) return false;
+  instantiated = sw_host_instantiate_guest(server, host) != 0;
+  return instantiated;
+}
+
+double fuelBudget(const server::EngineInfo& engine) { return engine.limits.fuel > 0 ? engine.limits.fuel : -1; }
 
 BuiltinResources& builtinResources(uint32_t server) { return resources()[server]; }
 
@@ -166,7 +161,8 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
     wasmify::Instance instance{guest, driver->service, handle};
     run = driver->runOnce(instance, execute);
   } else {
-    if (!scope.open(serverHandle)) return exchange.engineThrew(false, "Engine initialization failed: instantiation");
+    if (!scope.open(serverHandle, builtinHostOptions(serverHandle)))
+      return exchange.engineThrew(false, "Engine initialization failed: instantiation");
     wasmify::HostGuestCaller guest(scope.host);
     auto instance = startBuiltinInstance(serverHandle, scope.host, guest, *driver, fuelBudget(engine));
     run = instance ? driver->runOnce(instance.value(), execute) : wasmify::Result<std::string>(instance.failure());
@@ -189,7 +185,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_prepare_spare(uint32_t serverHandle) {
     if (!driver) return 0;
     if (sw::core::spares().count(serverHandle)) return 1;
     sw::core::GuestScope scope;
-    if (!scope.open(serverHandle)) return 0;
+    if (!scope.open(serverHandle, sw::core::builtinHostOptions(serverHandle))) return 0;
     sw::wasmify::HostGuestCaller guest(scope.host);
     auto instance =
         sw::core::startBuiltinInstance(serverHandle, scope.host, guest, *driver, sw::core::fuelBudget(engine));

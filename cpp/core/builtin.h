@@ -22,6 +22,23 @@ BuiltinResources& builtinResources(uint32_t server);
 // Forgets a server's resources (and its spare instance) when the server is freed.
 void releaseBuiltinResources(uint32_t server);
 
+// A guest instance of a server's built-in engine under a WASI host of its own; both are released (instance first) when
+// the scope ends.
+struct GuestScope {
+  uint32_t host = 0;
+  bool instantiated = false;
+  GuestScope() = default;
+  GuestScope(uint32_t h, bool inst) : host(h), instantiated(inst) {}
+  GuestScope(const GuestScope&) = delete;
+  GuestScope& operator=(const GuestScope&) = delete;
+  ~GuestScope();
+  // A fresh host with `options` and an instance of the server's engine under it; false if either failed.
+  bool open(uint32_t server, wasi::HostOptions options);
+};
+
+// The engine's fuel budget for the WASI host's meter: limits.fuel, or -1 (unmetered) when it is 0.
+double fuelBudget(const server::EngineInfo& engine);
+
 // The host options every instance of a built-in engine runs with (SPEC §5.4: args ["sandbox"], an empty environment,
 // env vars reach the engine through its driver; stdio captured; the reference policy), /stdlib mounted. With a boot
 // image, also an empty, disabled /workspace: the image was taken with the session layout (fd 5 = /workspace, which

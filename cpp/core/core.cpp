@@ -8,15 +8,15 @@
 #include "../server/server.h"
 #include "../wasmify/wasmify.h"
 #include "builtin.h"
+#include "exchange_view.h"
 
 namespace {
 
+using sw::core::address;
 using sw::server::Action;
 using sw::server::ActionKind;
 using sw::server::Exchange;
 using sw::server::InterpreterServer;
-
-constexpr uint32_t kAwaitEngine = 5;
 
 std::string g_lastError;
 
@@ -27,66 +27,34 @@ struct ExchangeBox {
   std::string headerBlock;  // keeps the serialized headers alive for the view
 };
 
-uint32_t ptr(const void* p) { return uint32_t(reinterpret_cast<uintptr_t>(p)); }
 InterpreterServer* serverOf(uint32_t h) { return reinterpret_cast<InterpreterServer*>(uintptr_t(h)); }
 ExchangeBox* boxOf(uint32_t h) { return reinterpret_cast<ExchangeBox*>(uintptr_t(h)); }
 
 const sw_action_view* publish(ExchangeBox* box, const Action& a) {
-  sw_action_view& v = box->view;
-  v = {};
-  v.kind = uint32_t(a.kind);
-  switch (a.kind) {
-    case ActionKind::Respond:
-      v.status = uint32_t(a.response.status);
-      v.body_ptr = ptr(a.response.body.data());
-      v.body_len = uint32_t(a.response.body.size());
-      box->headerBlock = sw::http::serializeHeaderBlock(a.response.headers);
-      break;
-    case ActionKind::ReadBody:
-      v.body_ptr = ptr(box->exchange->bodyBuffer());
-      v.body_len = uint32_t(box->exchange->bodyCapacity());
-      break;
-    case ActionKind::RunEngine: {
-      const auto& engine = serverOf(box->server)->engine();
-      if (!engine.builtin.empty()) {
-        // A built-in Wasm engine runs synchronously, here; the exchange is settled when this returns.
-        std::string payload = a.payload;  // `a` is the exchange's action, which the run replaces
-        return publish(box, sw::core::runBuiltinEngine(box->server, *box->exchange, engine, payload));
-      }
-      // A JavaScript Engine: hand it the payload; the exchange waits for engineFinished/engineThrew.
-      sw_host_engine_run(box->server, ptr(box), a.payload.data(), uint32_t(a.payload.size()));
-      v.kind = kAwaitEngine;
-      break;
+  if (a.kind == ActionKind::RunEngine) {
+    const auto& engine = serverOf(box->server)->engine();
+    if (!engine.builtin.empty()) {
+      // A built-in Wasm engine runs synchronously, here; the exchange is settled when this returns.
+      std::string payload = a.payload;  // `a` is the exchange's action, which the run replaces
+      return publish(box, sw::core::runBuiltinEngine(box->server, *box->exchange, engine, payload));
     }
-    case ActionKind::Forward:
-      v.body_ptr = ptr(a.forwardPath.data());
-      v.body_len = uint32_t(a.forwardPath.size());
-      box->headerBlock = sw::http::serializeHeaderBlock(a.forwardHeaders);
-      v.extra_ptr = ptr(a.interpreterKey.data());
-      v.extra_len = uint32_t(a.interpreterKey.size());
-      v.status = uint32_t(a.bodyLimit + 1);  // read at most this many body bytes
-      break;
+    // A JavaScript Engine: hand it the payload; the exchange waits for engineFinished/engineThrew.
+    sw_host_engine_run(box->server, address(box), a.payload.data(), uint32_t(a.payload.size()));
+    box->view = {};
+    box->view.kind = sw::abi::ACTION_AWAIT_ENGINE;
+    return &box->view;
   }
-  if (!box->headerBlock.empty() && (a.kind == ActionKind::Respond || a.kind == ActionKind::Forward)) {
-    v.headers_ptr = ptr(box->headerBlock.data());
-    v.headers_len = uint32_t(box->headerBlock.size());
-  }
-  return &v;
+  sw::core::publishAction(a, box->exchange->bodyBuffer(), box->exchange->bodyCapacity(), box->view, box->headerBlock);
+  return &box->view;
 }
 
 // Runs one step; anything thrown becomes the protocol's generic 502.
 template <typename F>
 const sw_action_view* guarded(uint32_t h, F&& step) {
   ExchangeBox* box = boxOf(h);
-  try {
-    return publish(box, step(*box->exchange));
-  } catch (...) {
-    try {
-      return publish(box, box->exchange->fail());
-    } catch (...) {
-      return nullptr;  // out of memory even for the error: the shim treats this like a trap
-    }
-  }
+  return sw::core::publishGuarded([&](const Action& a) { return publish(box, a); },
+                                  [&]() -> const Action& { return step(*box->exchange); },
+                                  [&]() -> const Action& { return box->exchange->fail(); });
 }
 
 }  // namespace
@@ -101,7 +69,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_server_new(const char* engine, uint32_t engine_
       g_lastError = "engine.builtin must name a built-in engine (" + sw::wasmify::builtinEngineNames() + ")";
       return 0;
     }
-    return ptr(new InterpreterServer(std::move(*info)));
+    return address(new InterpreterServer(std::move(*info)));
   } catch (const std::exception& e) {
     g_lastError = e.what();
     return 0;
@@ -120,7 +88,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_exchange_new(uint32_t server) {
     auto box = std::make_unique<ExchangeBox>();
     box->server = server;
     box->exchange = serverOf(server)->newExchange();
-    return ptr(box.release());
+    return address(box.release());
   } catch (...) {
     return 0;
   }
@@ -140,14 +108,9 @@ EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_start(uint32_t exchange, 
                                                              uint32_t url_len, uint32_t headers_len,
                                                              uint32_t has_body, uint32_t has_interpreter) {
   return guarded(exchange, [&](Exchange& ex) -> const Action& {
-    std::string_view in = ex.input();
-    if (uint64_t(method_len) + url_len + headers_len > in.size()) return ex.fail();
-    sw::http::RequestHead head;
-    head.method = std::string(in.substr(0, method_len));
-    head.url = std::string(in.substr(method_len, url_len));
-    head.headers = sw::http::parseHeaderBlock(in.substr(method_len + url_len, headers_len));
-    head.hasBody = has_body != 0;
-    return ex.start(head, has_interpreter != 0);
+    auto head = sw::core::requestHeadFrom(ex.input(), method_len, url_len, headers_len, has_body != 0);
+    if (!head) return ex.fail();
+    return ex.start(*head, has_interpreter != 0);
   });
 }
 
@@ -173,8 +136,17 @@ EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_engine_threw(uint32_t exc
     std::string_view in = ex.input();
     if (len > in.size()) return ex.fail();
     std::optional<std::string> message;
-    if (flags & 2) message = std::string(in.substr(0, len));
-    return ex.engineThrew((flags & 1) != 0, message ? std::optional<std::string_view>(*message) : std::nullopt);
+    if (flags & sw::abi::ENGINE_THREW_MESSAGE) message = std::string(in.substr(0, len));
+    return ex.engineThrew((flags & sw::abi::ENGINE_THREW_LIMIT) != 0,
+                          message ? std::optional<std::string_view>(*message) : std::nullopt);
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_exchange_engine_unserializable(uint32_t exchange, uint32_t len) {
+  return guarded(exchange, [&](Exchange& ex) -> const Action& {
+    std::string_view in = ex.input();
+    if (len > in.size()) return ex.fail();
+    return ex.engineOutcomeUnserializable(std::string(in.substr(0, len)));
   });
 }
 

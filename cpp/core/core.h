@@ -8,19 +8,9 @@
 
 #include <cstdint>
 
-extern "C" {
+#include "../abi/abi.h"  // sw_action_view and the numbers in it
 
-// What the shim reads after every call that advances an exchange (all fields little-endian u32).
-struct sw_action_view {
-  uint32_t kind;        // server::ActionKind, or 5 (AwaitEngine) once the engine was started via sw_host_engine_run
-  uint32_t status;      // Respond: HTTP status; Forward: how many body bytes to forward at most
-  uint32_t body_ptr;    // Respond: body; ReadBody: buffer; Forward: path
-  uint32_t body_len;    // Respond: body length; ReadBody: buffer capacity (limit + 1); Forward: path length
-  uint32_t headers_ptr; // Respond / Forward: "name: value\r\n" block
-  uint32_t headers_len;
-  uint32_t extra_ptr;   // Forward: interpreter key
-  uint32_t extra_len;
-};
+extern "C" {
 
 // Implemented by the shim: start engine.run(payload) for this exchange. The shim settles the run later with
 // sw_exchange_engine_finished / sw_exchange_engine_threw; this call never re-enters the core.
@@ -47,9 +37,11 @@ const sw_action_view* sw_exchange_body_received(uint32_t exchange, uint32_t n);
 const sw_action_view* sw_exchange_body_failed(uint32_t exchange);
 // The outcome JSON was copied into sw_exchange_input(exchange, len).
 const sw_action_view* sw_exchange_engine_finished(uint32_t exchange, uint32_t len);
-// flags: bit 0 = the thrown value was an ExecutionLimitError, bit 1 = it carried a message, which was copied into
-// sw_exchange_input(exchange, len).
+// flags: ENGINE_THREW_LIMIT when the thrown value was an ExecutionLimitError, ENGINE_THREW_MESSAGE when it carried a
+// message, which was copied into sw_exchange_input(exchange, len).
 const sw_action_view* sw_exchange_engine_threw(uint32_t exchange, uint32_t flags, uint32_t len);
+// JSON.stringify threw on the engine's outcome; its message was copied into sw_exchange_input(exchange, len).
+const sw_action_view* sw_exchange_engine_unserializable(uint32_t exchange, uint32_t len);
 const sw_action_view* sw_exchange_fail(uint32_t exchange);
 // The 502 INTERNAL_ERROR response, for when no exchange can be created at all.
 const sw_action_view* sw_fallback_response();

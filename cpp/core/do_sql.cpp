@@ -2,11 +2,11 @@
 // runs each statement with ctx.storage.sql.exec and hands the rows back in one buffer; transactions run the body
 // inside ctx.storage.transactionSync by re-entering the core (sw_sql_transaction_body).
 //
-// Request:  u32 sql length, sql bytes, u32 argument count, per argument a tag byte (0 null, 1 f64, 2 text, 3 blob)
-//           then f64 | u32 length + bytes.
-// Answer (a buffer the shim allocates with _malloc; the core frees it): u32 length of the rest, u32 status (0 ok,
-//           1 error), then for an error u32 length + message, else u32 row count, u32 column count, and per value a
-//           tag byte (as above) and its payload.
+// Request:  u32 sql length, sql bytes, u32 argument count, per argument a tag byte (SQL_NULL, SQL_NUMBER: f64,
+//           SQL_TEXT, SQL_BLOB: u32 length + bytes; cpp/abi/abi.def) then its payload.
+// Answer (a buffer the shim allocates with _malloc; the core frees it): u32 length of the rest, u32 status (SQL_OK,
+//           SQL_FAILED), then for a failure u32 length + message, else u32 row count, u32 column count, and per value
+//           a tag byte (as above) and its payload.
 #include "do_sql.h"
 
 #include <emscripten/emscripten.h>
@@ -75,7 +75,7 @@ void JsSql::exec(std::string_view sql, std::initializer_list<interp::SqlArg> arg
   sw::core::ByteReader r{owned.get() + 4, owned.get() + 4 + total};
   uint32_t status;
   if (!r.u32(status)) throw interp::SqlError("SQLite bridge: truncated answer");
-  if (status != 0) {
+  if (status != sw::abi::SQL_OK) {
     std::string message;
     r.bytes(message);
     throw interp::SqlError(message.empty() ? "SQLite error" : message);

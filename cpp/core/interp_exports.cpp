@@ -15,23 +15,14 @@
 #include "byte_reader.h"
 #include "core.h"
 #include "do_sql.h"
+#include "exchange_view.h"
 #include "sessions.h"
 
 namespace {
 
+using sw::core::address;
 using sw::interp::Interpreter;
 using sw::interp::Step;
-
-uint32_t ptr(const void* p) { return uint32_t(reinterpret_cast<uintptr_t>(p)); }
-
-// What the shim reads after an executeInContext step (little-endian u32s).
-struct StepView {
-  uint32_t kind;        // 1 done (json = InterpreterExecuteRpcResult), 2 need files (json = the paths to request)
-  uint32_t json_ptr;
-  uint32_t json_len;
-  uint32_t files_ptr;   // done: `files_count` (ptr, len) pairs, the bytes of result.workspace.files[i].data
-  uint32_t files_count;
-};
 
 struct DoBox {
   uint32_t server = 0;
@@ -41,8 +32,8 @@ struct DoBox {
   std::unique_ptr<Interpreter> interp;
   std::vector<char> input;
   Step step;
-  std::vector<uint32_t> fileTable;
-  StepView view{};
+  std::vector<sw_byte_span> fileTable;
+  sw_step_view view{};
   std::string error;
 };
 
@@ -60,26 +51,34 @@ sw::server::InterpreterServer* serverOf(uint32_t h) {
 DoBox* doOf(uint32_t h) { return reinterpret_cast<DoBox*>(uintptr_t(h)); }
 DoExchangeBox* exOf(uint32_t h) { return reinterpret_cast<DoExchangeBox*>(uintptr_t(h)); }
 
-std::string g_rpcCheck;
+std::string g_rpcAnswer;  // the last sw_server_rpc_check or sw_rpc_failure answer
 
-const StepView* publishStep(DoBox* box, Step step) {
+// A scratch input buffer of `len` bytes (one more, so it is never empty); null when out of memory.
+char* reserveInput(std::vector<char>& input, uint32_t len) {
+  try {
+    input.resize(std::size_t(len) + 1);
+    return input.data();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+// What the shim reads after an executeInContext step (sw_step_view, cpp/abi/abi.def).
+const sw_step_view* publishStep(DoBox* box, Step step) {
   box->step = std::move(step);
   box->fileTable.clear();
-  for (const auto& f : box->step.files) {
-    box->fileTable.push_back(ptr(f.data()));
-    box->fileTable.push_back(uint32_t(f.size()));
-  }
-  StepView& v = box->view;
+  for (const auto& f : box->step.files) box->fileTable.push_back({address(f.data()), uint32_t(f.size())});
+  sw_step_view& v = box->view;
   v = {};
   if (box->step.kind == Step::Kind::NeedFiles) {
-    v.kind = 2;
-    v.json_ptr = ptr(box->step.pathsJson.data());
+    v.kind = sw::abi::STEP_NEED_FILES;
+    v.json_ptr = address(box->step.pathsJson.data());
     v.json_len = uint32_t(box->step.pathsJson.size());
   } else {
-    v.kind = 1;
-    v.json_ptr = ptr(box->step.json.data());
+    v.kind = sw::abi::STEP_DONE;
+    v.json_ptr = address(box->step.json.data());
     v.json_len = uint32_t(box->step.json.size());
-    v.files_ptr = ptr(box->fileTable.data());
+    v.files_ptr = address(box->fileTable.data());
     v.files_count = uint32_t(box->step.files.size());
   }
   return &v;
@@ -88,83 +87,65 @@ const StepView* publishStep(DoBox* box, Step step) {
 // The protocol's generic failure as an RPC result.
 Step internalFailure() {
   Step s;
-  auto r = sw::server::internalErrorResponse(sw::server::systemClock());
-  s.json = "{\"ok\":false,\"status\":502,\"body\":" + r.body + "}";
+  s.json = sw::server::rpcErrorJson(sw::server::internalErrorResponse(sw::server::systemClock()));
   return s;
 }
 
 template <typename F>
-const StepView* guardedStep(uint32_t h, F&& f) {
+const sw_step_view* guardedStep(uint32_t h, F&& f) {
   DoBox* box = doOf(h);
-  try {
-    return publishStep(box, f(*box->interp));
-  } catch (...) {
-    try {
-      return publishStep(box, internalFailure());
-    } catch (...) {
-      return nullptr;
-    }
-  }
-}
-
-const sw_action_view* publishAction(DoExchangeBox* box, const sw::server::Action& a) {
-  sw_action_view& v = box->view;
-  v = {};
-  v.kind = uint32_t(a.kind);
-  if (a.kind == sw::server::ActionKind::Respond) {
-    v.status = uint32_t(a.response.status);
-    v.body_ptr = ptr(a.response.body.data());
-    v.body_len = uint32_t(a.response.body.size());
-    box->headerBlock = sw::http::serializeHeaderBlock(a.response.headers);
-    v.headers_ptr = ptr(box->headerBlock.data());
-    v.headers_len = uint32_t(box->headerBlock.size());
-  } else if (a.kind == sw::server::ActionKind::ReadBody) {
-    v.body_ptr = ptr(box->exchange->bodyBuffer());
-    v.body_len = uint32_t(box->exchange->bodyCapacity());
-  }
-  return &v;
+  return sw::core::publishGuarded([&](Step s) { return publishStep(box, std::move(s)); },
+                                  [&] { return f(*box->interp); }, [] { return internalFailure(); });
 }
 
 template <typename F>
 const sw_action_view* guardedAction(uint32_t h, F&& f) {
   DoExchangeBox* box = exOf(h);
-  try {
-    return publishAction(box, f(*box->exchange));
-  } catch (...) {
-    try {
-      return publishAction(box, box->exchange->fail());
-    } catch (...) {
-      return nullptr;
-    }
-  }
+  return sw::core::publishGuarded(
+      [&](const sw::server::Action& a) {
+        sw::core::publishAction(a, box->exchange->bodyBuffer(), box->exchange->bodyCapacity(), box->view,
+                                box->headerBlock);
+        return static_cast<const sw_action_view*>(&box->view);
+      },
+      [&]() -> const sw::server::Action& { return f(*box->exchange); },
+      [&]() -> const sw::server::Action& { return box->exchange->fail(); });
 }
 
+// The generic failure as an RPC result, into g_rpcAnswer; "" when even that failed (out of memory): the shim then asks
+// a fresh core.
+const char* rpcFailureAnswer() {
+  try {
+    g_rpcAnswer = internalFailure().json;
+  } catch (...) {
+    g_rpcAnswer.clear();
+  }
+  return g_rpcAnswer.c_str();
+}
 
 }  // namespace
 
 extern "C" {
 
 // The Worker's executeInContext checks before forwarding (SPEC §2.7, the §2.5 steps 1-3). Returns the
-// {ok:false,status,body} JSON (NUL-terminated) to return as-is, or null when the call may be forwarded.
+// {ok:false,status,body} JSON (NUL-terminated) to return as-is, or null when the call may be forwarded; "" when the
+// check itself failed (see rpcFailureAnswer).
 EMSCRIPTEN_KEEPALIVE const char* sw_server_rpc_check(uint32_t server, const char* key, uint32_t keyLen,
                                                      uint32_t hasBinding) {
   try {
-    const auto& engine = serverOf(server)->engine();
-    auto& clock = sw::server::systemClock();
-    std::string message;
-    if (!sw::server::isValidInterpreterKey(std::string_view(key, keyLen))) message = "Invalid interpreter key";
-    else if (!engine.sessions) message = "Code contexts are not supported for " + engine.language;
-    else if (!hasBinding)
-      message = "Code contexts are not supported: this Worker has no INTERPRETER Durable Object binding";
-    else return nullptr;
-    auto r = sw::server::errorResponse(clock, 400, "VALIDATION_FAILED", message);
-    g_rpcCheck = "{\"ok\":false,\"status\":400,\"body\":" + r.body + "}";
+    auto refused = sw::server::contextsUnavailable(serverOf(server)->engine(), std::string_view(key, keyLen),
+                                                   hasBinding != 0);
+    if (!refused) return nullptr;
+    g_rpcAnswer = sw::server::rpcErrorJson(
+        sw::server::errorResponse(sw::server::systemClock(), 400, "VALIDATION_FAILED", *refused));
+    return g_rpcAnswer.c_str();
   } catch (...) {
-    g_rpcCheck = "{\"ok\":false,\"status\":502,\"body\":{\"code\":\"INTERNAL_ERROR\",\"message\":\"Engine execution "
-                 "failed\",\"context\":{},\"httpStatus\":502}}";
+    return rpcFailureAnswer();
   }
-  return g_rpcCheck.c_str();
 }
+
+// The generic failure as an RPC result (NUL-terminated JSON; "" when out of memory), for an executeInContext the shim
+// could not carry through the core.
+EMSCRIPTEN_KEEPALIVE const char* sw_rpc_failure() { return rpcFailureAnswer(); }
 
 // One Interpreter for a Durable Object instance. storage: the shim's id for ctx.storage (the SQL and alarm imports
 // receive it). ttl: INTERPRETER_IDLE_TTL_MS as text (has_ttl 0 when unset). armed_alarm: getAlarm() at start-up, or
@@ -183,7 +164,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_do_new(uint32_t server, uint32_t storage, const
                                                          : std::nullopt);
     box->interp = std::make_unique<Interpreter>(engine, *box->sql, *box->alarm, *box->sessions,
                                                 sw::server::systemClock(), ttlMs, armedAlarm);
-    return ptr(box.release());
+    return address(box.release());
   } catch (const std::exception& e) {
     creationError = e.what();
     emscripten_log(EM_LOG_ERROR, "[sandbox-workers] Interpreter start failed: %s", creationError.c_str());
@@ -196,17 +177,9 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_do_new(uint32_t server, uint32_t storage, const
 EMSCRIPTEN_KEEPALIVE void sw_do_free(uint32_t h) { delete doOf(h); }
 
 // Scratch input for executeInContext: the key, then the args JSON; or the encoded getFiles answer.
-EMSCRIPTEN_KEEPALIVE char* sw_do_input(uint32_t h, uint32_t len) {
-  try {
-    auto& in = doOf(h)->input;
-    in.resize(std::size_t(len) + 1);
-    return in.data();
-  } catch (...) {
-    return nullptr;
-  }
-}
+EMSCRIPTEN_KEEPALIVE char* sw_do_input(uint32_t h, uint32_t len) { return reserveInput(doOf(h)->input, len); }
 
-EMSCRIPTEN_KEEPALIVE const StepView* sw_do_execute_start(uint32_t h, uint32_t keyLen, uint32_t argsLen) {
+EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_start(uint32_t h, uint32_t keyLen, uint32_t argsLen) {
   return guardedStep(h, [&](Interpreter& interp) {
     const auto& in = doOf(h)->input;
     if (std::size_t(keyLen) + argsLen > in.size()) return internalFailure();
@@ -215,8 +188,9 @@ EMSCRIPTEN_KEEPALIVE const StepView* sw_do_execute_start(uint32_t h, uint32_t ke
 }
 
 // The getFiles answer, encoded by the shim into sw_do_input: u32 isArray, u32 count, then per entry u8 flags
-// (1 object, 2 string path, 4 Uint8Array data, 8 number updatedAt), u32 + path bytes, u32 + data bytes, f64 updatedAt.
-EMSCRIPTEN_KEEPALIVE const StepView* sw_do_execute_files(uint32_t h, uint32_t len) {
+// (FILE_IS_OBJECT, FILE_PATH_IS_STRING, FILE_DATA_IS_BYTES, FILE_UPDATED_AT_IS_NUMBER), u32 + path bytes, u32 + data
+// bytes, f64 updatedAt.
+EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_files(uint32_t h, uint32_t len) {
   return guardedStep(h, [&](Interpreter& interp) {
     auto& in = doOf(h)->input;
     if (len > in.size()) return internalFailure();
@@ -231,10 +205,10 @@ EMSCRIPTEN_KEEPALIVE const StepView* sw_do_execute_files(uint32_t h, uint32_t le
         if (r.p >= r.end) return internalFailure();
         const uint8_t flags = *r.p++;
         sw::interp::PulledEntry e;
-        e.isObject = flags & 1;
-        e.pathIsString = flags & 2;
-        e.dataIsBytes = flags & 4;
-        e.updatedAtIsNumber = flags & 8;
+        e.isObject = flags & sw::abi::FILE_IS_OBJECT;
+        e.pathIsString = flags & sw::abi::FILE_PATH_IS_STRING;
+        e.dataIsBytes = flags & sw::abi::FILE_DATA_IS_BYTES;
+        e.updatedAtIsNumber = flags & sw::abi::FILE_UPDATED_AT_IS_NUMBER;
         if (!r.bytes(e.path) || !r.bytes(e.data) || !r.f64(e.updatedAt)) return internalFailure();
         entries.push_back(std::move(e));
       }
@@ -242,6 +216,11 @@ EMSCRIPTEN_KEEPALIVE const StepView* sw_do_execute_files(uint32_t h, uint32_t le
     std::vector<char>().swap(in);  // the pulled bytes now live in `entries`
     return interp.executeFiles(isArray != 0, std::move(entries));
   });
+}
+
+// The getFiles callback threw instead of answering.
+EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_files_failed(uint32_t h) {
+  return guardedStep(h, [&](Interpreter& interp) { return interp.executeFilesFailed(); });
 }
 
 EMSCRIPTEN_KEEPALIVE uint32_t sw_do_alarm(uint32_t h) {
@@ -260,7 +239,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_do_exchange_new(uint32_t h) {
     auto box = std::make_unique<DoExchangeBox>();
     box->owner = doOf(h);
     box->exchange = std::make_unique<Interpreter::HttpExchange>(*box->owner->interp);
-    return ptr(box.release());
+    return address(box.release());
   } catch (...) {
     return 0;
   }
@@ -269,13 +248,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_do_exchange_new(uint32_t h) {
 EMSCRIPTEN_KEEPALIVE void sw_do_exchange_free(uint32_t ex) { delete exOf(ex); }
 
 EMSCRIPTEN_KEEPALIVE char* sw_do_exchange_input(uint32_t ex, uint32_t len) {
-  try {
-    auto& in = exOf(ex)->input;
-    in.resize(std::size_t(len) + 1);
-    return in.data();
-  } catch (...) {
-    return nullptr;
-  }
+  return reserveInput(exOf(ex)->input, len);
 }
 
 // method, url and headers ("name: value\r\n" block) were copied into sw_do_exchange_input, in that order.
@@ -283,14 +256,10 @@ EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_do_exchange_start(uint32_t ex, uin
                                                                 uint32_t headersLen, uint32_t hasBody) {
   return guardedAction(ex, [&](Interpreter::HttpExchange& exchange) -> const sw::server::Action& {
     const auto& in = exOf(ex)->input;
-    if (std::size_t(methodLen) + urlLen + headersLen > in.size()) return exchange.fail();
-    std::string_view all(in.data(), in.size());
-    sw::http::RequestHead head;
-    head.method = std::string(all.substr(0, methodLen));
-    head.url = std::string(all.substr(methodLen, urlLen));
-    head.headers = sw::http::parseHeaderBlock(all.substr(methodLen + urlLen, headersLen));
-    head.hasBody = hasBody != 0;
-    return exchange.start(head);
+    auto head = sw::core::requestHeadFrom(std::string_view(in.data(), in.size()), methodLen, urlLen, headersLen,
+                                          hasBody != 0);
+    if (!head) return exchange.fail();
+    return exchange.start(*head);
   });
 }
 

@@ -22,23 +22,16 @@ class BuiltinSession final : public interp::Session {
       : engine_(engine), driver_(driver) {
     wasi::HostOptions o = builtinHostOptions(server);
     o.workspace = workspace;  // the mirror: the same tree for every instance of this Interpreter
-    host_ = wasi::newHostHandle(std::move(o));
-    if (sw_host_instantiate_guest(server, host_) == 0) throw std::runtime_error("Engine initialization failed");
-    instantiated_ = true;
+    if (!guestScope_.open(server, std::move(o))) throw std::runtime_error("Engine initialization failed");
+    host_ = guestScope_.host;
     guest_ = std::make_unique<wasmify::HostGuestCaller>(host_);
     memory_ = std::make_unique<GuestMemoryView>(host_);
-  }
-  ~BuiltinSession() override {
-    session_.reset();
-    guest_.reset();
-    if (instantiated_) sw_host_release_guest(host_);
-    if (host_) sw_wasi_host_free(host_);
   }
 
   wasmify::SessionOptions options(std::string_view cwd) const {
     wasmify::SessionOptions o;
     o.cwd = std::string(cwd);
-    o.fuel = engine_.limits.fuel > 0 ? int64_t(engine_.limits.fuel) : -1;
+    o.fuel = int64_t(fuelBudget(engine_));
     return o;
   }
   // A new context: from the engine's boot image when it has one (its memory after boot, shipped in the bundle), else
@@ -97,8 +90,8 @@ class BuiltinSession final : public interp::Session {
  private:
   const server::EngineInfo& engine_;
   const wasmify::WasmifyDriver& driver_;
+  GuestScope guestScope_;  // declared first: released after everything that uses the instance
   uint32_t host_ = 0;
-  bool instantiated_ = false;
   std::unique_ptr<wasmify::HostGuestCaller> guest_;
   std::unique_ptr<GuestMemoryView> memory_;
   std::optional<wasmify::WasmifySession> session_;

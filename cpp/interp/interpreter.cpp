@@ -14,7 +14,6 @@ namespace sw::interp {
 
 namespace {
 
-constexpr std::size_t kContextBodyLimit = 98304;  // POST /contexts (SPEC §2.6 step 1)
 constexpr std::size_t kMaxIdUnits = 128;
 
 using json::Value;
@@ -412,8 +411,7 @@ const server::Action& Interpreter::HttpExchange::respond(http::Response r) {
   action_ = server::Action{};
   action_.kind = server::ActionKind::Respond;
   action_.response = std::move(r);
-  body_.clear();
-  body_.shrink_to_fit();
+  body_.release();
   return action_;
 }
 
@@ -428,7 +426,8 @@ const server::Action& Interpreter::HttpExchange::fail() {
 
 const server::Action& Interpreter::HttpExchange::start(const http::RequestHead& head) {
   auto key = head.header("x-interpreter-key");
-  if (!key || !server::isValidInterpreterKey(*key)) return error(400, "VALIDATION_FAILED", "Invalid interpreter key");
+  if (auto invalid = server::checkInterpreterKey(key.value_or("")))  // absent is empty, which is invalid
+    return error(invalid->status, "VALIDATION_FAILED", invalid->message);
   key_ = std::string(*key);
   const std::string path = http::urlPath(head.url);
   if (head.method == "DELETE" && path == "/") {
@@ -436,15 +435,12 @@ const server::Action& Interpreter::HttpExchange::start(const http::RequestHead& 
     return respond(http::Response::json(200, R"({"success":true})"));
   }
   if (head.method == "POST" && path == "/contexts") {
-    if (auto length = head.header("content-length")) {
-      if (auto n = server::jsNumber(*length); n && *n > double(kContextBodyLimit))
-        return error(413, "VALIDATION_FAILED", "Request too large");
-    }
+    if (server::declaredTooLarge(head, double(server::kRequestBodyLimit)))
+      return error(413, "VALIDATION_FAILED", "Request too large");
     action_ = server::Action{};
     action_.kind = server::ActionKind::ReadBody;
-    action_.bodyLimit = kContextBodyLimit;
-    limit_ = kContextBodyLimit;
-    body_.assign(limit_ + 1 + json::kPadding, '\0');
+    action_.bodyLimit = server::kRequestBodyLimit;
+    body_.allocate(server::kRequestBodyLimit);
     return action_;
   }
   constexpr std::string_view prefix = "/contexts/";
@@ -473,14 +469,8 @@ const server::Action& Interpreter::HttpExchange::bodyFailed() {
 
 const server::Action& Interpreter::HttpExchange::bodyReceived(std::size_t n) {
   if (action_.kind != server::ActionKind::ReadBody) return fail();
-  if (n > limit_) return error(413, "VALIDATION_FAILED", "Request too large");
-  const char* data = body_.data();
-  if (n >= 3 && std::string_view(data, 3) == "\xEF\xBB\xBF") {
-    data += 3;
-    n -= 3;
-  }
-  std::memset(body_.data() + (data - body_.data()) + n, 0, json::kPadding);
-  auto parsed = json::parsePadded(data, n);
+  if (body_.tooLarge(n)) return error(413, "VALIDATION_FAILED", "Request too large");
+  auto parsed = body_.parse(n);
   if (!parsed.ok()) return error(400, "VALIDATION_FAILED", "Invalid JSON");
   const Value& body = parsed.value;
   if (!body.isObject()) return error(400, "VALIDATION_FAILED", "Expected an object");
@@ -522,8 +512,14 @@ const server::Action& Interpreter::HttpExchange::bodyReceived(std::size_t n) {
 Step Interpreter::failure(int status, std::string_view code, std::string_view message, std::string_view context) {
   pending_.reset();
   Step s;
-  http::Response r = server::errorResponse(clock_, status, code, message, context);
-  s.json = "{\"ok\":false,\"status\":" + std::to_string(status) + ",\"body\":" + r.body + "}";
+  s.json = server::rpcErrorJson(server::errorResponse(clock_, status, code, message, context));
+  return s;
+}
+
+Step Interpreter::internalFailure() {
+  pending_.reset();
+  Step s;
+  s.json = server::rpcErrorJson(server::internalErrorResponse(clock_));
   return s;
 }
 
@@ -535,7 +531,8 @@ Step Interpreter::workspaceFailure(const workspace::Error& err) {
 Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) {
   pending_.reset();
   counters_ = {};
-  if (!server::isValidInterpreterKey(key)) return failure(400, "VALIDATION_FAILED", "Invalid interpreter key");
+  if (auto invalid = server::checkInterpreterKey(key))
+    return failure(invalid->status, "VALIDATION_FAILED", invalid->message);
   ensureMeta(key);
 
   auto parsed = json::parseCopy(argsJson.empty() ? std::string_view("null") : argsJson);
@@ -543,17 +540,13 @@ Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) 
   const Value& args = parsed.ok() && parsed.value.isObject() ? parsed.value : kEmpty;
 
   const Value* code = args.find("code");
-  if (!code || !code->isString() || json::isBlankJs(code->asString()))
-    return failure(400, "VALIDATION_FAILED", "Non-empty code is required");
-  if (double(json::utf8EncodedLength(code->asString())) > engine_.limits.codeBytes)
-    return failure(413, "VALIDATION_FAILED", "Code exceeds " + server::kibLabel(engine_.limits.codeBytes));
+  if (auto invalid = server::checkCode(code, engine_.limits))
+    return failure(invalid->status, "VALIDATION_FAILED", invalid->message);
 
   std::string envJson = "{}";
   if (const Value* env = args.find("envVars")) {
-    if (!env->isObject()) return failure(400, "VALIDATION_FAILED", "envVars must be an object");
-    for (const auto& [k, v] : env->members())
-      if (!v.isString()) return failure(400, "VALIDATION_FAILED", "envVars values must be strings");
-    envJson = json::stringify(*env);
+    if (auto invalid = server::readEnvVars(*env, server::EnvVarsRule::Context, envJson))
+      return failure(invalid->status, "VALIDATION_FAILED", invalid->message);
   }
 
   const Value* contextId = args.find("contextId");
@@ -619,7 +612,7 @@ Step Interpreter::reconcileAndRun(std::vector<workspace::File> files, bool secon
 }
 
 Step Interpreter::executeFiles(bool isArray, std::vector<PulledEntry> entries) {
-  if (!pending_ || pending_->requested.empty()) return failure(502, "INTERNAL_ERROR", "Engine execution failed");
+  if (!pending_ || pending_->requested.empty()) return internalFailure();
   if (!isArray) return failure(500, "INTERNAL_ERROR", "Sandbox returned an invalid workspace file list");
   std::vector<workspace::File> files;
   files.reserve(entries.size());
@@ -632,6 +625,8 @@ Step Interpreter::executeFiles(bool isArray, std::vector<PulledEntry> entries) {
   }
   return reconcileAndRun(std::move(files), true);
 }
+
+Step Interpreter::executeFilesFailed() { return internalFailure(); }
 
 void Interpreter::dropResident() {
   resident_.reset();
@@ -667,7 +662,7 @@ Step Interpreter::run() {
   } catch (...) {
     dropResident();
     mirror_.rollback(checkpoint);
-    return failure(502, "INTERNAL_ERROR", "Engine execution failed");
+    return internalFailure();
   }
 
   // 4. execute
@@ -677,18 +672,7 @@ Step Interpreter::run() {
     outcome = resident_->execute(pending_->code, pending_->envJson);
   } catch (const std::exception& e) {
     threw = true;
-    std::string rest;
-    Writer w(rest);
-    w.beginObject();
-    w.key("logs").raw(R"({"stdout":[],"stderr":[]})");
-    w.key("results").raw("[]");
-    w.key("error").beginObject();
-    w.key("name").string("EngineError");
-    w.key("message").string(json::truncateUtf16(e.what(), server::kMaxHostMessageUnits));
-    w.key("traceback").raw("[]");
-    w.endObject();
-    w.endObject();
-    outcome.outcomeJson = std::move(rest);
+    outcome.outcomeJson = server::failedOutcomeJson("EngineError", e.what());
   }
   if (threw) dropResident();
 
@@ -755,12 +739,7 @@ Step Interpreter::run() {
   w.beginObject();
   w.key("ok").boolean(true);
   w.key("result").beginObject();
-  w.key("code").string(pending_->code);
-  w.key("language").string(engine_.language);
-  w.key("engine").string(engine_.engineName);
-  w.key("durationMs").number(durationMs);
-  out += ',';
-  out.append(rest, 1, rest.size() - 2);  // the outcome's members, without its braces
+  server::writeExecutionResult(w, engine_, pending_->code, durationMs, rest);
   w.key("executionCount").number(ctx.executions);
   w.key("context").beginObject();
   w.key("id").string(ctx.id);

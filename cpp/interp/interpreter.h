@@ -113,7 +113,7 @@ class Interpreter {
     explicit HttpExchange(Interpreter& owner) : owner_(owner) {}
     const server::Action& start(const http::RequestHead& head);
     char* bodyBuffer() { return body_.data(); }
-    std::size_t bodyCapacity() const { return limit_ + 1; }
+    std::size_t bodyCapacity() const { return body_.capacity(); }
     const server::Action& bodyReceived(std::size_t n);
     const server::Action& bodyFailed();
     const server::Action& fail();
@@ -125,8 +125,7 @@ class Interpreter {
                                 std::string_view context = "{}");
     Interpreter& owner_;
     server::Action action_;
-    std::string body_;
-    std::size_t limit_ = 0;
+    server::BodyBuffer body_;
     std::string key_;
   };
 
@@ -134,6 +133,8 @@ class Interpreter {
   Step executeStart(std::string_view key, std::string_view argsJson);
   // The getFiles answer: `isArray` false when it was not an array.
   Step executeFiles(bool isArray, std::vector<PulledEntry> entries);
+  // The getFiles callback threw (or its promise rejected) instead of answering.
+  Step executeFilesFailed();
   // The alarm handler (SPEC §4.7).
   void alarm();
 
@@ -160,6 +161,7 @@ class Interpreter {
 
   // execute
   Step failure(int status, std::string_view code, std::string_view message, std::string_view context = "{}");
+  Step internalFailure();
   Step workspaceFailure(const workspace::Error& err);
   Step reconcileAndRun(std::vector<workspace::File> files, bool secondPass);
   Step run();

@@ -14,10 +14,18 @@
 #include <string_view>
 #include <vector>
 
+#include "../abi/abi.h"
+
 namespace sw::interp {
 
 struct SqlValue {
-  enum class Type : uint8_t { Null = 0, Number = 1, Text = 2, Blob = 3 };
+  // The tags of the shim's SQL bridge (cpp/core/do_sql.cpp) too.
+  enum class Type : uint8_t {
+    Null = abi::SQL_NULL,
+    Number = abi::SQL_NUMBER,
+    Text = abi::SQL_TEXT,
+    Blob = abi::SQL_BLOB,
+  };
   Type type = Type::Null;
   double number = 0;
   std::string bytes;  // Text (UTF-8) or Blob

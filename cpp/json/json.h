@@ -104,6 +104,8 @@ class Writer {
   Writer& value(const Value& v);
   // Inserts pre-serialized JSON verbatim (caller guarantees validity).
   Writer& raw(std::string_view json);
+  // Inserts the members of a pre-serialized object ("{...}") into the object being written, after its own.
+  Writer& members(std::string_view objectJson);
 
  private:
   void separate();

@@ -90,6 +90,13 @@ Writer& Writer::raw(std::string_view json) {
   return *this;
 }
 
+Writer& Writer::members(std::string_view objectJson) {
+  if (objectJson.size() <= 2) return *this;  // "{}": nothing to add
+  separate();
+  out_.append(objectJson.substr(1, objectJson.size() - 2));
+  return *this;
+}
+
 Writer& Writer::value(const Value& v) {
   switch (v.type()) {
     case Type::Null: return null();

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 namespace sw::server {
 
@@ -27,14 +26,6 @@ bool getNumber(const json::Value& obj, std::string_view key, double& out) {
   if (!v || !v->isNumber()) return false;
   out = v->asNumber();
   return true;
-}
-
-void writeHostError(json::Writer& w, std::string_view name, std::string_view message) {
-  w.key("error").beginObject();
-  w.key("name").string(name);
-  w.key("message").string(json::truncateUtf16(message, kMaxHostMessageUnits));
-  w.key("traceback").beginArray().endArray();
-  w.endObject();
 }
 
 }  // namespace
@@ -102,24 +93,6 @@ std::string isoTime(int64_t epochMs) {
                 (long long)d, (long long)(msOfDay / 3600000), (long long)(msOfDay / 60000 % 60),
                 (long long)(msOfDay / 1000 % 60), (long long)(msOfDay % 1000));
   return buf;
-}
-
-http::Response errorResponse(Clock& clock, int status, std::string_view code, std::string_view message,
-                             std::string_view contextJson) {
-  std::string body;
-  json::Writer w(body);
-  w.beginObject();
-  w.key("code").string(code);
-  w.key("message").string(message);
-  w.key("context").raw(contextJson);
-  w.key("httpStatus").integer(status);
-  w.key("timestamp").string(isoTime(clock.epochMs()));
-  w.endObject();
-  return http::Response::json(status, std::move(body));
-}
-
-http::Response internalErrorResponse(Clock& clock) {
-  return errorResponse(clock, 502, "INTERNAL_ERROR", "Engine execution failed");
 }
 
 std::string normalizeLanguage(std::string_view requested) {
@@ -210,7 +183,7 @@ const Action& Exchange::respond(http::Response r) {
   action_ = Action{};
   action_.kind = ActionKind::Respond;
   action_.response = std::move(r);
-  body_.reset();
+  body_.release();
   input_ = {};
   return action_;
 }
@@ -238,12 +211,8 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasInterpreter
       return respond(http::Response::json(200, std::move(body)));
     }
     case http::Route::Interpreters: {
-      if (!isValidInterpreterKey(m.interpreterKey)) return validationError(400, "Invalid interpreter key");
-      if (!engine.sessions)
-        return validationError(400, "Code contexts are not supported for " + engine.language);
-      if (!hasInterpreterBinding)
-        return validationError(
-            400, "Code contexts are not supported: this Worker has no INTERPRETER Durable Object binding");
+      if (auto refused = contextsUnavailable(engine, m.interpreterKey, hasInterpreterBinding))
+        return validationError(400, *refused);
       action_ = Action{};
       action_.kind = ActionKind::Forward;
       action_.interpreterKey = m.interpreterKey;
@@ -257,7 +226,7 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasInterpreter
       action_.forwardHeaders = {{"x-interpreter-key", m.interpreterKey}};
       // The Interpreter reads at most this much of a body (POST /contexts, SPEC §2.6 step 1): the forward buffers one
       // byte more, enough for the Interpreter to answer 413, never a hostile body of any size.
-      action_.bodyLimit = kForwardBodyLimit;
+      action_.bodyLimit = kRequestBodyLimit;
       return action_;
     }
     case http::Route::NotFound:
@@ -273,23 +242,19 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasInterpreter
   if (!contentType || http::asciiLower(*contentType).rfind("application/json", 0) != 0)
     return validationError(415, "Content-Type must be application/json");
   const double requestLimit = engine.limits.requestBytes;
-  if (auto length = head.header("content-length")) {
-    if (auto n = jsNumber(*length); n && *n > requestLimit) return validationError(413, "Request too large");
-  }
+  if (declaredTooLarge(head, requestLimit)) return validationError(413, "Request too large");
   if (!head.hasBody) return validationError(400, "JSON body required");
   action_ = Action{};
   action_.kind = ActionKind::ReadBody;
   action_.bodyLimit = std::size_t(requestLimit);
-  bodySize_ = action_.bodyLimit + 1 + json::kPadding;
-  body_.reset(new char[bodySize_]);
+  body_.allocate(action_.bodyLimit);
   return action_;
 }
 
 const Action& Exchange::bodyReceived(std::size_t n) {
   if (action_.kind != ActionKind::ReadBody) return fail();
-  if (n > action_.bodyLimit) return validationError(413, "Request too large");
-  std::memset(body_.get() + n, 0, json::kPadding);  // simdjson reads (and ignores) the padding
-  return validateExecute(body_.get(), n);
+  if (body_.tooLarge(n)) return validationError(413, "Request too large");
+  return validateExecute(body_.parse(n));
 }
 
 const Action& Exchange::bodyFailed() {
@@ -299,14 +264,8 @@ const Action& Exchange::bodyFailed() {
   return validationError(400, "Invalid JSON");
 }
 
-const Action& Exchange::validateExecute(const char* data, std::size_t len) {
+const Action& Exchange::validateExecute(const json::ParseResult& parsed) {
   const EngineInfo& engine = server_.engine();
-  // A leading UTF-8 byte-order mark is not part of the document (Request.text() drops it too).
-  if (len >= 3 && std::string_view(data, 3) == "\xEF\xBB\xBF") {
-    data += 3;
-    len -= 3;
-  }
-  auto parsed = json::parsePadded(data, len);
   if (!parsed.ok()) return validationError(400, "Invalid JSON");
   const json::Value& body = parsed.value;
   if (!body.isObject()) return validationError(400, "Expected an object");
@@ -318,32 +277,22 @@ const Action& Exchange::validateExecute(const char* data, std::size_t len) {
                                       engine.language + ")");
   }
   const json::Value* code = body.find("code");
-  if (!code || !code->isString() || json::isBlankJs(code->asString()))
-    return validationError(400, "Non-empty code is required");
-  if (double(json::utf8EncodedLength(code->asString())) > engine.limits.codeBytes)
-    return validationError(413, "Code exceeds " + kibLabel(engine.limits.codeBytes));
+  if (auto invalid = checkCode(code, engine.limits)) return validationError(invalid->status, invalid->message);
 
   std::string payload;
   json::Writer w(payload);
   w.beginObject();
   w.key("code").string(code->asString());
   if (const json::Value* env = body.find("envVars")) {
-    if (!env->isObject()) return validationError(400, "envVars must be an object");
-    w.key("envVars").beginObject();
-    for (const auto& [key, value] : env->members()) {
-      if (value.isNull()) continue;
-      if (!value.isString()) return validationError(400, "envVars values must be strings");
-      // Silently dropped (SPEC §2.3 step 12). "__proto__" too: the reference assigns envVars[key] = value on a plain
-      // object, which for "__proto__" hits the prototype setter and stores nothing.
-      if (!isValidEnvKey(key) || key == "__proto__") continue;
-      w.key(key).string(value.asString());
-    }
-    w.endObject();
+    std::string envJson;
+    if (auto invalid = readEnvVars(*env, EnvVarsRule::Execute, envJson))
+      return validationError(invalid->status, invalid->message);
+    w.key("envVars").raw(envJson);
   }
   w.endObject();
 
   code_ = code->asString();
-  body_.reset();
+  body_.release();
   action_ = Action{};
   action_.kind = ActionKind::RunEngine;
   action_.payload = std::move(payload);
@@ -358,18 +307,13 @@ char* Exchange::inputBuffer(std::size_t len) {
 }
 
 const Action& Exchange::finishExecution(std::string rest) {
-  const EngineInfo& engine = server_.engine();
   const double durationMs = roundMs(clock_.monotonicMs() - startedMs_);
   std::string body;
   body.reserve(rest.size() + code_.size() + 128);
   json::Writer w(body);
   w.beginObject();
-  w.key("code").string(code_);
-  w.key("language").string(engine.language);
-  w.key("engine").string(engine.engineName);
-  w.key("durationMs").number(durationMs);
-  body += ',';  // splice the outcome's members (rest is an object) in after durationMs
-  body.append(rest, 1, std::string::npos);
+  writeExecutionResult(w, server_.engine(), code_, durationMs, rest);
+  w.endObject();
   return respond(http::Response::json(200, std::move(body)));
 }
 
@@ -386,17 +330,14 @@ const Action& Exchange::engineFinished(std::string_view outcomeJson) {
   return finishExecution(assembleOutcome(parsed.value));
 }
 
+const Action& Exchange::engineOutcomeUnserializable(std::string_view reason) {
+  return engineThrew(false, "Engine returned an outcome that cannot be serialized: " + std::string(reason));
+}
+
 const Action& Exchange::engineThrew(bool limit, std::optional<std::string_view> message) {
   if (action_.kind != ActionKind::RunEngine) return fail();
-  std::string rest;
-  json::Writer w(rest);
-  w.beginObject();
-  w.key("logs").raw(R"({"stdout":[],"stderr":[]})");
-  w.key("results").raw("[]");
-  std::string_view text = message.value_or("Execution failed");
-  writeHostError(w, limit ? "ExecutionLimitError" : "EngineError", text);
-  w.endObject();
-  return finishExecution(std::move(rest));
+  return finishExecution(
+      failedOutcomeJson(limit ? "ExecutionLimitError" : "EngineError", message.value_or("Execution failed")));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -405,14 +346,7 @@ namespace {
 
 // The engine broke the outcome contract: report it as an engine failure rather than relaying garbage.
 std::string invalidOutcome(std::string_view what) {
-  std::string rest;
-  json::Writer w(rest);
-  w.beginObject();
-  w.key("logs").raw(R"({"stdout":[],"stderr":[]})");
-  w.key("results").raw("[]");
-  writeHostError(w, "EngineError", std::string("Engine returned an invalid outcome: ") + std::string(what));
-  w.endObject();
-  return rest;
+  return failedOutcomeJson("EngineError", std::string("Engine returned an invalid outcome: ") + std::string(what));
 }
 
 bool stringArray(const json::Value* v) {
@@ -544,11 +478,7 @@ std::string assembleOutcome(const json::Value& outcome) {
     if (const json::Value* line = error->find("lineNumber")) w.key("lineNumber").value(*line);
     w.endObject();
   } else if (outputLimited || resultLimited) {
-    w.key("error").beginObject();
-    w.key("name").string("ExecutionLimitError");
-    w.key("message").string(outputLimited ? "Output limit exceeded" : "Result limit exceeded");
-    w.key("traceback").beginArray().endArray();
-    w.endObject();
+    writeHostError(w, "ExecutionLimitError", outputLimited ? "Output limit exceeded" : "Result limit exceeded");
   }
   if (usage) {
     w.key("usage").beginObject();
@@ -559,6 +489,15 @@ std::string assembleOutcome(const json::Value& outcome) {
   }
   w.endObject();
   return rest;
+}
+
+void writeExecutionResult(json::Writer& w, const EngineInfo& engine, std::string_view code, double durationMs,
+                          std::string_view outcome) {
+  w.key("code").string(code);
+  w.key("language").string(engine.language);
+  w.key("engine").string(engine.engineName);
+  w.key("durationMs").number(durationMs);
+  w.members(outcome);
 }
 
 }  // namespace sw::server

@@ -13,16 +13,21 @@
 #include <string_view>
 #include <vector>
 
+#include "../abi/abi.h"
 #include "../http/http.h"
 #include "../json/json.h"
 
 namespace sw::server {
 
+// The protocol's request body limit, 96 KiB (SPEC §2.3 step 3): an engine's unless it sets its own, and every
+// Interpreter route's (POST /contexts, SPEC §2.6 step 1), which is also what the Worker forwards at most.
+constexpr std::size_t kRequestBodyLimit = 98304;
+
 struct Limits {
   double fuel = 0;
   double memoryBytes = 0;
   double codeBytes = 65536;
-  double requestBytes = 98304;
+  double requestBytes = kRequestBodyLimit;
 };
 
 // What the server knows about the engine it fronts (the Engine contract's identity fields, SPEC §5.1).
@@ -61,14 +66,66 @@ constexpr std::size_t kMaxResultBytes = 65536;
 constexpr std::size_t kMaxLogEntries = 200;
 constexpr std::size_t kMaxLogUnits = 32768;
 constexpr std::size_t kMaxHostMessageUnits = 2048;
-// The largest body any Interpreter route accepts (POST /contexts, SPEC §2.6 step 1).
-constexpr std::size_t kForwardBodyLimit = 98304;
+
+// --- errors, as every route and the RPC report them (errors.cpp) -----------------------------------------------------
 
 // An ErrorResponse (SPEC §3.6).
 http::Response errorResponse(Clock& clock, int status, std::string_view code, std::string_view message,
                              std::string_view contextJson = "{}");
 // The generic fallback for anything unexpected: 502 INTERNAL_ERROR "Engine execution failed".
 http::Response internalErrorResponse(Clock& clock);
+// An error as executeInContext returns it (SPEC §2.7: returned, never thrown): {"ok":false,"status":S,"body":B}.
+std::string rpcErrorJson(const http::Response& error);
+// The `error` member of an outcome the host reports itself: {name, message (cut to kMaxHostMessageUnits UTF-16
+// units), traceback: []}.
+void writeHostError(json::Writer& w, std::string_view name, std::string_view message);
+// The outcome of an engine run that failed as a whole (SPEC §5.3): no logs, no results, the host's error; with `cwd`
+// a SessionOutcome (SPEC §5.1).
+std::string failedOutcomeJson(std::string_view errorName, std::string_view message,
+                              std::optional<std::string_view> cwd = std::nullopt);
+
+// --- what a request must be, for the Worker and the Interpreter alike (request.cpp) ----------------------------------
+
+// How many body bytes the shim reads for a body of at most `limit` bytes: one more, so a body that is too large shows
+// as such without being read whole.
+constexpr std::size_t bodyReadBound(std::size_t limit) { return limit + 1; }
+// True when the request's Content-Length announces more than `limit` bytes: refused before a byte is read.
+bool declaredTooLarge(const http::RequestHead& head, double limit);
+
+// A request body in core memory as the shim copies it in: bodyReadBound(limit) bytes, then simdjson's padding.
+class BodyBuffer {
+ public:
+  void allocate(std::size_t limit);
+  void release() { bytes_.reset(); }
+  char* data() { return bytes_.get(); }
+  std::size_t capacity() const { return bodyReadBound(limit_); }
+  bool tooLarge(std::size_t received) const { return received > limit_; }
+  // The first `received` bytes (at most the limit) as a JSON document.
+  json::ParseResult parse(std::size_t received);
+
+ private:
+  std::unique_ptr<char[]> bytes_;  // uninitialized: only the bytes received and the padding are ever read
+  std::size_t limit_ = 0;
+};
+
+// A request that fails validation: the status and message of its VALIDATION_FAILED ErrorResponse.
+struct Invalid {
+  int status;
+  std::string message;
+};
+// `code` (SPEC §2.3, §2.7): a string, not blank, of at most limits.codeBytes UTF-8 bytes. `code` may be null (absent).
+std::optional<Invalid> checkCode(const json::Value* code, const Limits& limits);
+// What `envVars` may hold besides strings. POST /execute (SPEC §2.3 step 12) skips null values and keys no process
+// environment can have; executeInContext (SPEC §2.7) takes strings only, under any key.
+enum class EnvVarsRule { Execute, Context };
+// `envVars` when present: an object of strings (as `rule` allows); `envJson` gets the object the engine receives.
+std::optional<Invalid> readEnvVars(const json::Value& envVars, EnvVarsRule rule, std::string& envJson);
+// An interpreter key (SPEC §2.5 step 1), checked by the Worker and again by the Interpreter: 1-128 characters of
+// [A-Za-z0-9._-].
+std::optional<Invalid> checkInterpreterKey(std::string_view key);
+// The checks before a code-context request reaches the Interpreter (SPEC §2.5 steps 1-3; HTTP and RPC alike): the
+// message of the 400 when `key` is invalid or the runtime cannot keep contexts, nullopt when it may go on.
+std::optional<std::string> contextsUnavailable(const EngineInfo& engine, std::string_view key, bool hasBinding);
 
 // The optional `language` check of POST /execute (SPEC §2.4).
 bool languageMatches(std::string_view requested, std::string_view runtimeLanguage);
@@ -84,12 +141,15 @@ std::string kibLabel(double bytes);
 double roundMs(double ms);
 bool isValidEnvKey(std::string_view key);
 
+// The shim reads the kind as a number (cpp/abi/abi.def).
 enum class ActionKind : uint32_t {
-  Respond = 1,      // send `response`
-  ReadBody = 2,     // read at most `bodyLimit + 1` bytes of the request body into bodyBuffer(), then bodyReceived()
-  RunEngine = 3,    // call the engine with `payload` (JSON {code, envVars?}), then engineFinished()/engineThrew()
-  Forward = 4,      // forward to the Interpreter DO for `interpreterKey` at `forwardPath` with at most bodyLimit + 1
-                    // bytes of the body, relay its response
+  Respond = abi::ACTION_RESPOND,       // send `response`
+  ReadBody = abi::ACTION_READ_BODY,    // read at most `bodyLimit + 1` bytes of the request body into bodyBuffer(),
+                                       // then bodyReceived()
+  RunEngine = abi::ACTION_RUN_ENGINE,  // call the engine with `payload` (JSON {code, envVars?}), then
+                                       // engineFinished()/engineThrew()
+  Forward = abi::ACTION_FORWARD,       // forward to the Interpreter DO for `interpreterKey` at `forwardPath` with at
+                                       // most bodyLimit + 1 bytes of the body, relay its response
 };
 
 struct Action {
@@ -111,9 +171,10 @@ class Exchange {
 
   // hasInterpreterBinding: whether env.INTERPRETER exists in this Worker.
   const Action& start(const http::RequestHead& head, bool hasInterpreterBinding);
-  // The buffer the body is read into: capacity bodyLimit + 1 bytes, followed by json::kPadding writable bytes.
-  char* bodyBuffer() { return body_.get(); }
-  std::size_t bodyCapacity() const { return bodySize_ - json::kPadding; }
+  // The buffer the body is read into: capacity bodyReadBound(bodyLimit) bytes, followed by json::kPadding writable
+  // bytes.
+  char* bodyBuffer() { return body_.data(); }
+  std::size_t bodyCapacity() const { return body_.capacity(); }
   // `n` bytes were written to bodyBuffer(); n == bodyLimit + 1 means the body was longer than the limit.
   const Action& bodyReceived(std::size_t n);
   // Reading the body failed midway (the stream errored or ended short of its Content-Length), also while reading it
@@ -124,6 +185,8 @@ class Exchange {
   // The engine threw: `limit` when it was an ExecutionLimitError; `message` is the Error's message, or nullopt when
   // the thrown value was not an Error (reported as "Execution failed").
   const Action& engineThrew(bool limit, std::optional<std::string_view> message);
+  // The engine's outcome could not be serialized: `reason` is what JSON.stringify threw.
+  const Action& engineOutcomeUnserializable(std::string_view reason);
   // Something unexpected happened outside the server (for example the shim caught a trap).
   const Action& fail();
 
@@ -135,14 +198,13 @@ class Exchange {
  private:
   const Action& respond(http::Response r);
   const Action& validationError(int status, std::string_view message);
-  const Action& validateExecute(const char* data, std::size_t len);
+  const Action& validateExecute(const json::ParseResult& parsed);
   const Action& finishExecution(std::string body);
 
   const InterpreterServer& server_;
   Clock& clock_;
   Action action_;
-  std::unique_ptr<char[]> body_;  // uninitialized: only the bytes received and the padding are ever read
-  std::size_t bodySize_ = 0;
+  BodyBuffer body_;
   std::vector<char> input_;
   std::size_t inputLen_ = 0;
   std::string code_;
@@ -164,5 +226,9 @@ class InterpreterServer {
 // Maps an engine outcome (SPEC §5.1 EngineOutcome, as JSON) into the fields after `durationMs` of an
 // ExecutionResult, enforcing the result and log limits. Exposed for tests.
 std::string assembleOutcome(const json::Value& outcome);
+// The members an ExecutionResult starts with (SPEC §3.1: code, language, engine, durationMs), then those of
+// `outcome` (assembleOutcome's), into the object `w` has open: POST /execute's body and executeInContext's result.
+void writeExecutionResult(json::Writer& w, const EngineInfo& engine, std::string_view code, double durationMs,
+                          std::string_view outcome);
 
 }  // namespace sw::server

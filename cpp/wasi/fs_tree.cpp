@@ -139,6 +139,12 @@ Errno walkDirs(Node* dir, const std::vector<std::string_view>& parts, std::size_
   return Errno::Success;
 }
 
+// The existing directory that holds `relPath`'s last component, parts.back().
+Errno findParent(Node* root, std::string_view relPath, std::vector<std::string_view>& parts, Node*& dir) {
+  if (Errno e = splitRelative(relPath, parts); e != Errno::Success) return e;
+  return walkDirs(root, parts, parts.size() - 1, false, dir);
+}
+
 }  // namespace
 
 Workspace::Workspace(WorkspaceLimits limits) : mount_(std::make_unique<detail::Mount>()) {
@@ -189,9 +195,8 @@ Errno Workspace::makeDirectories(std::string_view relPath) {
 
 Errno Workspace::readFile(std::string_view relPath, std::string& out) const {
   std::vector<std::string_view> parts;
-  if (Errno e = splitRelative(relPath, parts); e != Errno::Success) return e;
   Node* dir = nullptr;
-  if (Errno e = walkDirs(root_.get(), parts, parts.size() - 1, false, dir); e != Errno::Success) return e;
+  if (Errno e = findParent(root_.get(), relPath, parts, dir); e != Errno::Success) return e;
   auto it = dir->children.find(parts.back());
   if (it == dir->children.end()) return Errno::NoEnt;
   if (it->second->isDir()) return Errno::IsDir;
@@ -201,9 +206,8 @@ Errno Workspace::readFile(std::string_view relPath, std::string& out) const {
 
 Errno Workspace::stat(std::string_view relPath, Entry& out) const {
   std::vector<std::string_view> parts;
-  if (Errno e = splitRelative(relPath, parts); e != Errno::Success) return e;
   Node* dir = nullptr;
-  if (Errno e = walkDirs(root_.get(), parts, parts.size() - 1, false, dir); e != Errno::Success) return e;
+  if (Errno e = findParent(root_.get(), relPath, parts, dir); e != Errno::Success) return e;
   auto it = dir->children.find(parts.back());
   if (it == dir->children.end()) return Errno::NoEnt;
   const Node& node = *it->second;
@@ -217,9 +221,8 @@ Errno Workspace::stat(std::string_view relPath, Entry& out) const {
 
 Errno Workspace::remove(std::string_view relPath) {
   std::vector<std::string_view> parts;
-  if (Errno e = splitRelative(relPath, parts); e != Errno::Success) return e;
   Node* dir = nullptr;
-  if (Errno e = walkDirs(root_.get(), parts, parts.size() - 1, false, dir); e != Errno::Success) return e;
+  if (Errno e = findParent(root_.get(), relPath, parts, dir); e != Errno::Success) return e;
   std::shared_ptr<Node> removed = detail::unlinkChild(*dir, parts.back());
   if (!removed) return Errno::NoEnt;
   detachSubtree(*removed);
@@ -253,9 +256,8 @@ Errno Workspace::forceDirectories(std::string_view relPath) {
 
 Errno Workspace::restoreFile(std::string_view relPath, std::string_view data, uint64_t mtimeNs) {
   std::vector<std::string_view> parts;
-  if (Errno e = splitRelative(relPath, parts); e != Errno::Success) return e;
   Node* dir = nullptr;
-  if (Errno e = walkDirs(root_.get(), parts, parts.size() - 1, false, dir); e != Errno::Success) return e;
+  if (Errno e = findParent(root_.get(), relPath, parts, dir); e != Errno::Success) return e;
   Node* file = nullptr;
   auto it = dir->children.find(parts.back());
   if (it != dir->children.end()) {

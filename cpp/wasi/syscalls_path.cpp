@@ -43,6 +43,17 @@ Errno resolveArg(Host& host, const FdEntry& dir, uint32_t path, uint32_t pathLen
   return detail::resolvePath(dir, p, r);
 }
 
+// A call that adds or removes an entry under directory `fd`: the descriptor, the mutation policy, the right, then the
+// path, in that order for every such call.
+Errno resolveForMutation(Host& host, uint32_t fd, uint64_t needed, uint32_t path, uint32_t pathLen, FdEntry*& dir,
+                         Resolved& r) {
+  HostState& s = host.state();
+  if (Errno e = lookupDir(s, fd, 0, dir); e != Errno::Success) return e;
+  if (Errno e = mutationPolicy(s, *dir); e != Errno::Success) return e;
+  if (!(dir->rightsBase & needed)) return Errno::NotCapable;
+  return resolveArg(host, *dir, path, pathLen, r);
+}
+
 }  // namespace
 
 Errno path_open(Host& host, uint32_t dirFd, uint32_t dirFlags, uint32_t path, uint32_t pathLen, uint32_t oflags,
@@ -113,11 +124,8 @@ Errno path_open(Host& host, uint32_t dirFd, uint32_t dirFlags, uint32_t path, ui
 Errno path_create_directory(Host& host, uint32_t fd, uint32_t path, uint32_t pathLen) {
   HostState& s = host.state();
   FdEntry* dir = nullptr;
-  if (Errno e = lookupDir(s, fd, 0, dir); e != Errno::Success) return e;
-  if (Errno e = mutationPolicy(s, *dir); e != Errno::Success) return e;
-  if (!(dir->rightsBase & right::PathCreateDirectory)) return Errno::NotCapable;
   Resolved r;
-  if (Errno e = resolveArg(host, *dir, path, pathLen, r); e != Errno::Success) return e;
+  if (Errno e = resolveForMutation(host, fd, right::PathCreateDirectory, path, pathLen, dir, r); e != Errno::Success) return e;
   if (r.node || !r.parent) return Errno::Exist;
   if (!canHoldNewEntries(*dir, *r.parent)) return Errno::NoEnt;
   if (Errno e = detail::reserveEntry(*r.parent); e != Errno::Success) return e;
@@ -129,11 +137,8 @@ Errno path_create_directory(Host& host, uint32_t fd, uint32_t path, uint32_t pat
 Errno path_remove_directory(Host& host, uint32_t fd, uint32_t path, uint32_t pathLen) {
   HostState& s = host.state();
   FdEntry* dir = nullptr;
-  if (Errno e = lookupDir(s, fd, 0, dir); e != Errno::Success) return e;
-  if (Errno e = mutationPolicy(s, *dir); e != Errno::Success) return e;
-  if (!(dir->rightsBase & right::PathRemoveDirectory)) return Errno::NotCapable;
   Resolved r;
-  if (Errno e = resolveArg(host, *dir, path, pathLen, r); e != Errno::Success) return e;
+  if (Errno e = resolveForMutation(host, fd, right::PathRemoveDirectory, path, pathLen, dir, r); e != Errno::Success) return e;
   if (!r.node) return Errno::NoEnt;
   if (!r.parent) return r.node == dir->root ? Errno::Busy : Errno::Inval;
   if (!r.node->isDir()) return Errno::NotDir;
@@ -146,11 +151,8 @@ Errno path_remove_directory(Host& host, uint32_t fd, uint32_t path, uint32_t pat
 Errno path_unlink_file(Host& host, uint32_t fd, uint32_t path, uint32_t pathLen) {
   HostState& s = host.state();
   FdEntry* dir = nullptr;
-  if (Errno e = lookupDir(s, fd, 0, dir); e != Errno::Success) return e;
-  if (Errno e = mutationPolicy(s, *dir); e != Errno::Success) return e;
-  if (!(dir->rightsBase & right::PathUnlinkFile)) return Errno::NotCapable;
   Resolved r;
-  if (Errno e = resolveArg(host, *dir, path, pathLen, r); e != Errno::Success) return e;
+  if (Errno e = resolveForMutation(host, fd, right::PathUnlinkFile, path, pathLen, dir, r); e != Errno::Success) return e;
   if (!r.node) return Errno::NoEnt;
   if (r.node->isDir() || !r.parent) return Errno::IsDir;
   if (r.trailingSlash) return Errno::NotDir;

@@ -240,7 +240,12 @@ class Fuel {
 
 // --- the host --------------------------------------------------------------------------------------------------
 
-enum class TrapKind : uint32_t { None = 0, Exit = 1, Fuel = 2, OutputLimit = 3, HostError = 4 };
+// The values are those of syscalls.def, which the shim's WasiTrap reads too.
+enum class TrapKind : uint32_t {
+  None = 0,
+#define SW_WASI_TRAP(name, value) name = value,
+#include "syscalls.def"
+};
 
 struct Trap {
   TrapKind kind = TrapKind::None;

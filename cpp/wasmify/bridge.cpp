@@ -8,10 +8,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../abi/abi.h"
+#include "../wasi/wasi.h"
+
 extern "C" {
 // wasmify_bridge.js
 int64_t sw_guest_call(uint32_t host, uint32_t id, const char* name, uint32_t nameLen, uint32_t argc, uint32_t a0,
-                      uint32_t a1, void* status);
+                      uint32_t a1, sw_guest_call_status* status);
 // cpp/wasi/wasi_bridge.js
 void sw_guest_read(uint32_t host, uint32_t guestPtr, void* corePtr, uint32_t len);
 void sw_guest_write(uint32_t host, uint32_t guestPtr, const void* corePtr, uint32_t len);
@@ -30,12 +33,6 @@ namespace sw::wasmify {
 
 namespace {
 
-struct CallStatus {
-  uint32_t threw;
-  uint32_t messageLen;
-  char message[256];
-};
-
 // Export names are interned once per process: the bridge caches the looked-up function per instance and id.
 uint32_t exportId(std::string_view name, const std::string** stored) {
   static std::unordered_map<std::string, uint32_t> ids;
@@ -51,7 +48,6 @@ uint32_t exportId(std::string_view name, const std::string** stored) {
 
 }  // namespace
 
-// TrapKind values of cpp/wasi (wasi.h): 1 Exit, 2 Fuel, 3 OutputLimit, 4 HostError.
 Result<uint64_t> HostGuestCaller::call(std::string_view name, std::initializer_list<uint32_t> args) {
   const std::string* stored = nullptr;
   uint32_t id = exportId(name, &stored);
@@ -62,20 +58,20 @@ Result<uint64_t> HostGuestCaller::call(std::string_view name, std::initializer_l
     argc++;
   }
   if (argc > 2) return engineFailure("sw_guest_call: more than two arguments");
-  CallStatus status{};
+  sw_guest_call_status status{};
   int64_t r = sw_guest_call(host_, id, stored->data(), uint32_t(stored->size()), argc, a[0], a[1], &status);
   if (!status.threw) return uint64_t(r);
-  switch (sw_wasi_trap_kind(host_)) {
-    case 2:
-    case 3:
+  switch (wasi::TrapKind(sw_wasi_trap_kind(host_))) {
+    case wasi::TrapKind::Fuel:
+    case wasi::TrapKind::OutputLimit:
       return Failure{FailureKind::Limit, trapMessage()};
-    case 1:
+    case wasi::TrapKind::Exit:
       return Failure{FailureKind::Trap, "Engine exited with code " + std::to_string(sw_wasi_trap_exit_code(host_))};
-    case 4:
+    case wasi::TrapKind::HostError:
       return Failure{FailureKind::Trap, trapMessage()};
     default:
       return Failure{FailureKind::Trap,
-                     std::string(status.message, std::min<uint32_t>(status.messageLen, sizeof status.message))};
+                     std::string(status.message, std::min<uint32_t>(status.message_len, sizeof status.message))};
   }
 }
 

@@ -71,6 +71,11 @@ Result<Unit> decode(std::string_view bytes, const pb_msgdesc_t* fields, Msg& msg
   return Unit{};
 }
 
+// source_len (0: not sent) must be the source's length, or the request is malformed.
+bool sourceLenMatches(uint32_t sourceLen, const std::string& source) {
+  return sourceLen == 0 || sourceLen == source.size();
+}
+
 }  // namespace
 
 std::string encodeNewRequest(const NewRequest& request) {
@@ -114,7 +119,7 @@ Result<EvalRequest> decodeEvalRequest(std::string_view bytes) {
   bindDecode(msg.source, out.source);
   bindDecode(msg.env_json, out.envJson);
   if (auto r = decode(bytes, &sw_wasmify_engine_EvalRequest_msg, msg); !r) return r.failure();
-  if (msg.source_len != 0 && msg.source_len != out.source.size()) return engineFailure(kInvalidProtobuf);
+  if (!sourceLenMatches(msg.source_len, out.source)) return engineFailure(kInvalidProtobuf);
   out.handle = msg.handle;
   return out;
 }
@@ -154,7 +159,7 @@ Result<SessionEvalRequest> decodeSessionEvalRequest(std::string_view bytes) {
   bindDecode(msg.env_json, out.envJson);
   bindDecode(msg.cwd, out.cwd);
   if (auto r = decode(bytes, &sw_wasmify_engine_SessionEvalRequest_msg, msg); !r) return r.failure();
-  if (msg.source_len != 0 && msg.source_len != out.source.size()) return engineFailure(kInvalidProtobuf);
+  if (!sourceLenMatches(msg.source_len, out.source)) return engineFailure(kInvalidProtobuf);
   out.handle = msg.handle;
   return out;
 }
@@ -229,29 +234,40 @@ Result<uint32_t> decodeAfterRestoreResponse(std::string_view bytes) {
 
 namespace {
 
-Result<std::string> eval(Instance& instance, std::string_view code, std::string_view envJson) {
+// The engine's messages carry the handle as a u32.
+Result<uint32_t> wireHandle(const Instance& instance) {
   if (instance.handle > UINT32_MAX) return engineFailure(kInvalidProtobuf);
-  EvalRequest request{uint32_t(instance.handle), std::string(code), std::string(envJson)};
-  auto response = instance.invoke(kEval, encodeEvalRequest(request));
+  return uint32_t(instance.handle);
+}
+
+// Eval and SessionEval answer alike: the driver's `failure`, or an outcome, which is never empty.
+template <typename Response>
+Result<Response> evalAnswer(Result<std::string> response, Result<Response> (*decodeResponse)(std::string_view)) {
   if (!response) return response.failure();
-  auto decoded = decodeEvalResponse(response.value());
+  auto decoded = decodeResponse(response.value());
   if (!decoded) return decoded.failure();
   if (!decoded->failure.empty()) return engineFailure(decoded->failure);
   if (decoded->outcomeJson.empty()) return engineFailure(kInvalidProtobuf);
-  return std::move(decoded->outcomeJson);
+  return decoded;
+}
+
+Result<std::string> eval(Instance& instance, std::string_view code, std::string_view envJson) {
+  auto handle = wireHandle(instance);
+  if (!handle) return handle.failure();
+  EvalRequest request{handle.value(), std::string(code), std::string(envJson)};
+  auto answer = evalAnswer(instance.invoke(kEval, encodeEvalRequest(request)), decodeEvalResponse);
+  if (!answer) return answer.failure();
+  return std::move(answer->outcomeJson);
 }
 
 Result<SessionOutcome> sessionEval(Instance& instance, const ExecuteRequest& request) {
-  if (instance.handle > UINT32_MAX) return engineFailure(kInvalidProtobuf);
-  SessionEvalRequest r{uint32_t(instance.handle), std::string(request.code), std::string(request.envJson),
+  auto handle = wireHandle(instance);
+  if (!handle) return handle.failure();
+  SessionEvalRequest r{handle.value(), std::string(request.code), std::string(request.envJson),
                        std::string(request.cwd)};
-  auto response = instance.invoke(kSessionEval, encodeSessionEvalRequest(r));
-  if (!response) return response.failure();
-  auto decoded = decodeSessionEvalResponse(response.value());
-  if (!decoded) return decoded.failure();
-  if (!decoded->failure.empty()) return engineFailure(decoded->failure);
-  if (decoded->outcomeJson.empty()) return engineFailure(kInvalidProtobuf);
-  return SessionOutcome{std::move(decoded->outcomeJson), std::move(decoded->cwd)};
+  auto answer = evalAnswer(instance.invoke(kSessionEval, encodeSessionEvalRequest(r)), decodeSessionEvalResponse);
+  if (!answer) return answer.failure();
+  return SessionOutcome{std::move(answer->outcomeJson), std::move(answer->cwd)};
 }
 
 // The host's meter must know the interrupt word of this instance: after a fresh boot and after a restore (the new
@@ -267,8 +283,9 @@ Result<Unit> registerInterrupt(Instance& instance) {
 
 // The engine's own re-seeding after its memory was written from a snapshot or the boot image.
 Result<Unit> afterRestore(Instance& instance, bool bootImage) {
-  if (instance.handle > UINT32_MAX) return engineFailure(kInvalidProtobuf);
-  auto response = instance.invoke(kAfterRestore, encodeAfterRestoreRequest({uint32_t(instance.handle), bootImage}));
+  auto handle = wireHandle(instance);
+  if (!handle) return handle.failure();
+  auto response = instance.invoke(kAfterRestore, encodeAfterRestoreRequest({handle.value(), bootImage}));
   if (!response) return response.failure();
   auto ok = decodeAfterRestoreResponse(response.value());
   if (!ok) return ok.failure();

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "../abi/abi.h"
 #include "bridge.h"
 #include "wasmify.h"
 
@@ -33,15 +34,15 @@ std::string g_result;  // the last call's result text; valid until the next sw_w
 uint32_t finish(Result<std::string> r) {
   if (r) {
     g_result = std::move(r.value());
-    return 0;
+    return sw::abi::WASMIFY_OK;
   }
   g_result = r.failure().message;
   switch (r.failure().kind) {
-    case FailureKind::Engine: return 1;
-    case FailureKind::Limit: return 2;
-    case FailureKind::Trap: return 3;
+    case FailureKind::Engine: return sw::abi::WASMIFY_ENGINE_FAILED;
+    case FailureKind::Limit: return sw::abi::WASMIFY_LIMIT;
+    case FailureKind::Trap: return sw::abi::WASMIFY_TRAP;
   }
-  return 1;
+  return sw::abi::WASMIFY_ENGINE_FAILED;
 }
 
 // A session with the GuestCaller it runs on (WasmifySession holds a reference to it) and its engine's driver.
@@ -108,13 +109,14 @@ extern "C" {
 // One stateless execution (SPEC §5.1 Engine.run) of built-in engine `engine` on a guest that was just instantiated
 // under the WASI host `host` and registered with bindGuestMemory + wasmifyBind: resets the host's fuel to `fuel`
 // (< 0: unmetered) and clears its trap, then _initialize, wasm_init, New (+ InterruptAddress), Eval.
-// Returns 0 (result = EngineOutcome JSON), 1 engine error, 2 ExecutionLimitError, 3 guest trap (result = message).
+// Returns WASMIFY_OK (result = EngineOutcome JSON), WASMIFY_ENGINE_FAILED, WASMIFY_LIMIT (an ExecutionLimitError) or
+// WASMIFY_TRAP (a guest trap); the result is then the message.
 // The instance must be discarded after a non-zero status.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_run(uint32_t host, const char* engine, uint32_t engineLen, const char* code,
                                              uint32_t codeLen, const char* env, uint32_t envLen, double fuel) {
   try {
     const WasmifyDriver* driver = driverNamed(engine, engineLen);
-    if (!driver) return 1;
+    if (!driver) return sw::abi::WASMIFY_ENGINE_FAILED;
     sw_wasi_clear_trap(host);
     sw_wasi_fuel_reset(host, fuel);
     HostGuestCaller guest(host);
@@ -152,13 +154,13 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_restore(uint32_t host, const ch
   });
 }
 
-// One session execute (WasmifySession::execute). Returns 0 with the SessionOutcome JSON ({logs, results, error?,
-// cwd}) as the result — guest errors and limits included; a trap or host failure also comes back as an outcome (error
-// ExecutionLimitError or EngineError) and sets the session invalid. 1 = not executed (the session is invalid), the
-// message as the result.
+// One session execute (WasmifySession::execute). Returns WASMIFY_OK with the SessionOutcome JSON ({logs, results,
+// error?, cwd}) as the result — guest errors and limits included; a trap or host failure also comes back as an outcome
+// (error ExecutionLimitError or EngineError) and sets the session invalid. WASMIFY_ENGINE_FAILED: not executed (the
+// session is invalid), the message as the result.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_execute(uint32_t s, const char* code, uint32_t codeLen,
                                                          const char* env, uint32_t envLen) {
-  uint32_t status = 1;
+  uint32_t status = sw::abi::WASMIFY_ENGINE_FAILED;
   guarded([&]() -> uint32_t {
     SessionBox* box = boxOf(s);
     ExecuteRequest request{std::string_view(code, codeLen), std::string_view(env, envLen), {}};
@@ -168,7 +170,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_execute(uint32_t s, const char*
       return 0;
     }
     g_result = std::move(out->outcomeJson);
-    status = 0;
+    status = sw::abi::WASMIFY_OK;
     return 0;
   });
   return status;

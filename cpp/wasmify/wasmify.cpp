@@ -1,6 +1,8 @@
 // The language-neutral half of cpp/wasmify: the message subset, invoke, and the interpreter host (wasmify.h).
 #include "wasmify.h"
 
+#include "../server/server.h"
+
 namespace sw::wasmify {
 
 // --- GuestCaller defaults ---------------------------------------------------------------------------------------
@@ -176,7 +178,7 @@ Result<SessionOutcome> WasmifySession::execute(const WasmifyDriver& driver, cons
     // protocol). SPEC §5.2: execute reports limits and errors as outcomes; the server drops the invalid instance.
     invalid = true;
     const char* name = out.failure().kind == FailureKind::Limit ? "ExecutionLimitError" : "EngineError";
-    return SessionOutcome{failedSessionOutcomeJson(name, out.failure().message, cwd), cwd};
+    return SessionOutcome{server::failedOutcomeJson(name, out.failure().message, cwd), cwd};
   }
   if (!out->cwd.empty()) cwd = out->cwd;
   return out;
@@ -206,63 +208,6 @@ Result<WasmifySession> restoreWasmifySession(GuestCaller& guest, const WasmifyDr
     if (auto r = driver.afterRestore(session.instance, snapshot.bootImage); !r) return r.failure();
   }
   return session;
-}
-
-// --- JSON text --------------------------------------------------------------------------------------------------
-
-void appendJsonString(std::string& out, std::string_view text) {
-  static const char hex[] = "0123456789abcdef";
-  out.push_back('"');
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const auto* end = p + text.size();
-  while (p < end) {
-    const unsigned c = *p;
-    if (c < 0x80) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-          if (c < 0x20) {
-            out += "\\u00";
-            out.push_back(hex[c >> 4]);
-            out.push_back(hex[c & 15]);
-          } else {
-            out.push_back(char(c));
-          }
-      }
-      p++;
-      continue;
-    }
-    // A well-formed UTF-8 sequence (no overlongs, surrogates or code points above U+10FFFF) is copied; anything else
-    // is one U+FFFD per byte.
-    std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-    bool ok = len > 0 && c < 0xF5 && std::size_t(end - p) >= len;
-    for (std::size_t i = 1; ok && i < len; i++) ok = (p[i] & 0xC0) == 0x80;
-    if (ok && len == 3 && ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0))) ok = false;
-    if (ok && len == 4 && ((c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90))) ok = false;
-    if (!ok) {
-      out += "\xEF\xBF\xBD";
-      p++;
-      continue;
-    }
-    out.append(reinterpret_cast<const char*>(p), len);
-    p += len;
-  }
-  out.push_back('"');
-}
-
-std::string failedSessionOutcomeJson(std::string_view errorName, std::string_view message, std::string_view cwd) {
-  std::string out = "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[],\"error\":{\"name\":";
-  appendJsonString(out, errorName);
-  out += ",\"message\":";
-  appendJsonString(out, message);
-  out += ",\"traceback\":[]},\"cwd\":";
-  appendJsonString(out, cwd);
-  out += "}";
-  return out;
 }
 
 }  // namespace sw::wasmify

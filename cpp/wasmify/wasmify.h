@@ -223,12 +223,6 @@ Result<WasmifySession> bootWasmifySession(GuestCaller& guest, const WasmifyDrive
 Result<WasmifySession> restoreWasmifySession(GuestCaller& guest, const WasmifyDriver& driver,
                                              const SessionSnapshot& snapshot, const SessionOptions& options = {});
 
-// The SessionOutcome JSON of a call that failed as a whole: {"logs":{"stdout":[],"stderr":[]},"results":[],
-// "error":{"name":..,"message":..,"traceback":[]},"cwd":..}. Invalid UTF-8 in the message becomes U+FFFD.
-std::string failedSessionOutcomeJson(std::string_view errorName, std::string_view message, std::string_view cwd);
-// Appends `text` as a JSON string literal (control characters escaped, invalid UTF-8 -> U+FFFD).
-void appendJsonString(std::string& out, std::string_view text);
-
 // --- built-in engines (proto/wasmify/engine.proto) --------------------------------------------------------------
 
 namespace engine {

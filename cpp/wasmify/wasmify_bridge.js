@@ -6,8 +6,9 @@
 // sw_guest_call(host, id, namePtr, nameLen, argc, a0, a1, status) -> i64 (BigInt)
 //   id      the core's interned number for the export name; the function is looked up once per instance and id
 //   argc    0, 1 or 2 i32 arguments (a0, a1)
-//   status  core address of { u32 threw; u32 messageLen; u8 message[256] }: threw = 1 when the guest threw (a trap,
-//           or a WasiTrap from one of its WASI imports, which re-entered the core); the message is the error's text.
+//   status  core address of a sw_guest_call_status (cpp/abi/abi.def, here swAbi): threw = 1 when the guest threw (a
+//           trap, or a WasiTrap from one of its WASI imports, which re-entered the core); the message is the error's
+//           text, cut to GUEST_CALL_MESSAGE_BYTES.
 // A result that is not a BigInt (an i32 export, or undefined from a void one) is returned zero-extended.
 mergeInto(LibraryManager.library, {
   $swWasmify: '{}',
@@ -19,15 +20,16 @@ mergeInto(LibraryManager.library, {
     "Module['wasmifyUnbind'] = function (host) {" +
     "  if (Module['wasmifyInstances']) Module['wasmifyInstances'].delete(host);" +
     "};",
-  sw_guest_call__deps: ['$swWasmify'],
+  sw_guest_call__deps: ['$swWasmify', '$swAbi'],
   sw_guest_call: function (host, id, namePtr, nameLen, argc, a0, a1, status) {
     status >>>= 0;
+    var layout = swAbi.GuestCallStatus;
     function fail(message) {
       var bytes = new TextEncoder().encode(String(message));
-      var n = Math.min(bytes.length, 256);
-      HEAPU8.set(bytes.subarray(0, n), status + 8);
-      HEAPU32[(status >>> 2) + 1] = n;
-      HEAPU32[status >>> 2] = 1;
+      var n = Math.min(bytes.length, swAbi.GUEST_CALL_MESSAGE_BYTES);
+      HEAPU8.set(bytes.subarray(0, n), status + layout.message);
+      HEAPU32[(status + layout.message_len) >>> 2] = n;
+      HEAPU32[(status + layout.threw) >>> 2] = 1;
       return BigInt(0);
     }
     var all = Module['wasmifyInstances'];
@@ -47,7 +49,7 @@ mergeInto(LibraryManager.library, {
       Module['wasmifyLastError'] = e;
       return fail(e && e.message !== undefined ? (e.name ? e.name + ': ' : '') + e.message : e);
     }
-    HEAPU32[status >>> 2] = 0;
+    HEAPU32[(status + layout.threw) >>> 2] = 0;
     if (typeof r === 'bigint') return r;
     return BigInt(r === undefined ? 0 : (r >>> 0));
   },

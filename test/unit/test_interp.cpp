@@ -518,6 +518,19 @@ TEST_CASE("interp: workspace mirror flow (items 86-93)", "[interp]") {
     v = json::parseCopy(f.interp->executeFiles(false, {}).json).value;
     CHECK(v.find("body")->find("message")->asString() == "Sandbox returned an invalid workspace file list");
   }
+  // getFiles threw: the generic 502, and the pending execute is gone.
+  {
+    Step s = f.interp->executeStart("k", R"({"contextId":"c1","code":"get","workspace":{"dirs":[],"manifest":{"/workspace/d.txt":")" +
+                                             workspace::hashBytes("D") + "\"}}}");
+    REQUIRE(s.kind == Step::Kind::NeedFiles);
+    auto v = json::parseCopy(f.interp->executeFilesFailed().json).value;
+    CHECK(v.find("ok")->asBool() == false);
+    CHECK(v.find("status")->asNumber() == 502);
+    CHECK(v.find("body")->find("code")->asString() == "INTERNAL_ERROR");
+    CHECK(v.find("body")->find("message")->asString() == "Engine execution failed");
+    v = json::parseCopy(f.interp->executeFiles(true, {}).json).value;
+    CHECK(v.find("status")->asNumber() == 502);  // nothing pending any more
+  }
 }
 
 TEST_CASE("interp: deleting the resident's context; sequential contexts share one resident (item 101)", "[interp]") {

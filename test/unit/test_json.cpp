@@ -77,6 +77,14 @@ TEST_CASE("writer: escaping") {
   CHECK(out == "\"\\u2028 \xe4\xb8\x96\"");
 }
 
+TEST_CASE("writer: members() splices an object's members after the open object's own") {
+  std::string out;
+  Writer w(out);
+  w.beginObject().members(R"({"a":1,"b":[2]})").key("c").boolean(true).members("{}").members(R"({"d":null})");
+  w.endObject();
+  CHECK(out == R"({"a":1,"b":[2],"c":true,"d":null})");
+}
+
 TEST_CASE("writer: round trip preserves everything") {
   const char* text = R"({"a":[1,-2.50,1e400,true,false,null],"s":"\u0000\ud800\u00e9","o":{}})";
   auto r = parseCopy(text);

@@ -816,7 +816,7 @@ TEST_CASE("2.5 a valid key forwards to the Interpreter DO") {
     REQUIRE(a.forwardHeaders.size() == 1);
     CHECK(a.forwardHeaders[0].name == "x-interpreter-key");
     CHECK(a.forwardHeaders[0].value == c.key);
-    CHECK(a.bodyLimit == sw::server::kForwardBodyLimit);  // the shim forwards at most bodyLimit + 1 bytes
+    CHECK(a.bodyLimit == sw::server::kRequestBodyLimit);  // the shim forwards at most bodyLimit + 1 bytes
   }
 }
 
@@ -1084,6 +1084,17 @@ TEST_CASE("2.3 an outcome that is not JSON becomes an EngineError") {
     CHECK(at(v, "results").items().empty());
     CHECK_FALSE(v.has("usage"));
   }
+}
+
+TEST_CASE("2.3 an outcome JSON.stringify refused is an EngineError that says why") {
+  Rig rig;
+  toRunEngine(rig);
+  Action r = rig.ex->engineOutcomeUnserializable("Do not know how to serialize a BigInt");
+  REQUIRE(r.kind == ActionKind::Respond);
+  json::Value v = parseBody(r.response.body);
+  CHECK(at(at(v, "error"), "name").asString() == "EngineError");
+  CHECK(at(at(v, "error"), "message").asString() ==
+        "Engine returned an outcome that cannot be serialized: Do not know how to serialize a BigInt");
 }
 
 // =====================================================================================================================

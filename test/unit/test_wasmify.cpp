@@ -521,16 +521,3 @@ TEST_CASE("wasmify: a generic session driver: sessionBoot, afterRestore", "[wasm
   CHECK(r->instance.handle == 77);
 }
 
-TEST_CASE("wasmify: JSON strings of failure outcomes", "[wasmify]") {
-  std::string out;
-  appendJsonString(out, std::string("a\"b\\c\n\t\x01\x7f\0", 10));
-  CHECK(out == "\"a\\\"b\\\\c\\n\\t\\u0001\x7f\\u0000\"");
-  out.clear();
-  // Valid UTF-8 is kept; a truncated sequence, a lone continuation byte, an overlong form and a surrogate are not.
-  appendJsonString(out, "\xc3\xa9 \xf0\x9f\x98\x80 \xe2\x82 \x80 \xc0\xaf \xed\xa0\x80");
-  CHECK(out == "\"\xc3\xa9 \xf0\x9f\x98\x80 \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd "
-               "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
-  CHECK(failedSessionOutcomeJson("EngineError", "x", "/workspace") ==
-        "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[],\"error\":{\"name\":\"EngineError\",\"message\":\"x\","
-        "\"traceback\":[]},\"cwd\":\"/workspace\"}");
-}

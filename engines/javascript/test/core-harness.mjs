@@ -1,5 +1,5 @@
 // Shared by the engine's Node tests: the Emscripten core (worker-shim/generated) loaded the way the Worker loads
-// it (a precompiled module, instantiateWasm, locateFile), plus the generated WASI import helpers.
+// it (a precompiled module, instantiateWasm, locateFile), plus the generated WASI import helpers and ABI numbers.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -11,6 +11,8 @@ export const decoder = new TextDecoder();
 
 export const { makeImportObject, bindGuestMemory, unbindGuestMemory, WasiTrap } =
   await import(pathToFileURL(path.join(generated, 'wasi_imports.mjs')).href);
+/** The numbers shared with the core (cpp/abi/abi.def), e.g. abi.WASMIFY_OK. */
+export const abi = await import(pathToFileURL(path.join(generated, 'abi.mjs')).href);
 const { default: createCore } = await import(pathToFileURL(path.join(generated, 'core.mjs')).href);
 const coreWasm = new WebAssembly.Module(fs.readFileSync(path.join(generated, 'core.wasm')));
 export const core = await createCore({

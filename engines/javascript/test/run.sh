@@ -38,7 +38,8 @@ build_native_test() {
 }
 
 core_present() {
-  [ -f worker-shim/generated/core.wasm ] && [ -f worker-shim/generated/wasi_imports.mjs ] || bash scripts/build.sh core
+  [ -f worker-shim/generated/core.wasm ] && [ -f worker-shim/generated/wasi_imports.mjs ] &&
+    [ -f worker-shim/generated/abi.mjs ] || bash scripts/build.sh core
 }
 
 run() { local name="$1"; shift; step "$name" "$@" || failed+=("$name"); }

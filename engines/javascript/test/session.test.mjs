@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from './core-harness.mjs';
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg, abi } from './core-harness.mjs';
 
 const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.wasm');
 const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
@@ -73,14 +73,14 @@ class Session {
     const status = withBytes(src, (cp, cn) => withBytes(env, (ep, en) =>
       core._sw_wasmify_session_execute(this.s, cp, cn, ep, en)));
     const text = result();
-    if (status !== 0) return { status, text };
+    if (status !== abi.WASMIFY_OK) return { status, text };
     return { status, text, outcome: JSON.parse(text), fuelConsumed: core._sw_wasi_fuel_consumed(this.host) };
   }
 
   // The value of the last expression, or the error.
   run(code, envVars) {
     const r = this.execute(code, envVars);
-    assert.equal(r.status, 0, r.text);
+    assert.equal(r.status, abi.WASMIFY_OK, r.text);
     return r.outcome;
   }
 
@@ -279,13 +279,13 @@ test('a guest trap: EngineError outcome, the session becomes invalid, nothing th
   s.run('fs.mkdirSync("t"); process.chdir("t")');
   trap = true;
   const r = s.execute('1');
-  assert.equal(r.status, 0, r.text);
+  assert.equal(r.status, abi.WASMIFY_OK, r.text);
   assert.deepEqual(r.outcome, { logs: { stdout: [], stderr: [] }, results: [],
     error: { name: 'EngineError', message: 'RuntimeError: unreachable', traceback: [] }, cwd: '/workspace/t' });
   assert.equal(s.invalid, true);
   assert.equal(s.canSnapshot(), false);
   const again = s.execute('1');
-  assert.deepEqual({ status: again.status, text: again.text }, { status: 1, text: 'Session instance is invalid' });
+  assert.deepEqual({ status: again.status, text: again.text }, { status: abi.WASMIFY_ENGINE_FAILED, text: 'Session instance is invalid' });
   s.close();
 });
 

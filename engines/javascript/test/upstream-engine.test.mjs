@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from './core-harness.mjs';
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg, abi } from './core-harness.mjs';
 
 const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.wasm');
 const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
@@ -55,7 +55,7 @@ function session() {
   return {
     run(code) {
       const status = withBytes(encoder.encode(code), (cp, cn) => core._sw_wasmify_session_execute(s, cp, cn, 0, 0));
-      assert.equal(status, 0, result());
+      assert.equal(status, abi.WASMIFY_OK, result());
       return { outcome: JSON.parse(result()), fuel: core._sw_wasi_fuel_consumed(host) };
     },
     close() {

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from './core-harness.mjs';
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg, abi } from './core-harness.mjs';
 
 const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.wasm');
 
@@ -16,7 +16,9 @@ const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
 assert.equal(typeof core._sw_wasmify_run, 'function',
   'worker-shim/generated/core.wasm predates cpp/wasmify: rebuild it (bash scripts/build.sh core)');
 
-const Status = ['ok', 'engine', 'limit', 'trap'];
+const Status = {
+  [abi.WASMIFY_OK]: 'ok', [abi.WASMIFY_ENGINE_FAILED]: 'engine', [abi.WASMIFY_LIMIT]: 'limit', [abi.WASMIFY_TRAP]: 'trap',
+};
 
 // One stateless run: a fresh WASI host + engine instance (SPEC §5.4: args ["sandbox"], empty WASI environment for
 // JavaScript; env vars travel in the Eval request), then one core call.
@@ -33,7 +35,7 @@ function run(code, { envVars, fuel = 50_000_000 } = {}) {
     const status = withBytes(src, (cp, cn) => withBytes(env, (ep, en) => core._sw_wasmify_run(host, ...engineArg('javascript'), cp, cn, ep, en, fuel)));
     const ptr = core._sw_wasmify_result(), len = core._sw_wasmify_result_len();
     const text = decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
-    return { status: Status[status], text, outcome: status === 0 ? JSON.parse(text) : undefined };
+    return { status: Status[status], text, outcome: status === abi.WASMIFY_OK ? JSON.parse(text) : undefined };
   } finally {
     core.wasmifyUnbind(host);
     unbindGuestMemory(core, host);
@@ -101,7 +103,7 @@ test('an outcome over 1 MiB -> Interpreter response limit exceeded (engine error
 
 test('a guest trap is reported as a trap, and the core stays usable', () => {
   // What a trap (`unreachable`, a memory fault) looks like to the bridge: the guest export throws a RuntimeError.
-  // Here wasm_init is swapped for one that does; sw_guest_call catches it and the core reports status 3.
+  // Here wasm_init is swapped for one that does; sw_guest_call catches it and the core reports WASMIFY_TRAP.
   const config = { args: ['sandbox'], env: [], workspace: false, preopens: [], stdio: 'capture', referencePolicy: true };
   const h = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, 0));
   const instance = new WebAssembly.Instance(engineModule, makeImportObject(core, h, engineModule));
