@@ -3,16 +3,21 @@
 // one run, through the real core and shim in Node (./testing's hooks load the Worker's modules as workerd would):
 //
 //   (a) stateless  cold POST /execute of `1 + 1` through worker-shim/core.js handleRequest — what the Worker's fetch
-//                  handler does per request, without the HTTP transport: a fresh WASI host and engine instance per
-//                  request, started from the boot image ("image") or booted (_initialize, wasm_init, New: "boot"), and
-//                  with the Worker's spare instance (prepared from the image after each response, off the timed path:
-//                  "image, spare ready" — what sequential requests to an idle isolate see). p50 / p99, interleaved.
+//                  handler does per request, without the HTTP transport: a fresh WASI host and fresh engine state per
+//                  request, booted (_initialize, wasm_init, New: "boot"), or started from the boot image in a newly
+//                  instantiated module ("image, new instance": the instance pool turned off), in the previous
+//                  request's instance reset to the image ("image, pooled instance"), or with the Worker's spare
+//                  instance (prepared after each response, off the timed path: "image, spare ready" — what sequential
+//                  requests to an idle isolate see). p50 / p99, interleaved.
 //   (a') http      the same in workerd (Miniflare): sequential POST /execute to a Worker per variant
 //                  (test/integration/fixtures/engine-variant.js), boot vs image, each with and without the spare.
 //   (b) contexts   the first execute of a new context (image vs boot, includes its first full snapshot), a small
 //                  execute's snapshot (rows, KiB, ms), and a restore into a new Interpreter over the same storage
-//                  (eviction): executeInContext latency p50 / p99.
+//                  (eviction): executeInContext latency p50 / p99, the restore taking a newly instantiated module
+//                  (pool off) or, after the isolate was idle (its spare prepared), a pooled instance.
 //   (c) sizes      engine.wasm, stdlib.tar, boot-image.bin raw and gzip -9.
+//   (d) instantiate new WebAssembly.Instance of engine.wasm as shipped, and of the same module with an empty data
+//                  section (what instantiation costs beyond copying the data segments), ms p50.
 //
 //   node bench/engines.mjs [--requests 60] [--contexts 15] [--engines javascript,python] [--json out.json]
 import fs from "node:fs";
@@ -23,7 +28,14 @@ import { parseArgs } from "node:util";
 import { createTestInterpreter, createTestState } from "../worker-shim/testing.js";
 import { runtimeWorkerOptions, startMiniflare } from "../test/integration/helpers.mjs";
 
-const { handleRequest } = await import("../worker-shim/core.js");
+const { handleRequest, getCore, serverFor } = await import("../worker-shim/core.js");
+const core = await getCore();
+// An Engine object of its own (its own server in the core) whose instance pool has `slots` slots.
+const withPool = (engine, slots) => {
+  const e = { ...engine };
+  core._sw_builtin_set_pool_slots(serverFor(core, e), slots);
+  return e;
+};
 const { values: opts } = parseArgs({
   options: {
     requests: { type: "string", default: "60" },
@@ -62,8 +74,10 @@ async function stateless(engine, spare = false) {
   return ms;
 }
 
-async function contexts(engine, label) {
-  const state = createTestState();
+async function contexts(engine, label, { idle = false } = {}) {
+  const pending = [];
+  const newState = (o) => Object.assign(createTestState(o), { waitUntil: (p) => pending.push(p) });
+  const state = newState();
   let interpreter = createTestInterpreter(engine, state);
   const key = "bench";
   const call = async (id, code) => {
@@ -93,22 +107,30 @@ async function contexts(engine, label) {
     kib.push((r.result.context.snapshot.storedBytes ?? 0) / 1024);
   }
   // Restore into a new Interpreter over the same storage (eviction).
+  // `idle`: the isolate first runs what the previous response left in waitUntil (the spare), as between requests.
   const restore = [];
   for (let i = 0; i < CONTEXTS; i++) {
-    interpreter = createTestInterpreter(engine, createTestState({ db: state.db }));
+    if (idle) await Promise.all(pending.splice(0));
+    interpreter = createTestInterpreter(engine, newState({ db: state.db }));
     restore.push((await call("c0", counter[1])).ms);
   }
+  await Promise.all(pending.splice(0));
   state.db.close();
   return { first, snapMs, storedKiB: kib.at(-1), restore };
 }
 
 // (a') sequential requests over HTTP to one Worker per variant, interleaved.
 async function http(name) {
-  const variants = [];
-  for (const image of ["1", "0"]) for (const spare of ["1", "0"]) variants.push({ image, spare, host: `${name}-${image}-${spare}.bench` });
+  const variants = [
+    { label: "image, spare ready", image: "1", spare: "1", pool: "1" },
+    { label: "image, pooled instance", image: "1", spare: "0", pool: "1" },
+    { label: "image, new instance", image: "1", spare: "0", pool: "0" },
+    { label: "boot + spare", image: "0", spare: "1", pool: "0" },
+    { label: "boot", image: "0", spare: "0", pool: "0" },
+  ].map((v, i) => ({ ...v, host: `${name}-${i}.bench` }));
   const mf = await startMiniflare(variants.map((v, i) => runtimeWorkerOptions({
     name: `v${i}`, entry: "engine-variant.js", routes: [`${v.host}/*`],
-    bindings: { VARIANT_ENGINE: name, VARIANT_IMAGE: v.image, VARIANT_SPARE: v.spare },
+    bindings: { VARIANT_ENGINE: name, VARIANT_IMAGE: v.image, VARIANT_SPARE: v.spare, VARIANT_POOL: v.pool },
   })));
   const one = async (host) => {
     const t0 = performance.now();
@@ -130,8 +152,42 @@ async function http(name) {
     }
   }
   await mf.dispose();
-  return Object.fromEntries(variants.map((v, j) => [`${v.image === "1" ? "image" : "boot"}${v.spare === "1" ? " + spare" : ""}`,
-    { p50: p50(times[j]), p99: p99(times[j]) }]));
+  return Object.fromEntries(variants.map((v, j) => [v.label, { p50: p50(times[j]), p99: p99(times[j]) }]));
+}
+
+// (d) new WebAssembly.Instance of the module as shipped and with its data section emptied (imports stubbed; nothing
+// is called), interleaved.
+function instantiate(file) {
+  const bytes = fs.readFileSync(file);
+  const sections = [];
+  for (let p = 8; p < bytes.length;) {
+    let q = p + 1, n = 0, shift = 0, b;
+    do { b = bytes[q++]; n += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80);
+    sections.push({ id: bytes[p], start: p, end: q + n });
+    p = q + n;
+  }
+  const empty = (buf, id) => {
+    const s = sections.find((x) => x.id === id);
+    return s ? Buffer.concat([buf.subarray(0, s.start), Buffer.from([id, 1, 0]), buf.subarray(s.end)]) : buf;
+  };
+  // Section 11 is the data section, 12 its count; emptied from the end so the earlier offsets stay valid.
+  const noData = empty(empty(bytes, 11), 12);
+  const modules = { shipped: new WebAssembly.Module(bytes), "no data": new WebAssembly.Module(noData) };
+  const stubs = (m) => {
+    const o = {};
+    for (const i of WebAssembly.Module.imports(m)) (o[i.module] ??= {})[i.name] = () => 0;
+    return o;
+  };
+  const times = { shipped: [], "no data": [] };
+  for (let i = 0; i < 20; i++) {
+    for (const [k, m] of Object.entries(modules)) {
+      const imports = stubs(m);
+      const t0 = performance.now();
+      new WebAssembly.Instance(m, imports);
+      times[k].push(performance.now() - t0);
+    }
+  }
+  return Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, p50(xs)]));
 }
 
 function size(file) {
@@ -143,9 +199,14 @@ function size(file) {
 const results = {};
 for (const name of opts.engines.split(",")) {
   const withImage = await ENGINES[name]();
-  const withoutImage = { ...withImage, bootImage: undefined }; // another Engine object: its own server, no image
-  const spareEngine = { ...withImage }; // its own server, so its spare never serves the other variants
-  const variants = { image: [withImage, false], boot: [withoutImage, false], "image + spare": [spareEngine, true] };
+  // Each variant is another Engine object: its own server, so no variant's spare or pool serves another.
+  const withoutImage = withPool({ ...withImage, bootImage: undefined }, 0); // no image (and so no pool)
+  const variants = {
+    boot: [withoutImage, false],
+    "image, new instance": [withPool(withImage, 0), false],
+    "image, pooled instance": [withPool(withImage, 1), false],
+    "image, spare ready": [withPool(withImage, 1), true],
+  };
   for (const [engine, spare] of Object.values(variants)) await stateless(engine, spare); // warm: compile, servers
   const times = Object.fromEntries(Object.keys(variants).map((v) => [v, []]));
   for (let i = 0; i < REQUESTS; i++) {
@@ -155,7 +216,11 @@ for (const name of opts.engines.split(",")) {
       times[v].push(await stateless(engine, spare));
     }
   }
-  const ctx = { image: await contexts(withImage, `${name} image`), boot: await contexts(withoutImage, `${name} boot`) };
+  const ctx = {
+    "image, new instance": await contexts(withPool(withImage, 0), `${name} image`),
+    "image, pooled instance": await contexts(withPool(withImage, 1), `${name} image, pooled`, { idle: true }),
+    boot: await contexts(withoutImage, `${name} boot`),
+  };
   const overHttp = await http(name);
   const dir = path.join(ROOT, "engines", name, "build");
   results[name] = {
@@ -165,6 +230,7 @@ for (const name of opts.engines.split(",")) {
       firstP50: p50(c.first), snapshotMsP50: p50(c.snapMs), storedKiB: c.storedKiB,
       restoreP50: p50(c.restore), restoreP99: p99(c.restore),
     }])),
+    instantiate: instantiate(path.join(dir, "engine.wasm")),
     sizes: {
       engine: size(path.join(dir, "engine.wasm")),
       stdlib: size(path.join(dir, "stdlib.tar")),
@@ -174,13 +240,11 @@ for (const name of opts.engines.split(",")) {
 }
 
 console.log(`machine: ${cpus()[0]?.model} x${cpus().length}, node ${process.version}; ${REQUESTS} stateless requests per variant, interleaved`);
-console.log("\n(a) cold stateless `1 + 1` through handleRequest (in-isolate, no transport), ms p50 / p99:");
-console.log("engine     | booting         | from the boot image | image, spare ready | boot / image | boot / spare (p50)");
+console.log("\n(a) cold stateless `1 + 1` through handleRequest (in-isolate, no transport), ms p50 / p99 (boot p50 / variant p50):");
 for (const [name, r] of Object.entries(results)) {
-  const { image, boot } = r.stateless;
-  const spare = r.stateless["image + spare"];
-  const cell = (x) => `${fmt(x.p50).padStart(6)} / ${fmt(x.p99).padEnd(7)}`;
-  console.log(`${name.padEnd(10)} | ${cell(boot)} | ${cell(image)}     | ${cell(spare)}    | ${fmt(boot.p50 / image.p50, 1).padStart(5)}x       | ${fmt(boot.p50 / spare.p50, 1)}x`);
+  const boot = r.stateless.boot;
+  console.log(`${name.padEnd(10)} | ` + Object.entries(r.stateless).map(([v, x]) =>
+    `${v} ${fmt(x.p50)} / ${fmt(x.p99)}${v === "boot" ? "" : ` (${fmt(boot.p50 / x.p50, 1)}x)`}`).join(" | "));
 }
 console.log("\n(a') the same over HTTP in workerd (Miniflare dispatchFetch, sequential), ms p50 / p99:");
 for (const [name, r] of Object.entries(results)) {
@@ -189,11 +253,15 @@ for (const [name, r] of Object.entries(results)) {
 console.log("\n(b) contexts, ms (first execute of a new context incl. its full snapshot; small execute's snapshot; restore into a new Interpreter p50 / p99):");
 for (const [name, r] of Object.entries(results)) {
   for (const [v, c] of Object.entries(r.contexts)) {
-    console.log(`${name.padEnd(10)} ${v.padEnd(5)} | first ${fmt(c.firstP50)} | snapshot ${fmt(c.snapshotMsP50)} ms, context stores ${fmt(c.storedKiB, 0)} KiB | restore ${fmt(c.restoreP50)} / ${fmt(c.restoreP99)}`);
+    console.log(`${name.padEnd(10)} ${v.padEnd(22)} | first ${fmt(c.firstP50)} | snapshot ${fmt(c.snapshotMsP50)} ms, context stores ${fmt(c.storedKiB, 0)} KiB | restore ${fmt(c.restoreP50)} / ${fmt(c.restoreP99)}`);
   }
 }
 console.log("\n(c) sizes, bytes raw / gzip -9:");
 for (const [name, r] of Object.entries(results)) {
   for (const [what, s] of Object.entries(r.sizes)) if (s) console.log(`${name.padEnd(10)} ${what.padEnd(9)} ${s.raw} / ${s.gzip}`);
+}
+console.log("\n(d) new WebAssembly.Instance, ms p50: the module as shipped / with an empty data section:");
+for (const [name, r] of Object.entries(results)) {
+  console.log(`${name.padEnd(10)} ${fmt(r.instantiate.shipped)} / ${fmt(r.instantiate["no data"])}`);
 }
 if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(results, null, 2));

@@ -61,10 +61,9 @@ function loadCore(wasmModule = coreWasm) {
     hostInstantiateGuest(server, host) {
       const engine = this.enginesByServer.get(server);
       try {
-        const instance = new WebAssembly.Instance(engine.module, makeImportObject(this, host, engine.module));
-        bindGuestMemory(this, host, instance.exports.memory);
-        this.wasmifyBind(host, instance);
-        this.guestInstances.set(host, instance);
+        const binding = { host }; // retargeted when the instance is recycled under another host
+        const instance = new WebAssembly.Instance(engine.module, makeImportObject(this, binding, engine.module));
+        this.bindGuest(host, { instance, binding });
         return 1;
       } catch (error) {
         console.error("[sandbox-workers] engine instantiation failed:", error);
@@ -107,10 +106,41 @@ function loadCore(wasmModule = coreWasm) {
       }
     },
     guestInstances: new Map(), // WASI host handle -> guest instance
+    guestBindings: new Map(), // WASI host handle -> { instance, binding } (binding.host routes its WASI imports)
+    bindGuest(host, guest) {
+      guest.binding.host = host;
+      bindGuestMemory(this, host, guest.instance.exports.memory);
+      this.wasmifyBind(host, guest.instance);
+      this.guestInstances.set(host, guest.instance);
+      this.guestBindings.set(host, guest);
+    },
     hostReleaseGuest(host) {
       this.guestInstances.delete(host);
+      this.guestBindings.delete(host);
       this.wasmifyUnbind(host);
       unbindGuestMemory(this, host);
+    },
+    // The instance pool: the core decides what is parked and resets its memory before reuse; this only holds them.
+    parkedGuests: new Map(), // pool id -> { instance, binding }
+    nextParkId: 1,
+    hostParkGuest(host) {
+      const guest = this.guestBindings.get(host);
+      if (!guest) return 0;
+      this.hostReleaseGuest(host);
+      guest.binding.host = 0; // a stray call from the parked instance reaches no host
+      const id = this.nextParkId++;
+      this.parkedGuests.set(id, guest);
+      return id;
+    },
+    hostUnparkGuest(id, host) {
+      const guest = this.parkedGuests.get(id);
+      if (!guest) return 0;
+      this.parkedGuests.delete(id);
+      this.bindGuest(host, guest);
+      return 1;
+    },
+    hostDropParked(id) {
+      this.parkedGuests.delete(id);
     },
     // Interpreter Durable Objects (worker-shim/interpreter.js): ctx.storage per storage id, for do_sql.cpp's imports.
     storages: new Map(),
@@ -448,7 +478,7 @@ export async function fallbackResponse() {
 
 // After a response of a built-in engine went out: let the core boot the next request's instance, off the critical
 // path (ctx.waitUntil keeps the isolate working on it; the timer lets the response leave first).
-function prepareSpare(core, server, ctx) {
+export function prepareSpare(core, server, ctx) {
   if (typeof ctx?.waitUntil !== "function") return;
   ctx.waitUntil(
     new Promise((resolve) => {

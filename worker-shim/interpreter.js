@@ -12,6 +12,7 @@ import {
   cString,
   fallbackResponse,
   discardCore,
+  prepareSpare,
 } from "./core.js";
 // Every number shared with the core, generated from cpp/abi/abi.def.
 import {
@@ -213,6 +214,8 @@ export class InterpreterHost {
       }
       if (step.kind !== STEP_DONE) throw new Error(`unexpected Interpreter step ${step.kind}`);
       const result = JSON.parse(step.json);
+      // A spare instance for the next context this isolate boots or restores (the core's pool takes it).
+      if (this.#engine?.builtin) prepareSpare(core, serverFor(core, this.#engine), this.#ctx);
       const files = result?.result?.workspace?.files;
       if (files) {
         for (let i = 0; i < files.length; i++) {

@@ -5,6 +5,7 @@
 
 #include <emscripten/emscripten.h>
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 
@@ -50,13 +51,57 @@ const wasmify::WasmifyDriver* driverOf(const server::EngineInfo& engine) {
 }  // namespace
 
 GuestScope::~GuestScope() {
+  park();
   if (instantiated) sw_host_release_guest(host);
   if (host) sw_wasi_host_free(host);
 }
 
-bool GuestScope::open(uint32_t server, wasi::HostOptions options) {
+namespace {
+
+// A parked instance for `server`, if any: the spare (booted but unused) goes back to the pool first when nothing else
+// is parked, so a new or restored context can take its instance.
+uint32_t takeParked(uint32_t server) {
+  auto it = resources().find(server);
+  if (it == resources().end()) return 0;
+  if (it->second.parked.empty()) {
+    auto spare = spares().find(server);
+    if (spare != spares().end()) {
+      GuestScope scope{spare->second.host, true, server};  // parks it, then frees its host
+      spares().erase(spare);
+    }
+  }
+  if (it->second.parked.empty()) return 0;
+  const uint32_t id = it->second.parked.back();
+  it->second.parked.pop_back();
+  return id;
+}
+}  // namespace
+
+void GuestScope::park() {
+  if (!instantiated || !server) return;
+  auto it = resources().find(server);
+  if (it == resources().end()) return;
+  const BuiltinResources& r = it->second;
+  if (!r.pristinePages || r.parked.size() >= r.poolSlots) return;
+  // Only an instance whose memory did not grow: one copy of the pristine memory resets it exactly, and the guest sees
+  // the same memory size as a fresh instance (a grown memory cannot shrink).
+  if (sw_guest_size(host) != double(r.pristinePages) * snapshot::kPageBytes) return;
+  if (const uint32_t id = sw_host_park_guest(host)) {
+    it->second.parked.push_back(id);
+    instantiated = false;
+  }
+}
+
+bool GuestScope::open(uint32_t s, wasi::HostOptions options, bool allowRecycled) {
+  server = s;
   host = wasi::newHostHandle(std::move(options));
   if (!host) return false;
+  if (allowRecycled) {
+    if (const uint32_t id = takeParked(server); id && sw_host_unpark_guest(id, host)) {
+      instantiated = recycled = true;
+      return true;
+    }
+  }
   instantiated = sw_host_instantiate_guest(server, host) != 0;
   return instantiated;
 }
@@ -66,11 +111,15 @@ double fuelBudget(const server::EngineInfo& engine) { return engine.limits.fuel 
 BuiltinResources& builtinResources(uint32_t server) { return resources()[server]; }
 
 void releaseBuiltinResources(uint32_t server) {
-  resources().erase(server);
   auto spare = spares().find(server);
   if (spare != spares().end()) {
     GuestScope scope{spare->second.host, true};  // releases the instance and its host
     spares().erase(spare);
+  }
+  auto it = resources().find(server);
+  if (it != resources().end()) {
+    for (uint32_t id : it->second.parked) sw_host_drop_parked(id);
+    resources().erase(it);
   }
 }
 
@@ -109,11 +158,48 @@ const snapshot::BootImage* builtinBootImage(uint32_t server) {
   return it != resources().end() ? it->second.bootImage.get() : nullptr;
 }
 
-bool loadBootImage(uint32_t host, const snapshot::BootImage& image, std::string& error) {
-  GuestMemoryView memory(host);
-  if (!snapshot::applyBootImage(image, memory, error)) {
-    error = "Engine initialization failed: the boot image does not apply: " + error;
+bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& error) {
+  auto it = resources().find(server);
+  if (it == resources().end() || !it->second.bootImage) {
+    error = "Engine initialization failed: no boot image";
     return false;
+  }
+  BuiltinResources& r = it->second;
+  const snapshot::BootImage& image = *r.bootImage;
+  if (r.pristinePages) {
+    // One copy: over a fresh module's memory (only its data segments) or a pooled instance's (exactly this size).
+    if (resetToPristine(server, host, dirty).empty()) {
+      error = "Engine initialization failed: the boot image does not fit the instance's memory";
+      return false;
+    }
+  } else {
+    GuestMemoryView memory(host);
+    const uint32_t freshPages = memory.pages();  // the module's own memory: its data segments lie within it
+    if (dirty || !snapshot::applyBootImage(image, memory, error)) {
+      error = "Engine initialization failed: the boot image does not apply: " + error;
+      return false;
+    }
+    // The first instance of this server: keep its memory as the starting point of every later one.
+    const uint32_t pages = memory.pages();
+    std::vector<uint8_t> copy(std::size_t(pages) * snapshot::kPageBytes);
+    if (!memory.read(0, copy.data(), uint32_t(copy.size()))) {
+      error = "Engine initialization failed: the boot image could not be read back";
+      return false;
+    }
+    std::vector<uint64_t> hashes(copy.size() / snapshot::kBlockBytes);
+    // Kept up to the last non-zero block, and at least the fresh module's pages: beyond both, a fresh instance's
+    // memory is zero already, so one copy of `pristine` makes it exact.
+    std::size_t used = std::min<std::size_t>(std::size_t(freshPages) * snapshot::kPageBytes, copy.size());
+    for (std::size_t b = 0; b < hashes.size(); b++) {
+      const uint8_t* block = copy.data() + b * snapshot::kBlockBytes;
+      hashes[b] = snapshot::isZero(block, snapshot::kBlockBytes) ? 0 : snapshot::blockHash(block);
+      if (hashes[b]) used = std::max(used, (b + 1) * snapshot::kBlockBytes);
+    }
+    copy.resize(used);
+    copy.shrink_to_fit();
+    r.pristine = std::move(copy);
+    r.pristinePages = pages;
+    r.pristineBlocks = std::move(hashes);
   }
   if (!setGuestGlobals(host, image.globals)) {
     error = "Engine initialization failed: the boot image's globals do not apply";
@@ -122,14 +208,38 @@ bool loadBootImage(uint32_t host, const snapshot::BootImage& image, std::string&
   return true;
 }
 
-wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, uint32_t host, wasmify::GuestCaller& guest,
+std::span<const uint64_t> resetToPristine(uint32_t server, uint32_t host, bool dirty) {
+  auto it = resources().find(server);
+  if (it == resources().end() || !it->second.pristinePages) return {};
+  const BuiltinResources& r = it->second;
+  GuestMemoryView memory(host);
+  const uint64_t size = uint64_t(r.pristinePages) * snapshot::kPageBytes;
+  if (memory.pages() > r.pristinePages || !memory.grow(r.pristinePages) ||
+      !memory.write(0, r.pristine.data(), uint32_t(r.pristine.size())))
+    return {};
+  if (dirty) {
+    // The free tail a previous run may have written: zero it (a fresh module's memory is zero there already).
+    static const std::vector<uint8_t> zeros(256 * 1024);
+    for (uint64_t at = r.pristine.size(); at < size; at += zeros.size()) {
+      if (!memory.write(at, zeros.data(), uint32_t(std::min<uint64_t>(zeros.size(), size - at)))) return {};
+    }
+  }
+  return r.pristineBlocks;
+}
+
+wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, const GuestScope& scope,
+                                                       wasmify::GuestCaller& guest,
                                                        const wasmify::WasmifyDriver& driver, double fuelBudget) {
+  const uint32_t host = scope.host;
   sw_wasi_clear_trap(host);
   sw_wasi_fuel_reset(host, fuelBudget);
   const snapshot::BootImage* image = builtinBootImage(server);
-  if (!image) return wasmify::bootInstance(guest, driver);
+  if (!image) {
+    if (scope.recycled) return wasmify::engineFailure("Engine initialization failed: a pooled instance cannot boot");
+    return wasmify::bootInstance(guest, driver);
+  }
   std::string error;
-  if (!loadBootImage(host, *image, error)) return wasmify::engineFailure(error);
+  if (!loadBootImage(server, host, scope.recycled, error)) return wasmify::engineFailure(error);
   wasmify::Instance instance{guest, driver.service, image->handle};
   if (driver.afterRestore) {
     if (auto r = driver.afterRestore(instance, true); !r) return r.failure();
@@ -155,6 +265,7 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
     // The booted spare: evaluate only.
     scope.host = spare->second.host;
     scope.instantiated = true;
+    scope.server = serverHandle;
     const uint64_t handle = spare->second.handle;
     spares().erase(spare);
     wasmify::HostGuestCaller guest(scope.host);
@@ -164,7 +275,7 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
     if (!scope.open(serverHandle, builtinHostOptions(serverHandle)))
       return exchange.engineThrew(false, "Engine initialization failed: instantiation");
     wasmify::HostGuestCaller guest(scope.host);
-    auto instance = startBuiltinInstance(serverHandle, scope.host, guest, *driver, fuelBudget(engine));
+    auto instance = startBuiltinInstance(serverHandle, scope, guest, *driver, fuelBudget(engine));
     run = instance ? driver->runOnce(instance.value(), execute) : wasmify::Result<std::string>(instance.failure());
   }
   // A limit the host raised (a trap) is an ExecutionLimitError; an engine failure or a guest trap an EngineError.
@@ -188,14 +299,25 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_prepare_spare(uint32_t serverHandle) {
     if (!scope.open(serverHandle, sw::core::builtinHostOptions(serverHandle))) return 0;
     sw::wasmify::HostGuestCaller guest(scope.host);
     auto instance =
-        sw::core::startBuiltinInstance(serverHandle, scope.host, guest, *driver, sw::core::fuelBudget(engine));
+        sw::core::startBuiltinInstance(serverHandle, scope, guest, *driver, sw::core::fuelBudget(engine));
     if (!instance) return 0;
     sw::core::spares()[serverHandle] = sw::core::Spare{scope.host, instance->handle};
     scope.host = 0;  // owned by the spare now
     scope.instantiated = false;
+    scope.server = 0;
     return 1;
   } catch (...) {
     return 0;
+  }
+}
+
+// How many used instances the server's pool keeps (default 1; 0 turns the pool off: benchmarks compare the two).
+EMSCRIPTEN_KEEPALIVE void sw_builtin_set_pool_slots(uint32_t serverHandle, uint32_t slots) {
+  sw::core::BuiltinResources& r = sw::core::builtinResources(serverHandle);
+  r.poolSlots = slots;
+  while (r.parked.size() > slots) {
+    sw_host_drop_parked(r.parked.back());
+    r.parked.pop_back();
   }
 }
 
@@ -221,7 +343,13 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_set_boot_image(uint32_t serverHandle, c
     std::string error;
     auto image = sw::snapshot::parseBootImage(std::vector<uint8_t>(data, data + len), error);
     if (!image || image->engine != engine.builtin || image->build != engine.build) return 0;
-    sw::core::builtinResources(serverHandle).bootImage = std::move(image);
+    sw::core::BuiltinResources& r = sw::core::builtinResources(serverHandle);
+    r.bootImage = std::move(image);
+    r.pristine.clear();  // captured again from the new image; pooled instances were reset to the old one
+    r.pristinePages = 0;
+    r.pristineBlocks.clear();
+    for (uint32_t id : r.parked) sw_host_drop_parked(id);
+    r.parked.clear();
     return 1;
   } catch (...) {
     return 0;

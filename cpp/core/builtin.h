@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "../server/server.h"
 #include "../wasi/wasi.h"
@@ -17,6 +19,17 @@ namespace sw::core {
 struct BuiltinResources {
   std::shared_ptr<const wasi::Archive> stdlib;   // the engine's /stdlib (null: an empty directory)
   std::shared_ptr<const snapshot::BootImage> bootImage;    // null: every instance boots
+  // The whole guest memory right after the boot image was first applied (captured then, once): every later instance
+  // starts from one copy of it, and it is what lets a used instance be reset and reused (the pool below).
+  // Kept up to its last non-zero block; the rest, up to pristinePages, is zero (free heap an engine reserved at boot).
+  std::vector<uint8_t> pristine;
+  uint32_t pristinePages = 0;            // 0 = not captured yet
+  std::vector<uint64_t> pristineBlocks;  // every block's hash up to pristinePages (snapshot::blockHash, 0 = all-zero)
+  // The instance pool: parked instances (the shim's pool ids) whose memory has exactly the pristine size, kept when
+  // their host is released instead of being dropped, and reset to `pristine` before reuse. Reusing one costs a memory
+  // copy; instantiating the module again costs its data segments and fresh pages (docs/boot-images.md).
+  std::vector<uint32_t> parked;
+  uint32_t poolSlots = 1;  // an isolate runs one stateless execute at a time; the spare is separate. 0 = no pool
 };
 BuiltinResources& builtinResources(uint32_t server);
 // Forgets a server's resources (and its spare instance) when the server is freed.
@@ -24,16 +37,23 @@ void releaseBuiltinResources(uint32_t server);
 
 // A guest instance of a server's built-in engine under a WASI host of its own; both are released (instance first) when
 // the scope ends.
+// An instance whose memory is still exactly the pristine size goes back to the server's pool instead (park()).
 struct GuestScope {
   uint32_t host = 0;
   bool instantiated = false;
+  bool recycled = false;  // the instance came from the pool: its memory holds a previous run until it is reset
+  uint32_t server = 0;
   GuestScope() = default;
-  GuestScope(uint32_t h, bool inst) : host(h), instantiated(inst) {}
+  GuestScope(uint32_t h, bool inst, uint32_t s = 0) : host(h), instantiated(inst), server(s) {}
   GuestScope(const GuestScope&) = delete;
   GuestScope& operator=(const GuestScope&) = delete;
   ~GuestScope();
-  // A fresh host with `options` and an instance of the server's engine under it; false if either failed.
-  bool open(uint32_t server, wasi::HostOptions options);
+  // A fresh host with `options` and an instance of the server's engine under it (a pooled one when `allowRecycled`
+  // and one is parked: its memory must then be fully rewritten before use); false if either failed.
+  bool open(uint32_t server, wasi::HostOptions options, bool allowRecycled = true);
+  // Parks the instance in the server's pool if it can be reset by one copy of the pristine memory and the pool has
+  // room; the host is still released by the destructor. Called by the destructor too.
+  void park();
 };
 
 // The engine's fuel budget for the WASI host's meter: limits.fuel, or -1 (unmetered) when it is 0.
@@ -48,14 +68,21 @@ wasi::HostOptions builtinHostOptions(uint32_t server);
 
 // The server's boot image, or nullptr.
 const snapshot::BootImage* builtinBootImage(uint32_t server);
-// Writes `image` into the fresh (not initialised) guest under `host`: memory, then its globals. False + error:
-// discard the instance.
-bool loadBootImage(uint32_t host, const snapshot::BootImage& image, std::string& error);
+// Writes the server's boot image into the guest under `host` (fresh, or recycled from the pool): the pristine memory
+// in one copy once it was captured, else the image's blocks over the fresh module's memory (and then captures the
+// pristine memory); then the image's globals. False + error: discard the instance.
+// `dirty`: the instance came from the pool (its memory beyond the copied bytes must be zeroed too).
+bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& error);
+// Before a snapshot restore: once the pristine memory was captured, writes it into the guest under `host` (fresh or
+// pooled) and returns its block hashes, so the restore writes only the blocks that differ from it. Empty: nothing
+// known (no image yet); the restore then writes every block and zeroes the rest.
+std::span<const uint64_t> resetToPristine(uint32_t server, uint32_t host, bool dirty);
 
 // Starts the engine's interpreter in a guest just instantiated under `host`: from the boot image when the server has
 // one (memory written, globals set, AfterRestore), else a full boot (_initialize, wasm_init, New). The host's fuel is
 // reset to the budget first.
-wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, uint32_t host, wasmify::GuestCaller& guest,
+wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, const GuestScope& scope,
+                                                       wasmify::GuestCaller& guest,
                                                        const wasmify::WasmifyDriver& driver, double fuelBudget);
 
 // The engine's outcome JSON with `usage` (SPEC §3.4) added from the instance under WASI host `host`, unless the

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,11 @@ extern "C" {
 // and exports with the bridges), 1 = ok; release drops it. Instantiating a compiled module is synchronous.
 uint32_t sw_host_instantiate_guest(uint32_t server, uint32_t host);
 void sw_host_release_guest(uint32_t host);
+// The instance pool (builtin.h): park the instance under `host` (its pool id; 0 = not parked), bind a parked
+// instance under a new `host` (1 = ok), drop a parked instance.
+uint32_t sw_host_park_guest(uint32_t host);
+uint32_t sw_host_unpark_guest(uint32_t id, uint32_t host);
+void sw_host_drop_parked(uint32_t id);
 // host_imports.js / cpp/wasi/wasi_bridge.js
 uint32_t sw_host_guest_grow(uint32_t host, uint32_t pages);
 uint32_t sw_host_guest_globals(uint32_t host);
@@ -42,9 +48,13 @@ class GuestMemoryView final : public snapshot::Memory {
     return true;
   }
   bool grow(uint32_t totalPages) override { return sw_host_guest_grow(host_, totalPages) != 0; }
+  std::span<const uint64_t> knownBlocks() override { return known_; }
+  // Set right after the memory was reset to a known image, cleared before the guest runs again.
+  void setKnownBlocks(std::span<const uint64_t> known) { known_ = known; }
 
  private:
   uint32_t host_;
+  std::span<const uint64_t> known_;
 };
 
 // Sets the guest's exported mutable globals from {name: value} (numbers, or strings for i64). False if one does not

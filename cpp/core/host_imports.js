@@ -11,6 +11,18 @@ mergeInto(LibraryManager.library, {
   sw_host_release_guest: function (host) {
     Module['hostReleaseGuest'](host);
   },
+  // The instance pool (cpp/core/builtin.cpp decides what is pooled): park the instance under `host` (unbound from it;
+  // returns its pool id, 0 = not parked, release it instead), bind a parked one under a new `host` (1 = ok), drop one.
+  // A shim without a pool (a bench's own) parks nothing.
+  sw_host_park_guest: function (host) {
+    return Module['hostParkGuest'] ? Module['hostParkGuest'](host) : 0;
+  },
+  sw_host_unpark_guest: function (id, host) {
+    return Module['hostUnparkGuest'] ? Module['hostUnparkGuest'](id, host) : 0;
+  },
+  sw_host_drop_parked: function (id) {
+    if (Module['hostDropParked']) Module['hostDropParked'](id);
+  },
 });
 // The Interpreter Durable Object's storage (cpp/core/do_sql.cpp): SQL statements, transactions and the alarm of the
 // ctx.storage registered under `storage` (worker-shim/interpreter.js). Marshalling only.

@@ -17,12 +17,14 @@ namespace {
 
 class BuiltinSession final : public interp::Session {
  public:
+  // `allowRecycled`: the instance may come from the server's pool (builtin.h); its memory is then rewritten in full by
+  // boot() (the boot image) or by the restore's fill (every block of the snapshot, the rest zeroed).
   BuiltinSession(uint32_t server, const server::EngineInfo& engine, const wasmify::WasmifyDriver& driver,
-                 const std::shared_ptr<wasi::Workspace>& workspace)
+                 const std::shared_ptr<wasi::Workspace>& workspace, bool allowRecycled = true)
       : engine_(engine), driver_(driver) {
     wasi::HostOptions o = builtinHostOptions(server);
     o.workspace = workspace;  // the mirror: the same tree for every instance of this Interpreter
-    if (!guestScope_.open(server, std::move(o))) throw std::runtime_error("Engine initialization failed");
+    if (!guestScope_.open(server, std::move(o), allowRecycled)) throw std::runtime_error("Engine initialization failed");
     host_ = guestScope_.host;
     guest_ = std::make_unique<wasmify::HostGuestCaller>(host_);
     memory_ = std::make_unique<GuestMemoryView>(host_);
@@ -39,12 +41,13 @@ class BuiltinSession final : public interp::Session {
   void boot(uint32_t server, std::string_view cwd) {
     if (const snapshot::BootImage* image = builtinBootImage(server)) {
       std::string error;
-      if (!loadBootImage(host_, *image, error)) throw std::runtime_error(error);
+      if (!loadBootImage(server, host_, guestScope_.recycled, error)) throw std::runtime_error(error);
       auto s = wasmify::restoreWasmifySession(*guest_, driver_, {image->handle, "{}", true}, options(cwd));
       if (!s) throw std::runtime_error(s.failure().message);
       session_.emplace(std::move(s.value()));
       return;
     }
+    if (guestScope_.recycled) throw std::runtime_error("Engine initialization failed: a pooled instance cannot boot");
     auto s = wasmify::bootWasmifySession(*guest_, driver_, options(cwd));
     if (!s) throw std::runtime_error(s.failure().message);
     session_.emplace(std::move(s.value()));
@@ -73,6 +76,15 @@ class BuiltinSession final : public interp::Session {
     if (!r) throw std::runtime_error(r.failure().message);
     return interp::SessionOutcome{withUsage(std::move(r.value().outcomeJson), host_, engine_),
                                   std::move(r.value().cwd)};
+  }
+  bool recycled() const { return guestScope_.recycled; }
+  // Fills the memory from a snapshot: over the pristine memory when the server has it, so only the blocks that differ
+  // from the boot image are decoded and written.
+  bool fill(uint32_t server, const std::function<bool(snapshot::Memory&)>& fill) {
+    memory_->setKnownBlocks(resetToPristine(server, host_, guestScope_.recycled));
+    const bool ok = fill(*memory_);
+    memory_->setKnownBlocks({});
+    return ok;
   }
   bool invalid() const override { return !session_ || session_->invalid; }
   bool canSnapshot() override { return !invalid() && !wasi::hostOf(host_).hasOpenGuestFds(); }
@@ -110,10 +122,18 @@ class BuiltinFactory final : public interp::SessionFactory {
   std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd,
                                            const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
                                            std::string_view extraJson) override {
-    auto s = std::make_unique<BuiltinSession>(server_, engine_, driver_, workspace);
-    if (!fill(s->memory())) return nullptr;
-    if (!s->adopt(handle, extraJson, cwd)) return nullptr;
-    return s;
+    // A pooled instance first (its memory has the boot image's size, which a snapshot of the same build never
+    // undercuts); should the snapshot still not fit it, a fresh instance.
+    for (bool allowRecycled : {true, false}) {
+      auto s = std::make_unique<BuiltinSession>(server_, engine_, driver_, workspace, allowRecycled);
+      if (!s->fill(server_, fill)) {
+        if (s->recycled()) continue;
+        return nullptr;
+      }
+      if (!s->adopt(handle, extraJson, cwd)) return nullptr;
+      return s;
+    }
+    return nullptr;
   }
 
  private:

@@ -478,6 +478,10 @@ bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChu
     return false;
   }
 
+  // What memory holds already (before growing: the grown pages are zero). Only trusted if it covers every page.
+  std::span<const uint64_t> known = memory.knownBlocks();
+  if (known.size() != std::size_t(initialPages) * kBlocksPerPage) known = {};
+
   // Write. From here on a failure leaves memory partly written.
   if (!memory.grow(pages) || memory.pages() < pages) {
     error = "Snapshot restore failed: memory could not grow to " + std::to_string(pages) + " pages";
@@ -497,6 +501,10 @@ bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChu
     const uint32_t id = manifest.segments[i].id;
     bool ok = walkSegment(*rows[i], blocks, error, [&](const EntryView& v, uint32_t) {
       if (t.owner[v.block] != id) return true;
+      if (v.block < known.size() && known[v.block] != 0 && known[v.block] == v.hash) {
+        t.hashes[v.block] = v.hash;  // already there (the row's checksum vouched for the entry)
+        return true;
+      }
       if (pendingCount && (pendingCount == kWriteBatchBlocks || v.block != pendingFirst + pendingCount)) {
         if (!flushWrites()) return false;
       }
@@ -541,6 +549,19 @@ bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChu
 
   // Blocks the snapshot holds as zero but the fresh memory had non-zero (its data segments): zero them.
   const uint32_t initialBlocks = initialPages * kBlocksPerPage;
+  if (!known.empty()) {
+    std::memset(out.data(), 0, kBlockBytes);
+    for (uint32_t b = 0; b < initialBlocks; b++) {
+      if (t.owner[b] || known[b] == 0) continue;
+      if (!memory.write(uint64_t(b) * kBlockBytes, out.data(), kBlockBytes)) {
+        error = "Snapshot restore failed: guest memory could not be written";
+        return false;
+      }
+    }
+    t.seeded = true;
+    tracker = std::move(t);
+    return true;
+  }
   for (uint32_t first = 0; first < initialBlocks; first += kWriteBatchBlocks) {
     uint32_t count = std::min(kWriteBatchBlocks, initialBlocks - first);
     if (!memory.read(uint64_t(first) * kBlockBytes, out.data(), count * kBlockBytes)) {

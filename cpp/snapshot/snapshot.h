@@ -65,6 +65,10 @@ class Memory {
   virtual bool read(uint64_t offset, uint8_t* dst, uint32_t len) = 0;
   virtual bool write(uint64_t offset, const uint8_t* src, uint32_t len) = 0;
   virtual bool grow(uint32_t totalPages) = 0;  // to at least totalPages
+  // What the memory is known to hold right now, per 4 KiB block (blockHash, 0 = all-zero), covering exactly its
+  // current pages; empty = unknown. restore() then skips the blocks that already hold the stored content instead of
+  // decoding and writing them (a pooled instance just reset to the boot image holds most of a context's blocks).
+  virtual std::span<const uint64_t> knownBlocks() { return {}; }
 };
 
 class VectorMemory final : public Memory {

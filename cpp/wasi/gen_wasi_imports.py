@@ -3,7 +3,7 @@
 
 usage: gen_wasi_imports.py syscalls.def out.mjs
 
-Every SW_WASI/SW_WASI0 row becomes one line `name: (a0, ...) => { const r = f(host, a0, ...); return r < 0 ? trap() : r; }`
+Every SW_WASI/SW_WASI0 row becomes one line `name: (a0, ...) => { const r = f(binding.host, a0, ...); return r < 0 ? trap() : r; }`
 calling the core's export sw_wasi_<name>; SW_WASI_CONST rows become `name: () => value`; SW_WASI_TRAP rows become
 TrapKind. No WASI logic is written here: it all lives in C++.
 """
@@ -66,10 +66,13 @@ export function makeImportObject(core, host, module) {
   return out;
 }
 
+// `host` is a WASI host handle, or a binding { host } whose handle may change: the core recycles an engine instance
+// under a fresh host by retargeting its binding (cpp/core/builtin.cpp, instance pool).
 export function makeWasiImports(core, host) {
+  const binding = typeof host === 'object' ? host : { host };
   const raw = core.asm ?? {};  // the module's own exports: skips Emscripten's per-call wrappers
   const f = (name) => raw['sw_wasi_' + name] ?? core['_sw_wasi_' + name];
-  const trap = () => { throw readTrap(core, host); };
+  const trap = () => { throw readTrap(core, binding.host); };
 '''
 
 
@@ -108,7 +111,7 @@ def main():
                 continue
             params = ', '.join(f'a{i}' for i in range(argc))
             args = ''.join(f', a{i}' for i in range(argc))
-            lines.append(f'      {name}: ({params}) => {{ const r = {mod}_{name}(host{args}); return r < 0 ? trap() : r; }},\n')
+            lines.append(f'      {name}: ({params}) => {{ const r = {mod}_{name}(binding.host{args}); return r < 0 ? trap() : r; }},\n')
         for mod, name, value in consts:
             if mod == module:
                 lines.append(f'      {name}: () => {value},\n')

@@ -26,6 +26,7 @@ extern const unsigned int sw_py_driver_code_size;
  * without C recursion; what re-enters the C eval loop (slots, builtins calling back) is bounded separately by the
  * patched Py_C_RECURSION_LIMIT, so that V8's native stack never overflows first. */
 #define SW_PY_RECURSION_LIMIT 1000
+#define SW_PY_HEAP_HEADROOM (6u << 20) /* bytes; see sw_engine_new */
 
 struct SwEngine {
   int session; /* 1 once a SessionEval ran on this handle */
@@ -126,6 +127,12 @@ SwEngine *sw_engine_new(uint32_t heap_limit, uint32_t stack_limit) {
     free(engine);
     return NULL;
   }
+  /* Heap headroom, reserved at boot and so part of the boot image as free space: the allocator keeps the freed block
+   * as its top chunk (linear memory never shrinks), so a typical program (a few pymalloc arenas) runs without growing
+   * memory, and an instance whose memory did not grow is reset and reused by the core's instance pool
+   * (cpp/core/builtin.cpp) instead of instantiating the module again. */
+  void *volatile headroom = malloc(SW_PY_HEAP_HEADROOM);
+  free(headroom);
   return engine;
 }
 

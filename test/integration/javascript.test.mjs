@@ -26,6 +26,26 @@ describe("JavaScript runtime: instances start from the boot image", () => {
     for (let i = 0; i < 4; i++) seqs.push((await js("[Math.random(), Math.random(), Math.random()]")).results[0].json);
     assert.equal(new Set(seqs.map((s) => s.join())).size, seqs.length, JSON.stringify(seqs));
   });
+  // An isolate reuses a stateless request's engine instance for a later one, after writing the boot image's memory
+  // back over it (docs/boot-images.md, "The instance pool"): nothing a program changes may survive into the next.
+  it("a reused instance carries nothing over: globals, prototypes and built-ins changed by one request are pristine in the next", async () => {
+    for (let i = 0; i < 3; i++) {
+      await js("globalThis.leak = 1; Object.prototype.polluted = 2; Array.prototype.push = null; JSON.stringify = () => 'x'; 0");
+      const r = await js("[typeof leak, ({}).polluted === undefined, typeof [].push, JSON.stringify([1])]");
+      assert.deepEqual(r.results[0].json, ["undefined", true, "function", "[1]"]);
+    }
+  });
+  it("a request that ran out of fuel leaves nothing behind for the next one", async () => {
+    const r1 = await js("globalThis.leak = 7; for (;;) {}");
+    assert.equal(r1.error?.name, "ExecutionLimitError");
+    assert.deepEqual((await js("typeof leak")).results, [{ text: "'undefined'" }]);
+  });
+  it("a request that grew the memory is not reused as is: the next one sees the memory of a fresh instance", async () => {
+    const fresh = (await js("1 + 1")).usage.memoryBytes;
+    const big = await js("const a = new Uint8Array(24 * 1024 * 1024); a[a.length - 1] = 1; a.length");
+    assert.ok(big.usage.memoryBytes > fresh, JSON.stringify(big.usage));
+    assert.equal((await js("1 + 1")).usage.memoryBytes, fresh);
+  });
   it("a stateless instance sees no /workspace of a context", async () => {
     const r = await js("typeof fs + ',' + typeof require");
     assert.deepEqual(r.results, [{ text: "'undefined,undefined'" }]);

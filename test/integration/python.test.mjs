@@ -123,6 +123,34 @@ describe("the Python runtime Worker: probe and stateless results", () => {
     assert.notDeepEqual(a, b);
   });
 
+  // An isolate reuses a stateless request's engine instance for a later one, after writing the boot image's memory
+  // back over it (docs/boot-images.md, "The instance pool"): nothing a program changes may survive into the next.
+  it("a reused instance carries nothing over: modules, sys state and builtins changed by one request are pristine in the next", async () => {
+    for (let i = 0; i < 3; i++) {
+      await rt.exec(
+        "import sys, json, builtins\njson.dumps = None\nsys.modules['leaked'] = 1\nsys.setrecursionlimit(77)\n" +
+          "builtins.len = lambda x: -1\nsys.path.insert(0, '/leak')",
+      );
+      const r = await rt.exec(
+        "import sys, json\n[callable(json.dumps), 'leaked' in sys.modules, sys.getrecursionlimit() != 77, len('ab'), '/leak' in sys.path]",
+      );
+      assert.deepEqual(r.results[0].json, [true, false, true, 2, false]);
+    }
+  });
+
+  it("a request that ran out of fuel leaves nothing behind for the next one", async () => {
+    const r1 = await rt.exec("leak = 7\nwhile True: pass");
+    assert.equal(r1.error?.name, "ExecutionLimitError");
+    assert.deepEqual((await rt.exec("'leak' in globals()")).results, [{ text: "False" }]);
+  });
+
+  it("a request that grew the memory is not reused as is: the next one sees the memory of a fresh instance", async () => {
+    const fresh = (await rt.exec("1 + 1")).usage.memoryBytes;
+    const big = await rt.exec("b = bytearray(24 * 1024 * 1024)\nlen(b)");
+    assert.ok(big.usage.memoryBytes > fresh, JSON.stringify(big.usage));
+    assert.equal((await rt.exec("1 + 1")).usage.memoryBytes, fresh);
+  });
+
   it("the listed standard library modules import and work", async () => {
     const r = await rt.exec(
       "import json, re, math, datetime, collections, itertools, functools, decimal, fractions, statistics, random\n" +

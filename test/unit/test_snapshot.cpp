@@ -618,6 +618,75 @@ TEST_CASE("restore: zeroes blocks the fresh memory had but the snapshot does not
   CHECK(fresh.bytes == mem.bytes);
 }
 
+// A memory that says what it holds (a pooled instance just reset to the boot image) and counts the bytes written.
+struct KnownMemory final : Memory {
+  VectorMemory inner;
+  std::vector<uint64_t> known;
+  uint64_t bytesWritten = 0;
+  explicit KnownMemory(uint32_t pages) : inner(pages) {}
+  uint32_t pages() override { return inner.pages(); }
+  bool read(uint64_t offset, uint8_t* dst, uint32_t len) override { return inner.read(offset, dst, len); }
+  bool write(uint64_t offset, const uint8_t* src, uint32_t len) override {
+    bytesWritten += len;
+    return inner.write(offset, src, len);
+  }
+  bool grow(uint32_t totalPages) override { return inner.grow(totalPages); }
+  std::span<const uint64_t> knownBlocks() override { return known; }
+  void learn() {
+    known.assign(inner.bytes.size() / kBlockBytes, 0);
+    for (std::size_t b = 0; b < known.size(); b++) {
+      const uint8_t* block = inner.bytes.data() + b * kBlockBytes;
+      known[b] = isZero(block, kBlockBytes) ? 0 : blockHash(block);
+    }
+  }
+};
+
+TEST_CASE("restore: over a memory known to hold an image, writes only the blocks that differ and zeroes the rest",
+          "[snapshot]") {
+  // The image: 6 pages of heap-like content. The context: the image with a few blocks changed, one zeroed, two pages
+  // more.
+  VectorMemory image(6);
+  fillHeapLike(image.bytes.data(), image.bytes.size(), 7);
+  VectorMemory context(8);
+  std::copy(image.bytes.begin(), image.bytes.end(), context.bytes.begin());
+  fillHeapLike(context.bytes.data() + 5 * kBlockBytes, 2 * kBlockBytes, 8);        // changed
+  std::memset(context.bytes.data() + 40 * kBlockBytes, 0, kBlockBytes);          // zeroed
+  fillHeapLike(context.bytes.data() + 6 * kPageBytes + kBlockBytes, kBlockBytes, 9);  // in the grown pages
+  Storage s;
+  Tracker t;
+  snap(context, t, s);
+  auto chunks = s.chunks();
+  std::string error;
+
+  KnownMemory known(6);
+  known.inner.bytes = image.bytes;
+  known.learn();
+  Tracker viaKnown;
+  REQUIRE(restore(known, t.manifest(), chunks, viaKnown, error));
+  CHECK(known.inner.bytes == context.bytes);
+  CHECK(known.bytesWritten == 4 * kBlockBytes);  // 2 changed + 1 grown + 1 zeroed, not the ~100 stored blocks
+
+  // The same restore without the knowledge writes every stored block, with the same result and tracker.
+  KnownMemory unknown(6);
+  unknown.inner.bytes = image.bytes;
+  Tracker full;
+  REQUIRE(restore(unknown, t.manifest(), chunks, full, error));
+  CHECK(unknown.inner.bytes == context.bytes);
+  CHECK(unknown.bytesWritten > 90 * kBlockBytes);
+  CHECK(viaKnown.hashes == full.hashes);
+  CHECK(viaKnown.owner == full.owner);
+
+  // Knowledge that does not cover the memory exactly is ignored, never trusted.
+  KnownMemory partial(6);
+  partial.inner.bytes = image.bytes;
+  partial.learn();
+  partial.known.pop_back();
+  Tracker r;
+  REQUIRE(restore(partial, t.manifest(), chunks, r, error));
+  CHECK(partial.inner.bytes == context.bytes);
+  CHECK(partial.bytesWritten > 90 * kBlockBytes);
+}
+
 TEST_CASE("restore: refuses anything that does not match, before writing memory", "[snapshot]") {
   VectorMemory mem(6);
   fillHeapLike(mem.bytes.data(), mem.bytes.size(), 1);
