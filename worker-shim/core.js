@@ -145,7 +145,14 @@ function loadCore(wasmModule = coreWasm) {
     // Interpreter Durable Objects (worker-shim/interpreter.js): ctx.storage per storage id, for do_sql.cpp's imports.
     storages: new Map(),
     hostSqlExec(storage, ptr, len) {
-      return sqlExec(this, this.storages.get(storage), ptr, len);
+      // Nothing may throw back into the core (it would unwind C++ frames unseen): any failure here -- a statement,
+      // an allocation for a large row -- is the core's SqlError (answer 0).
+      try {
+        return sqlExec(this, this.storages.get(storage), ptr, len);
+      } catch (error) {
+        console.error("[sandbox-workers] SQL bridge failure:", error);
+        return 0;
+      }
     },
     hostSqlTransaction(storage, cookie) {
       try {
@@ -488,6 +495,7 @@ export function prepareSpare(core, server, ctx) {
         } catch (error) {
           console.error("[sandbox-workers] preparing an engine instance failed:", error);
         }
+        if (core.coreCorrupted && getCore.instance === core) discardCore();
         resolve();
       }, 0);
     }),
@@ -509,6 +517,7 @@ export async function handleRequest(engine, request, env, ctx) {
       const action = readView(core, view);
       switch (action.kind) {
         case ACTION_RESPOND:
+          if (core.coreCorrupted) throw new Error("the core failed inside a guest call");
           if (engine?.builtin) prepareSpare(core, server, ctx);
           return toResponse(core, action);
         case ACTION_READ_BODY: {
@@ -537,7 +546,8 @@ export async function handleRequest(engine, request, env, ctx) {
     // A trap (or a shim bug): the core's state is suspect, so start over with a fresh instance.
     console.error("[sandbox-workers] core failure:", error);
     core.pendingRuns.delete(exchange);
-    if (error instanceof WebAssembly.RuntimeError) {
+    // So is a core that failed inside a guest call (core.coreCorrupted, set by wasmify_bridge.js).
+    if (error instanceof WebAssembly.RuntimeError || core.coreCorrupted) {
       discardCore();
       return fallbackResponse();
     }

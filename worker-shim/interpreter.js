@@ -29,6 +29,8 @@ import {
   FAILURE_STATUS,
   FAILURE_CODE,
   FAILURE_MESSAGE,
+  RPC_ARGS_MAX_BYTES,
+  PULLED_MAX_BYTES,
 } from "./generated/abi.mjs";
 
 const encoder = new TextEncoder();
@@ -153,6 +155,7 @@ export class InterpreterHost {
       let view = core._sw_do_exchange_start(exchange, ...head, request.body ? 1 : 0);
       for (;;) {
         const action = readView(core, view);
+        if (core.coreCorrupted) throw new Error("the core failed inside a guest call");
         if (action.kind === ACTION_RESPOND) return toResponse(core, action);
         if (action.kind !== ACTION_READ_BODY) throw new Error(`unexpected Interpreter action ${action.kind}`);
         let n;
@@ -188,10 +191,13 @@ export class InterpreterHost {
       } catch {
         argsText = ""; // not serializable (a BigInt, a cycle): the core reports what is missing
       }
-      const max = keyBytes.length + argsText.length * 3;
+      // At most the core's cap + 1 bytes are copied (RPC_ARGS_MAX_BYTES, a C++ constant); args that do not fit are
+      // passed as cap + 1 bytes long, and the core answers for them.
+      const max = keyBytes.length + Math.min(argsText.length * 3, RPC_ARGS_MAX_BYTES + 1);
       let input = core._sw_do_input(this.#handle, max);
       core.HEAPU8.set(keyBytes, input);
-      const argsLen = encoder.encodeInto(argsText, core.HEAPU8.subarray(input + keyBytes.length, input + max)).written;
+      const { read, written } = encoder.encodeInto(argsText, core.HEAPU8.subarray(input + keyBytes.length, input + max));
+      const argsLen = read < argsText.length ? RPC_ARGS_MAX_BYTES + 1 : written;
       let step = this.#readStep(core, core._sw_do_execute_start(this.#handle, keyBytes.length, argsLen));
       if (step.kind === STEP_NEED_FILES) {
         const paths = JSON.parse(step.json);
@@ -204,14 +210,15 @@ export class InterpreterHost {
           answered = false;
         }
         if (answered) {
-          const encoded = encodeFiles(answer);
-          input = core._sw_do_input(this.#handle, encoded.length);
-          core.HEAPU8.set(encoded, input);
-          step = this.#readStep(core, core._sw_do_execute_files(this.#handle, encoded.length));
+          const len = encodeFiles(answer, (size) => core._sw_do_input(this.#handle, size), () => core.HEAPU8);
+          step = this.#readStep(core, len === null
+            ? core._sw_do_execute_files_too_large(this.#handle) // over PULLED_MAX_BYTES: never copied
+            : core._sw_do_execute_files(this.#handle, len));
         } else {
           step = this.#readStep(core, core._sw_do_execute_files_failed(this.#handle)); // the core's 502
         }
       }
+      if (core.coreCorrupted) throw new Error("the core failed inside a guest call");
       if (step.kind !== STEP_DONE) throw new Error(`unexpected Interpreter step ${step.kind}`);
       const result = JSON.parse(step.json);
       // A spare instance for the next context this isolate boots or restores (the core's pool takes it).
@@ -232,9 +239,10 @@ export class InterpreterHost {
 
   // A trap leaves the core's memory suspect: the next call starts a new core (and a new Interpreter over the same
   // storage, which restores the context from its last snapshot).
+  // So does any exception thrown inside core code a guest re-entered (core.coreCorrupted, wasmify_bridge.js).
   #failed(error) {
     console.error("[sandbox-workers] Interpreter failure:", error);
-    if (error instanceof WebAssembly.RuntimeError) {
+    if (error instanceof WebAssembly.RuntimeError || this.#core?.coreCorrupted) {
       discardCore();
       this.#core = null;
       this.#handle = 0;
@@ -269,7 +277,9 @@ export class InterpreterHost {
 }
 
 // The getFiles answer for sw_do_execute_files: the JavaScript types are reported, C++ judges them (SPEC §2.7 11/11a).
-function encodeFiles(answer) {
+// Written straight into the core buffer reserve(size) returns; null (nothing copied) when it would exceed the core's
+// PULLED_MAX_BYTES. Returns the encoded length.
+function encodeFiles(answer, reserve, heap) {
   const isArray = Array.isArray(answer);
   const entries = isArray ? answer : [];
   const parts = [];
@@ -285,8 +295,11 @@ function encodeFiles(answer) {
     parts.push({ flags, path, data: data ?? new Uint8Array(0), updatedAt });
     size += 1 + 4 + path.length + 4 + (data ? data.length : 0) + 8;
   }
-  const out = new Uint8Array(size);
-  const dv = new DataView(out.buffer);
+  if (size > PULLED_MAX_BYTES) return null;
+  const ptr = reserve(size);
+  if (!ptr) throw new Error("the core could not allocate the getFiles answer");
+  const out = heap().subarray(ptr, ptr + size);
+  const dv = new DataView(out.buffer, out.byteOffset, size);
   let o = 0;
   dv.setUint32(o, isArray ? 1 : 0, true); o += 4;
   dv.setUint32(o, entries.length, true); o += 4;
@@ -298,5 +311,5 @@ function encodeFiles(answer) {
     out.set(p.data, o); o += p.data.length;
     dv.setFloat64(o, p.updatedAt, true); o += 8;
   }
-  return out;
+  return size;
 }

@@ -218,6 +218,14 @@ EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_files(uint32_t h, uint32_
   });
 }
 
+static_assert(sw::abi::RPC_ARGS_MAX_BYTES == sw::server::kMaxRpcArgsBytes);
+static_assert(sw::abi::PULLED_MAX_BYTES == sw::server::kMaxPulledBytes);
+
+// The getFiles answer would encode to more than PULLED_MAX_BYTES: the shim did not copy it.
+EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_files_too_large(uint32_t h) {
+  return guardedStep(h, [&](Interpreter& interp) { return interp.executeFilesTooLarge(); });
+}
+
 // The getFiles callback threw instead of answering.
 EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_files_failed(uint32_t h) {
   return guardedStep(h, [&](Interpreter& interp) { return interp.executeFilesFailed(); });

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "../json/json.h"
+#include "../snapshot/snapshot.h"
 #include "../wasi/wasi.h"
 
 namespace sw::interp {
@@ -134,6 +135,25 @@ struct Interpreter::SnapshotRecord {
   double takenAt = 0;
   bool stale = false;
   std::string manifest;      // snapshot::Manifest::encode(); empty = not restorable (another format)
+  // `check`: hash64 of every field a restore uses (checkText), so a damaged or edited context row is refused like a
+  // damaged chunk row. `verified`: read() found every field well-formed and the check matching (or this record was
+  // just taken); only a verified record is restored, and an unverified one keeps its stored check when rewritten.
+  std::string check;
+  bool verified = true;
+
+  std::string checkText() const {
+    return build + '\n' + std::to_string(memoryPages) + '\n' + std::to_string(pageCount) + '\n' +
+           std::to_string(chunkCount) + '\n' + json::formatNumber(storedBytes) + '\n' + handle + '\n' + extraJson +
+           '\n' + manifest;
+  }
+  std::string computeCheck() const {
+    const std::string text = checkText();
+    const uint64_t h = snapshot::hash64(reinterpret_cast<const uint8_t*>(text.data()), text.size(), kRecordSeed);
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return buf;
+  }
+  static constexpr uint64_t kRecordSeed = 0x5357524543524431ull;  // "SWRECRD1"
 
   void write(Writer& w) const {
     w.beginObject();
@@ -149,6 +169,7 @@ struct Interpreter::SnapshotRecord {
     w.key("stale").boolean(stale);
     w.key("format").integer(snapshot::kSegmentFormat);
     w.key("manifest").string(manifest);
+    w.key("check").string(verified ? computeCheck() : check);
     w.endObject();
   }
   // SnapshotInfo (SPEC §2.7); storedBytes is what the rows really hold (compressed), see docs/snapshots.md.
@@ -165,19 +186,60 @@ struct Interpreter::SnapshotRecord {
   static std::optional<SnapshotRecord> read(const Value& v) {
     if (!v.isObject()) return std::nullopt;
     SnapshotRecord r;
-    r.build = stringOr(member(v, "build"), "");
-    r.memoryPages = uint32_t(numberOr(member(v, "memoryPages"), 0));
-    r.pageCount = uint32_t(numberOr(member(v, "pageCount"), 0));
-    r.chunkCount = uint32_t(numberOr(member(v, "chunkCount"), 0));
-    r.storedBytes = numberOr(member(v, "storedBytes"), 0);
-    r.handle = stringOr(member(v, "handle"), "0");
-    if (const Value* e = member(v, "extra"); e && e->isObject()) r.extraJson = json::stringify(*e);
+    bool ok = true;
+    auto integer = [&](const char* key, uint32_t max) -> uint32_t {
+      const Value* n = member(v, key);
+      if (!n || !n->isNumber() || !(n->asNumber() >= 0) || n->asNumber() > max ||
+          n->asNumber() != std::floor(n->asNumber())) {
+        ok = false;
+        return 0;
+      }
+      return uint32_t(n->asNumber());
+    };
+    const Value* build = member(v, "build");
+    ok = ok && build && build->isString();
+    r.build = stringOr(build, "");
+    r.memoryPages = integer("memoryPages", snapshot::kMaxPages);
+    r.pageCount = integer("pageCount", r.memoryPages);
+    r.chunkCount = integer("chunkCount", UINT32_MAX);
+    const Value* stored = member(v, "storedBytes");
+    ok = ok && stored && stored->isNumber() && stored->asNumber() >= 0;
+    r.storedBytes = numberOr(stored, 0);
+    const Value* handle = member(v, "handle");
+    uint64_t handleValue = 0;
+    ok = ok && handle && handle->isString() && parseU64(handle->asString(), handleValue) && handleValue != 0 &&
+         handleValue < uint64_t(r.memoryPages) * snapshot::kPageBytes &&
+         std::to_string(handleValue) == handle->asString();
+    r.handle = stringOr(handle, "0");
+    const Value* e = member(v, "extra");
+    ok = ok && e && validExtra(*e);
+    if (e && e->isObject()) r.extraJson = json::stringify(*e);
     r.takenAt = numberOr(member(v, "takenAt"), 0);
     const Value* stale = member(v, "stale");
     r.stale = stale && stale->isBool() && stale->asBool();
     // A record of another format keeps its build (so it is reported) but is never restored.
     if (numberOr(member(v, "format"), -1) == snapshot::kSegmentFormat) r.manifest = stringOr(member(v, "manifest"), "");
+    r.check = stringOr(member(v, "check"), "");
+    r.verified = ok && !r.manifest.empty() && r.check == r.computeCheck();
     return r;
+  }
+  // {"globals": {name: integer or decimal string}} (Session::extraJson of the built-in engines) or {}.
+  static bool validExtra(const Value& e) {
+    if (!e.isObject()) return false;
+    for (const auto& [key, value] : e.members()) {
+      if (key != "globals" || !value.isObject() || value.members().size() > 64) return false;
+      for (const auto& [name, g] : value.members()) {
+        if (name.empty()) return false;
+        if (g.isNumber() ? !std::isfinite(g.asNumber()) : !g.isString()) return false;
+        if (g.isString()) {
+          std::string_view t = g.asString();
+          if (!t.empty() && t.front() == '-') t.remove_prefix(1);
+          uint64_t ignored;
+          if (!parseU64(t, ignored)) return false;
+        }
+      }
+    }
+    return true;
   }
 };
 
@@ -533,6 +595,8 @@ Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) 
   counters_ = {};
   if (auto invalid = server::checkInterpreterKey(key))
     return failure(invalid->status, "VALIDATION_FAILED", invalid->message);
+  // Before anything is parsed (docs/limits.md).
+  if (argsJson.size() > server::kMaxRpcArgsBytes) return failure(413, "VALIDATION_FAILED", "Request too large");
   ensureMeta(key);
 
   auto parsed = json::parseCopy(argsJson.empty() ? std::string_view("null") : argsJson);
@@ -628,6 +692,13 @@ Step Interpreter::executeFiles(bool isArray, std::vector<PulledEntry> entries) {
 
 Step Interpreter::executeFilesFailed() { return internalFailure(); }
 
+Step Interpreter::executeFilesTooLarge() {
+  if (!pending_) return internalFailure();
+  return workspaceFailure({"ENOSPC", "Workspace exceeds " +
+                                         std::to_string(mirror_.workspace()->limits().maxTotalBytes / 1048576) +
+                                         " MiB total"});
+}
+
 void Interpreter::dropResident() {
   resident_.reset();
   residentContext_.clear();
@@ -644,8 +715,15 @@ Step Interpreter::run() {
     if (!(resident_ && residentContext_ == ctx.id && !resident_->invalid())) {
       dropResident();
       bool restored = false;
-      if (ctx.snapshot && ctx.snapshot->build == engine_.build && !ctx.snapshot->manifest.empty()) {
-        restored = restoreResident(ctx);
+      if (ctx.snapshot && ctx.snapshot->build == engine_.build && ctx.snapshot->verified) {
+        // Any failure of a restore -- a damaged row, a storage error, an allocation failure -- boots fresh: a
+        // snapshot that cannot be restored must never fail every later call.
+        try {
+          restored = restoreResident(ctx);
+        } catch (...) {
+          restored = false;
+        }
+        if (!restored) dropResident();
       }
       if (!restored) {
         if (ctx.snapshot) {
@@ -686,12 +764,33 @@ Step Interpreter::run() {
   if (error && error->isNull()) error = nullptr;
   const bool hasError = error != nullptr || !parsedOutcome.ok();
   const Value* errorName = error ? member(*error, "name") : nullptr;
-  const bool limited = errorName && errorName->isString() && errorName->asString() == "ExecutionLimitError";
+  bool limited = errorName && errorName->isString() && errorName->asString() == "ExecutionLimitError";
 
   // 6. the workspace diff, or the rollback
   workspace::Mirror::Diff diff;
-  if (hasError) mirror_.rollback(checkpoint);
-  else diff = mirror_.diff(checkpoint);
+  std::vector<std::string> dirs;
+  if (hasError) {
+    mirror_.rollback(checkpoint);
+    dirs = mirror_.dirs();
+  } else {
+    diff = mirror_.diff(checkpoint);
+    dirs = mirror_.dirs();
+    // The changes travel in the result: bounded well under the platform's 32 MiB per RPC value (docs/limits.md).
+    std::size_t size = 0;
+    auto path = [&](const std::string& p) { size += 6 * p.size() + 64; };
+    for (const auto& f : diff.files) size += f.data.size(), path(f.path);
+    for (const auto& d : diff.deleted) path(d);
+    for (const auto& d : dirs) path(d);
+    if (size > server::kMaxWorkspaceChangeBytes) {
+      mirror_.rollback(checkpoint);
+      diff = {};
+      dirs = mirror_.dirs();
+      parsedOutcome = json::parseCopy(server::failedOutcomeJson(
+          "ExecutionLimitError",
+          "Workspace changes exceed " + std::to_string(server::kMaxWorkspaceChangeBytes / 1048576) + " MiB"));
+      limited = true;
+    }
+  }
 
   // 7. an invalid instance is dropped
   if (resident_ && resident_->invalid()) dropResident();
@@ -752,7 +851,7 @@ Step Interpreter::run() {
   w.endObject();
   w.key("workspace").beginObject();
   w.key("dirs").beginArray();
-  for (const auto& d : mirror_.dirs()) w.string(d);
+  for (const auto& d : dirs) w.string(d);
   w.endArray();
   w.key("files").beginArray();
   for (auto& f : diff.files) {
@@ -808,26 +907,61 @@ class RowWriter final : public snapshot::ChunkWriter {
 
 }  // namespace
 
+namespace {
+
+// The context's rows, read one statement per row: only one row is ever held (docs/snapshots.md).
+class RowReader final : public snapshot::ChunkReader {
+ public:
+  RowReader(Sql& sql, std::string_view contextId) : sql_(sql), id_(contextId) {}
+  bool list(std::vector<std::pair<uint32_t, uint32_t>>& out) override {
+    std::vector<SqlRow> rows;
+    sql_.exec("SELECT chunk, length(data) FROM chunks WHERE context_id = ?", {SqlArg::text(id_)}, &rows);
+    for (const auto& row : rows) {
+      if (row.size() < 2 || row[0].type != SqlValue::Type::Number || row[1].type != SqlValue::Type::Number ||
+          !(row[0].number >= 0 && row[0].number <= UINT32_MAX) || !(row[1].number >= 0 && row[1].number <= UINT32_MAX))
+        return false;
+      out.emplace_back(uint32_t(row[0].number), uint32_t(row[1].number));
+    }
+    return true;
+  }
+  bool read(uint32_t id, const uint8_t*& data, uint32_t& len) override {
+    rows_.clear();  // the previous row goes before the next one arrives
+    sql_.exec("SELECT data FROM chunks WHERE context_id = ? AND chunk = ?", {SqlArg::text(id_), SqlArg::num(id)},
+              &rows_);
+    if (rows_.size() != 1 || rows_[0].size() != 1 || rows_[0][0].type != SqlValue::Type::Blob) return false;
+    data = reinterpret_cast<const uint8_t*>(rows_[0][0].bytes.data());
+    len = uint32_t(rows_[0][0].bytes.size());
+    return true;
+  }
+
+ private:
+  Sql& sql_;
+  std::string id_;
+  std::vector<SqlRow> rows_;
+};
+
+}  // namespace
+
 bool Interpreter::restoreResident(Context& ctx) {
   const SnapshotRecord& record = *ctx.snapshot;
   const double t0 = clock_.monotonicMs();
   snapshot::Manifest manifest;
   std::string error;
   uint64_t handle = 0;
-  if (!snapshot::Manifest::decode(record.manifest, manifest, error) || !parseU64(record.handle, handle)) return false;
-  std::vector<SqlRow> rows;
-  sql_.exec("SELECT chunk, data FROM chunks WHERE context_id = ?", {SqlArg::text(ctx.id)}, &rows);
-  std::vector<snapshot::StoredChunk> chunks;
-  chunks.reserve(rows.size());
-  for (const auto& row : rows) {
-    if (row.size() < 2 || row[0].type != SqlValue::Type::Number || row[1].type != SqlValue::Type::Blob) return false;
-    chunks.push_back({uint32_t(row[0].number), reinterpret_cast<const uint8_t*>(row[1].bytes.data()),
-                      uint32_t(row[1].bytes.size())});
-  }
+  if (!record.verified || !snapshot::Manifest::decode(record.manifest, manifest, error) ||
+      !parseU64(record.handle, handle))
+    return false;
+  // The record's own fields must agree with its manifest.
+  uint64_t stored = 0;
+  for (const auto& segment : manifest.segments) stored += segment.bytes;
+  if (manifest.memoryPages != record.memoryPages || manifest.segments.size() != record.chunkCount ||
+      double(stored) != record.storedBytes)
+    return false;
+  RowReader rows(sql_, ctx.id);
   snapshot::Tracker tracker;
   auto session = sessions_.restore(
       mirror_.workspace(), ctx.cwd,
-      [&](snapshot::Memory& memory) { return snapshot::restore(memory, manifest, chunks, tracker, error); }, handle,
+      [&](snapshot::Memory& memory) { return snapshot::restore(memory, manifest, rows, tracker, error); }, handle,
       record.extraJson);
   if (!session) return false;
   resident_ = std::move(session);
@@ -853,7 +987,10 @@ void Interpreter::takeSnapshot(Context& ctx) {
   record.chunkCount = stats.chunkCount;
   record.storedBytes = double(stats.storedBytes);
   record.handle = std::to_string(resident_->handle());
-  record.extraJson = resident_->extraJson();
+  // Stored in its canonical form (what read() gives back), so the record's check is computed over the same text.
+  auto extra = json::parseCopy(resident_->extraJson());
+  if (!extra.ok() || !SnapshotRecord::validExtra(extra.value)) throw SqlError("snapshot failed: malformed extra");
+  record.extraJson = json::stringify(extra.value);
   record.takenAt = now(clock_);
   record.stale = false;
   record.manifest = next.manifest().encode();

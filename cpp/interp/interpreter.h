@@ -135,6 +135,8 @@ class Interpreter {
   Step executeFiles(bool isArray, std::vector<PulledEntry> entries);
   // The getFiles callback threw (or its promise rejected) instead of answering.
   Step executeFilesFailed();
+  // The getFiles answer was over server::kMaxPulledBytes: ENOSPC, as reconciling it would be.
+  Step executeFilesTooLarge();
   // The alarm handler (SPEC §4.7).
   void alarm();
 

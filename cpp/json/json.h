@@ -58,8 +58,13 @@ class Value {
   // Object access. find() returns nullptr when absent.
   const Value* find(std::string_view key) const;
   bool has(std::string_view key) const { return find(key) != nullptr; }
-  // Sets a member with JavaScript semantics (an existing key keeps its position).
+  // Sets a member with JavaScript semantics (an existing key keeps its position). Linear: for building many
+  // members use append() then dedupeKeys().
   void set(std::string key, Value v);
+  // Appends a member without looking for its key; dedupeKeys() then applies set()'s semantics to all of them at
+  // once in O(n log n) (the parser builds objects this way: n keys must not cost n^2).
+  void append(std::string key, Value v) { members_.emplace_back(std::move(key), std::move(v)); }
+  void dedupeKeys();
   void push(Value v) { items_.push_back(std::move(v)); }
   // Reorders members like a JavaScript object: array-index keys first, ascending.
   void orderLikeJavaScript();

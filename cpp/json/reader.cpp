@@ -147,8 +147,9 @@ ParseError walkObject(od::object obj, Value& out, std::size_t depth) {
     if (auto e = field.value().get(child)) return fromSimdjson(e);
     Value v;
     if (auto e = walk(child, v, depth + 1); e != ParseError::None) return e;
-    out.set(std::move(key), std::move(v));
+    out.append(std::move(key), std::move(v));
   }
+  out.dedupeKeys();
   out.orderLikeJavaScript();
   return ParseError::None;
 }

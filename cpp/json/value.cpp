@@ -54,6 +54,36 @@ void Value::set(std::string key, Value v) {
   members_.emplace_back(std::move(key), std::move(v));
 }
 
+void Value::dedupeKeys() {
+  const std::size_t n = members_.size();
+  if (n < 2) return;
+  std::vector<uint32_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = uint32_t(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return members_[a].first < members_[b].first; });
+  std::vector<bool> drop(n, false);
+  bool any = false;
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i + 1;
+    while (j < n && members_[order[j]].first == members_[order[i]].first) ++j;
+    if (j - i > 1) {
+      // The first occurrence keeps its position, the last one's value wins (JavaScript object semantics).
+      members_[order[i]].second = std::move(members_[order[j - 1]].second);
+      for (std::size_t k = i + 1; k < j; ++k) drop[order[k]] = true;
+      any = true;
+    }
+    i = j;
+  }
+  if (!any) return;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (drop[i]) continue;
+    if (kept != i) members_[kept] = std::move(members_[i]);
+    ++kept;
+  }
+  members_.resize(kept);
+}
+
 namespace {
 // A canonical array index: "0" or [1-9][0-9]* below 2^32 - 1.
 bool arrayIndex(const std::string& k, uint64_t& out) {

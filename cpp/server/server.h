@@ -23,6 +23,18 @@ namespace sw::server {
 // Interpreter route's (POST /contexts, SPEC §2.6 step 1), which is also what the Worker forwards at most.
 constexpr std::size_t kRequestBodyLimit = 98304;
 
+// executeInContext sizes (docs/limits.md). Workers RPC caps one value at 32 MiB; these keep every argument and
+// answer well inside it and bound what the shim copies into the core before C++ sees it.
+// The arguments as JSON: code (64 KiB), envVars and the workspace shape (paths are bounded by the workspace's
+// 1 MiB of path bytes); more is 413 "Request too large".
+constexpr std::size_t kMaxRpcArgsBytes = 4 * 1048576;
+// A getFiles answer, encoded: at most 16 MiB of files can be used, plus paths and per-entry framing; more is the
+// workspace's ENOSPC.
+constexpr std::size_t kMaxPulledBytes = 20 * 1048576;
+// A result's workspace changes (file bytes, then every path JSON-escaped at worst): more and the round fails with
+// ExecutionLimitError "Workspace changes exceed 24 MiB", its changes rolled back.
+constexpr std::size_t kMaxWorkspaceChangeBytes = 24 * 1048576;
+
 struct Limits {
   double fuel = 0;
   double memoryBytes = 0;

@@ -395,8 +395,40 @@ bool walkSegment(const StoredChunk& c, uint32_t totalBlocks, std::string& error,
 
 }  // namespace
 
+namespace {
+
+class SpanReader final : public ChunkReader {
+ public:
+  explicit SpanReader(std::span<const StoredChunk> chunks) : chunks_(chunks) {}
+  bool list(std::vector<std::pair<uint32_t, uint32_t>>& rows) override {
+    for (const StoredChunk& c : chunks_) rows.emplace_back(c.id, c.len);
+    return true;
+  }
+  bool read(uint32_t id, const uint8_t*& data, uint32_t& len) override {
+    for (const StoredChunk& c : chunks_) {
+      if (c.id == id) {
+        data = c.data;
+        len = c.len;
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  std::span<const StoredChunk> chunks_;
+};
+
+}  // namespace
+
 bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChunk> chunks, Tracker& tracker,
              std::string& error, const RestoreOptions& options) {
+  SpanReader reader(chunks);
+  return restore(memory, manifest, reader, tracker, error, options);
+}
+
+bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Tracker& tracker, std::string& error,
+             const RestoreOptions& options) {
   if (!manifest.validate(error)) return false;
   const uint32_t pages = manifest.memoryPages;
   const uint32_t blocks = pages * kBlocksPerPage;
@@ -407,42 +439,39 @@ bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChu
     return false;
   }
 
-  // Rows <-> manifest: the same ids, each once, with the recorded length and checksum.
-  std::vector<const StoredChunk*> rows;
-  for (const StoredChunk& c : chunks) rows.push_back(&c);
-  std::sort(rows.begin(), rows.end(), [](const StoredChunk* a, const StoredChunk* b) { return a->id < b->id; });
+  // Rows <-> manifest: the same ids, each once, with the recorded length (checksums as each row is read).
+  std::vector<std::pair<uint32_t, uint32_t>> rows;
+  if (!reader.list(rows)) {
+    error = "Snapshot rows could not be listed";
+    return false;
+  }
+  std::sort(rows.begin(), rows.end());
   for (std::size_t i = 1; i < rows.size(); i++) {
-    if (rows[i]->id == rows[i - 1]->id) {
-      error = "Snapshot chunk " + std::to_string(rows[i]->id) + " is stored twice";
+    if (rows[i].first == rows[i - 1].first) {
+      error = "Snapshot chunk " + std::to_string(rows[i].first) + " is stored twice";
       return false;
     }
   }
   std::size_t r = 0;
   for (const Manifest::Segment& s : manifest.segments) {
-    if (r < rows.size() && rows[r]->id < s.id) {
-      error = "Snapshot chunk " + std::to_string(rows[r]->id) + " is not part of the snapshot";
+    if (r < rows.size() && rows[r].first < s.id) {
+      error = "Snapshot chunk " + std::to_string(rows[r].first) + " is not part of the snapshot";
       return false;
     }
-    if (r == rows.size() || rows[r]->id != s.id) {
+    if (r == rows.size() || rows[r].first != s.id) {
       error = "Snapshot chunk " + std::to_string(s.id) + " is missing";
       return false;
     }
-    const StoredChunk& c = *rows[r++];
-    if (c.len != s.bytes) {
+    if (rows[r++].second != s.bytes) {
       error = "Snapshot chunk " + std::to_string(s.id) + " has the wrong length";
-      return false;
-    }
-    if (hash64(c.data, c.len, kChecksumSeed) != s.checksum) {
-      error = "Snapshot chunk " + std::to_string(s.id) + " is damaged: checksum mismatch";
       return false;
     }
   }
   if (r < rows.size()) {
-    error = "Snapshot chunk " + std::to_string(rows[r]->id) + " is not part of the snapshot";
+    error = "Snapshot chunk " + std::to_string(rows[r].first) + " is not part of the snapshot";
     return false;
   }
 
-  // Structure: every block the manifest places in a row is in that row, once.
   Tracker t;
   t.memoryPages = pages;
   t.nextSegment = manifest.nextSegment;
@@ -454,11 +483,31 @@ bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChu
     std::fill(t.owner.begin() + run.first, t.owner.begin() + run.first + run.count, run.segment);
     owned += run.count;
   }
+
+  // Every row is read and verified (checksum, structure) before anything is written, then read again to write it:
+  // at most one row is held at a time, and a damaged snapshot never touches memory.
+  auto readRow = [&](const Manifest::Segment& s, StoredChunk& c) {
+    c = StoredChunk{s.id, nullptr, 0};
+    if (!reader.read(s.id, c.data, c.len)) {
+      error = "Snapshot chunk " + std::to_string(s.id) + " could not be read";
+      return false;
+    }
+    if (c.len != s.bytes) {
+      error = "Snapshot chunk " + std::to_string(s.id) + " has the wrong length";
+      return false;
+    }
+    if (hash64(c.data, c.len, kChecksumSeed) != s.checksum) {
+      error = "Snapshot chunk " + std::to_string(s.id) + " is damaged: checksum mismatch";
+      return false;
+    }
+    return true;
+  };
   uint64_t found = 0;
-  for (std::size_t i = 0; i < manifest.segments.size(); i++) {
-    const Manifest::Segment& s = manifest.segments[i];
+  for (const Manifest::Segment& s : manifest.segments) {
+    StoredChunk c;
+    if (!readRow(s, c)) return false;
     Tracker::Segment info{s.id, s.bytes, s.checksum, 0, 0};
-    bool ok = walkSegment(*rows[i], blocks, error, [&](const EntryView& v, uint32_t bytes) {
+    bool ok = walkSegment(c, blocks, error, [&](const EntryView& v, uint32_t bytes) {
       if (t.owner[v.block] != s.id) return true;  // an older copy, superseded: skipped
       if (t.entryBytes[v.block]) {
         error = "Snapshot chunk " + std::to_string(s.id) + " is damaged: block stored twice";
@@ -482,7 +531,7 @@ bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChu
   std::span<const uint64_t> known = memory.knownBlocks();
   if (known.size() != std::size_t(initialPages) * kBlocksPerPage) known = {};
 
-  // Write. From here on a failure leaves memory partly written.
+  // Write, one row at a time. From here on a failure leaves memory partly written.
   if (!memory.grow(pages) || memory.pages() < pages) {
     error = "Snapshot restore failed: memory could not grow to " + std::to_string(pages) + " pages";
     return false;
@@ -497,9 +546,11 @@ bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChu
     if (!ok) error = "Snapshot restore failed: guest memory could not be written";
     return ok;
   };
-  for (std::size_t i = 0; i < manifest.segments.size(); i++) {
-    const uint32_t id = manifest.segments[i].id;
-    bool ok = walkSegment(*rows[i], blocks, error, [&](const EntryView& v, uint32_t) {
+  for (const Manifest::Segment& s : manifest.segments) {
+    const uint32_t id = s.id;
+    StoredChunk c;
+    if (!readRow(s, c)) return false;
+    bool ok = walkSegment(c, blocks, error, [&](const EntryView& v, uint32_t) {
       if (t.owner[v.block] != id) return true;
       if (v.block < known.size() && known[v.block] != 0 && known[v.block] == v.hash) {
         t.hashes[v.block] = v.hash;  // already there (the row's checksum vouched for the entry)

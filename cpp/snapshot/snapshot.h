@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace sw::snapshot {
@@ -95,6 +96,17 @@ struct StoredChunk {
   uint32_t id = 0;
   const uint8_t* data = nullptr;
   uint32_t len = 0;
+};
+
+// The rows of one context, read back one at a time for restore: at most one row is held at once, so restoring a
+// large snapshot never needs its whole stored size in memory.
+class ChunkReader {
+ public:
+  virtual ~ChunkReader() = default;
+  // Every stored row's id and byte length, without the data. false: storage failed.
+  virtual bool list(std::vector<std::pair<uint32_t, uint32_t>>& rows) = 0;
+  // The bytes of row `id`, valid until the next call. false: storage failed or the row is absent.
+  virtual bool read(uint32_t id, const uint8_t*& data, uint32_t& len) = 0;
 };
 
 // --- the manifest (persisted by the caller, in the same transaction as the rows) ----------------------------------
@@ -199,11 +211,15 @@ struct RestoreOptions {
   std::span<const uint32_t> zeroBlocks;
 };
 
-// Restores into a fresh instance's memory: checks the manifest and every row (ids, lengths, checksums, structure)
-// before writing anything, grows memory to manifest.memoryPages, writes every stored block, zeroes the blocks
-// RestoreOptions says, verifies each block's content hash, and seeds `tracker` so the next take() writes only what
-// changed. false + error on anything wrong (a missing, unknown, duplicate or damaged row, a mismatching block, a
-// zero block outside memory); after a failure memory may be partly written: discard the instance.
+// Restores into a fresh instance's memory: checks the manifest and the list of rows (ids, lengths) first, grows
+// memory to manifest.memoryPages, then reads the rows one at a time, checking each one's checksum and structure
+// before decoding its blocks into memory, verifies each block's content hash, zeroes the blocks RestoreOptions says,
+// and seeds `tracker` so the next take() writes only what changed. false + error on anything wrong (a missing,
+// unknown, duplicate or damaged row, a mismatching block, a zero block outside memory); after a failure memory may
+// be partly written: discard the instance.
+bool restore(Memory& memory, const Manifest& manifest, ChunkReader& rows, Tracker& tracker, std::string& error,
+             const RestoreOptions& options = {});
+// The same over rows already in memory.
 bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChunk> chunks, Tracker& tracker,
              std::string& error, const RestoreOptions& options = {});
 

@@ -50,17 +50,26 @@ std::string g_error;  // creation errors only; per-host state lives in HostBox
 HostBox* boxOf(uint32_t h) { return reinterpret_cast<HostBox*>(uintptr_t(h)); }
 uint32_t ptr(const void* p) { return uint32_t(reinterpret_cast<uintptr_t>(p)); }
 
+// How many syscalls are running (entered and not yet returned). Deliberately not RAII: a JavaScript exception (a
+// RangeError for the stack, a failed allocation in the bridge) that unwinds through a syscall without C++ seeing it
+// leaves the count raised, and sw_guest_call (wasmify_bridge.js) compares it with its value before the guest ran to
+// tell such a core failure from a guest trap (sw_wasi_call_depth).
+uint32_t g_callDepth = 0;
+
 template <typename F>
 int32_t call(uint32_t h, F&& f) {
   Host& host = *boxOf(h)->host;
+  ++g_callDepth;
   try {
     Errno e = f(host);
+    --g_callDepth;
     return e == Errno::Trap ? -1 : int32_t(e);
   } catch (const std::exception& ex) {
     host.raiseTrap(TrapKind::HostError, std::string("WASI host failure: ") + ex.what());
   } catch (...) {
     host.raiseTrap(TrapKind::HostError, "WASI host failure");
   }
+  --g_callDepth;
   return -1;
 }
 
@@ -132,6 +141,9 @@ extern "C" {
 #include "syscalls.def"
 
 EMSCRIPTEN_KEEPALIVE const char* sw_wasi_error() { return g_error.c_str(); }
+
+// Syscalls entered and not returned (see g_callDepth).
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_call_depth() { return g_callDepth; }
 
 // An archive shared by the hosts of one engine. The bytes are copied once into the core.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_archive_new(const uint8_t* data, uint32_t len) {

@@ -24,26 +24,114 @@ std::shared_ptr<Node> makeNode(NodeKind kind, Mount* mount, uint64_t timeNs) {
   return node;
 }
 
-Errno reserveEntry(const Node& dir) {
-  const Mount* m = dir.mount;
-  if (m && m->isWorkspace() && m->entries >= m->limits.maxEntries) return Errno::NoSpc;
+Node::~Node() {
+  if (detached && mount) mount->detachedBytes -= std::min<uint64_t>(mount->detachedBytes, data.size());
+  if (children.empty()) return;
+  // Released breadth-first, each node emptied before it goes, so no destructor recurses (a tree is as deep as its
+  // longest path).
+  std::vector<std::shared_ptr<Node>> pending;
+  for (auto& [name, child] : children) pending.push_back(std::move(child));
+  children.clear();
+  while (!pending.empty()) {
+    std::shared_ptr<Node> node = std::move(pending.back());
+    pending.pop_back();
+    if (node.use_count() == 1) {
+      for (auto& [name, child] : node->children) pending.push_back(std::move(child));
+      node->children.clear();
+    } else {
+      node->parent = nullptr;  // still held (a descriptor): it outlives this directory
+    }
+  }
+}
+
+namespace {
+
+// Visits every node of the subtree under `top` (top included), iteratively: visit(node, relBytes, level), where
+// relBytes is the length of the node's path relative to top's parent (top's own name being `topNameBytes` long) and
+// level is 1 for top.
+template <typename Node_, typename Visit>
+void walkSubtree(Node_& top, uint64_t topNameBytes, Visit visit) {
+  struct Item {
+    Node_* node;
+    uint64_t rel;
+    uint32_t level;
+  };
+  std::vector<Item> stack{{&top, topNameBytes, 1}};
+  while (!stack.empty()) {
+    Item item = stack.back();
+    stack.pop_back();
+    visit(*item.node, item.rel, item.level);
+    for (auto& [name, child] : item.node->children) {
+      stack.push_back({child.get(), item.rel + 1 + name.size(), item.level + 1});
+    }
+  }
+}
+
+struct PathStats {
+  uint32_t entries = 0;
+  uint64_t relSum = 0;      // paths relative to the new parent
+  uint64_t maxRel = 0;
+  uint32_t height = 0;
+  uint64_t currentSum = 0;  // the stored (current) paths
+};
+
+PathStats pathStats(const Node& top, std::size_t nameBytes) {
+  PathStats st;
+  walkSubtree(top, nameBytes, [&](const Node& n, uint64_t rel, uint32_t level) {
+    st.entries++;
+    st.relSum += rel;
+    st.maxRel = std::max(st.maxRel, rel);
+    st.height = std::max(st.height, level);
+    st.currentSum += n.pathBytes;
+  });
+  return st;
+}
+
+// `st` placed under `dir`, `released` path bytes leaving the tree at the same time.
+Errno checkPlacement(const Mount& m, const Node& dir, const PathStats& st, uint64_t released) {
+  const uint64_t prefix = dir.depth == 0 ? 0 : uint64_t(dir.pathBytes) + 1;
+  if (prefix + st.maxRel > m.limits.maxPathBytes) return Errno::NameTooLong;
+  if (uint64_t(dir.depth) + st.height > m.limits.maxDepth) return Errno::NameTooLong;
+  const uint64_t base = m.pathBytes - std::min(m.pathBytes, released);
+  if (base + uint64_t(st.entries) * prefix + st.relSum > m.limits.maxPathTotalBytes) return Errno::NoSpc;
   return Errno::Success;
 }
 
-void subtreeUsage(const Node& node, uint32_t& entries, uint64_t& bytes) {
-  entries += 1;
-  if (node.kind == NodeKind::File) bytes += node.size();
-  for (const auto& [name, child] : node.children) subtreeUsage(*child, entries, bytes);
+}  // namespace
+
+Errno reserveEntry(const Node& dir, std::string_view name) {
+  const Mount* m = dir.mount;
+  if (!m || !m->isWorkspace()) return Errno::Success;
+  if (m->entries >= m->limits.maxEntries) return Errno::NoSpc;
+  PathStats one{1, name.size(), name.size(), 1, 0};
+  return checkPlacement(*m, dir, one, 0);
+}
+
+Errno checkMove(const Node& node, const Node& dir, std::string_view name, const Node* replaced) {
+  const Mount* m = dir.mount;
+  if (!m || !m->isWorkspace()) return Errno::Success;
+  PathStats st = pathStats(node, name.size());
+  return checkPlacement(*m, dir, st, st.currentSum + (replaced ? replaced->pathBytes : 0));
 }
 
 void linkChild(Node& dir, std::string name, std::shared_ptr<Node> child) {
   child->parent = &dir;
-  if (dir.mount && dir.mount->isWorkspace()) {
-    uint32_t entries = 0;
-    uint64_t bytes = 0;
-    subtreeUsage(*child, entries, bytes);
-    dir.mount->entries += entries;
-    dir.mount->totalBytes += bytes;
+  Mount* m = dir.mount;
+  if (m && m->isWorkspace()) {
+    const uint64_t prefix = dir.depth == 0 ? 0 : uint64_t(dir.pathBytes) + 1;
+    walkSubtree(*child, name.size(), [&](Node& n, uint64_t rel, uint32_t level) {
+      n.depth = dir.depth + level;
+      n.pathBytes = uint32_t(std::min<uint64_t>(prefix + rel, UINT32_MAX));
+      m->entries += 1;
+      m->pathBytes += n.pathBytes;
+      if (n.kind == NodeKind::File) {
+        m->totalBytes += n.size();
+        if (n.detached) {
+          m->detachedBytes -= std::min<uint64_t>(m->detachedBytes, n.size());
+          n.detached = false;
+        }
+      }
+    });
   }
   dir.children[std::move(name)] = std::move(child);
 }
@@ -54,12 +142,20 @@ std::shared_ptr<Node> unlinkChild(Node& dir, std::string_view name) {
   std::shared_ptr<Node> child = std::move(it->second);
   dir.children.erase(it);
   child->parent = nullptr;
-  if (dir.mount && dir.mount->isWorkspace()) {
-    uint32_t entries = 0;
-    uint64_t bytes = 0;
-    subtreeUsage(*child, entries, bytes);
-    dir.mount->entries -= std::min(dir.mount->entries, entries);
-    dir.mount->totalBytes -= std::min(dir.mount->totalBytes, bytes);
+  Mount* m = dir.mount;
+  if (m && m->isWorkspace()) {
+    // A removed file still counts toward the total while anything (a guest descriptor) keeps it alive.
+    walkSubtree(*child, 0, [&](Node& n, uint64_t, uint32_t) {
+      m->entries -= std::min<uint32_t>(m->entries, 1);
+      m->pathBytes -= std::min<uint64_t>(m->pathBytes, n.pathBytes);
+      if (n.kind == NodeKind::File) {
+        m->totalBytes -= std::min<uint64_t>(m->totalBytes, n.size());
+        if (!n.detached) {
+          n.detached = true;
+          m->detachedBytes += n.size();
+        }
+      }
+    });
   }
   return child;
 }
@@ -68,15 +164,21 @@ Errno resizeFile(Node& file, uint64_t newSize) {
   if (file.view) return Errno::Rofs;
   uint64_t oldSize = file.data.size();
   Mount* m = file.mount;
+  const bool counted = m && m->isWorkspace() && (file.linked() || file.detached);
   if (m && m->isWorkspace()) {
     if (newSize > m->limits.maxFileBytes) return Errno::Fbig;
-    if (file.linked() && newSize > oldSize && m->totalBytes + (newSize - oldSize) > m->limits.maxTotalBytes) {
+    // Unlinked-but-open files count too: otherwise every descriptor could hold another maxFileBytes.
+    if (counted && newSize > oldSize &&
+        m->totalBytes + m->detachedBytes + (newSize - oldSize) > m->limits.maxTotalBytes) {
       return Errno::NoSpc;
     }
   }
   if (newSize > (uint64_t(1) << 31)) return Errno::Fbig;  // a bound for mounts without limits
   file.data.resize(std::size_t(newSize));
-  if (m && m->isWorkspace() && file.linked()) m->totalBytes = m->totalBytes + newSize - oldSize;
+  if (counted) {
+    uint64_t& total = file.linked() ? m->totalBytes : m->detachedBytes;
+    total = total - std::min(total, oldSize) + newSize;
+  }
   return Errno::Success;
 }
 
@@ -111,13 +213,20 @@ Errno splitRelative(std::string_view path, std::vector<std::string_view>& parts)
 }
 
 // Unlinks every node below `node` (which is already out of the tree and out of the accounting): a descriptor a guest
-// still holds on one of them then sees a removed entry (linked() false), never a tree that still counts.
+// still holds on one of them then sees a removed entry (linked() false), never a tree that still counts. Iterative.
 void detachSubtree(Node& node) {
-  for (auto& [name, child] : node.children) {
-    child->parent = nullptr;
-    detachSubtree(*child);
+  std::vector<std::shared_ptr<Node>> keep;  // every node stays alive until all are emptied: no recursive release
+  std::vector<Node*> stack{&node};
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (auto& [name, child] : n->children) {
+      child->parent = nullptr;
+      keep.push_back(std::move(child));
+      stack.push_back(keep.back().get());
+    }
+    n->children.clear();
   }
-  node.children.clear();
 }
 
 Errno walkDirs(Node* dir, const std::vector<std::string_view>& parts, std::size_t count, bool create, Node*& out) {
@@ -125,7 +234,7 @@ Errno walkDirs(Node* dir, const std::vector<std::string_view>& parts, std::size_
     auto it = dir->children.find(parts[i]);
     if (it == dir->children.end()) {
       if (!create) return Errno::NoEnt;
-      if (Errno e = detail::reserveEntry(*dir); e != Errno::Success) return e;
+      if (Errno e = detail::reserveEntry(*dir, parts[i]); e != Errno::Success) return e;
       auto child = detail::makeNode(NodeKind::Directory, dir->mount, dir->mtim);
       Node* raw = child.get();
       detail::linkChild(*dir, std::string(parts[i]), std::move(child));
@@ -161,6 +270,8 @@ void Workspace::setDisabled(bool disabled) { mount_->disabled = disabled; }
 const WorkspaceLimits& Workspace::limits() const { return mount_->limits; }
 uint64_t Workspace::totalBytes() const { return mount_->totalBytes; }
 uint32_t Workspace::entryCount() const { return mount_->entries; }
+uint64_t Workspace::pathBytes() const { return mount_->pathBytes; }
+uint64_t Workspace::detachedBytes() const { return mount_->detachedBytes; }
 
 Errno Workspace::writeFile(std::string_view relPath, std::string_view data, uint64_t mtimeNs) {
   std::vector<std::string_view> parts;
@@ -174,7 +285,7 @@ Errno Workspace::writeFile(std::string_view relPath, std::string_view data, uint
     if (it->second->isDir()) return Errno::IsDir;
     file = it->second;
   } else {
-    if (Errno e = detail::reserveEntry(*dir); e != Errno::Success) return e;
+    if (Errno e = detail::reserveEntry(*dir, parts.back()); e != Errno::Success) return e;
     // Checked before linking, so a new file that does not fit is not left behind empty.
     if (mount_->totalBytes + data.size() > mount_->limits.maxTotalBytes) return Errno::NoSpc;
     file = detail::makeNode(NodeKind::File, mount_.get(), mtimeNs);
@@ -230,14 +341,22 @@ Errno Workspace::remove(std::string_view relPath) {
 }
 
 void Workspace::clear() {
-  detachSubtree(*root_);
+  while (!root_->children.empty()) {
+    std::string name = root_->children.begin()->first;
+    detachSubtree(*detail::unlinkChild(*root_, name));
+  }
   mount_->totalBytes = 0;
   mount_->entries = 0;
+  mount_->pathBytes = 0;
 }
 
 Errno Workspace::forceDirectories(std::string_view relPath) {
   std::vector<std::string_view> parts;
   if (Errno e = splitRelative(relPath, parts); e != Errno::Success) return e;
+  // No entry cap (above), but the path limits: nothing deeper or longer than the guest could create.
+  uint64_t pathBytes = parts.size() - 1;
+  for (std::string_view part : parts) pathBytes += part.size();
+  if (pathBytes > mount_->limits.maxPathBytes || parts.size() > mount_->limits.maxDepth) return Errno::NameTooLong;
   Node* dir = root_.get();
   for (std::string_view part : parts) {
     auto it = dir->children.find(part);
@@ -276,18 +395,31 @@ Errno Workspace::restoreFile(std::string_view relPath, std::string_view data, ui
 }
 
 void Workspace::forEach(const std::function<void(const Entry&)>& visit) const {
-  std::function<void(const Node&, const std::string&)> walk = [&](const Node& dir, const std::string& prefix) {
-    for (const auto& [name, child] : dir.children) {
-      std::string path = prefix.empty() ? name : prefix + "/" + name;
-      Entry entry{path, child->isDir(), {}, child->mtim};
-      if (!child->isDir()) {
-        entry.data = std::string_view(reinterpret_cast<const char*>(child->bytes()), std::size_t(child->size()));
-      }
-      visit(entry);
-      if (child->isDir()) walk(*child, path);
-    }
+  // Iterative pre-order: one frame per directory on the current path, never a recursive call.
+  struct Frame {
+    const Node* dir;
+    decltype(Node::children)::const_iterator next;
+    std::size_t prefixLen;  // bytes of `path` naming `dir` (0 for the root)
   };
-  walk(*root_, "");
+  std::string path;
+  std::vector<Frame> stack{{root_.get(), root_->children.begin(), 0}};
+  while (!stack.empty()) {
+    Frame& frame = stack.back();
+    if (frame.next == frame.dir->children.end()) {
+      stack.pop_back();
+      continue;
+    }
+    const auto& [name, child] = *frame.next++;
+    path.resize(frame.prefixLen);
+    if (!path.empty()) path.push_back('/');
+    path.append(name);
+    Entry entry{path, child->isDir(), {}, child->mtim};
+    if (!child->isDir()) {
+      entry.data = std::string_view(reinterpret_cast<const char*>(child->bytes()), std::size_t(child->size()));
+    }
+    visit(entry);
+    if (child->isDir()) stack.push_back({child.get(), child->children.begin(), path.size()});
+  }
 }
 
 }  // namespace sw::wasi

@@ -54,6 +54,8 @@ struct Mount {
   WorkspaceLimits limits;
   uint64_t totalBytes = 0;  // sizes of linked files
   uint32_t entries = 0;     // linked files + directories, root excluded
+  uint64_t pathBytes = 0;   // the root-relative path lengths of every linked entry
+  uint64_t detachedBytes = 0;  // sizes of unlinked files still alive (a guest descriptor holds them)
 
   bool isWorkspace() const { return kind == MountKind::Workspace; }
 };
@@ -66,12 +68,21 @@ struct Node : std::enable_shared_from_this<Node> {
   Node* parent = nullptr;  // null for a mount root and for an unlinked node
   uint64_t ino = 0;
   uint64_t atim = 0, mtim = 0, ctim = 0;
+  // Workspace only, kept by linkChild: components and bytes of the root-relative path (0 for the root).
+  uint32_t depth = 0;
+  uint32_t pathBytes = 0;
+  bool detached = false;  // a file unlinked from a workspace: its size counts in Mount::detachedBytes
   // File contents: owned bytes, or a view into an archive buffer (read-only mounts).
   std::vector<uint8_t> data;
   const uint8_t* view = nullptr;
   uint64_t viewSize = 0;
   // Directory entries, sorted (fd_readdir cookies are indices into this order).
   std::map<std::string, std::shared_ptr<Node>, std::less<>> children;
+
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  ~Node();  // releases a detached file's bytes; children are released without recursion
 
   bool isDir() const { return kind == NodeKind::Directory; }
   uint64_t size() const { return view ? viewSize : data.size(); }
@@ -82,14 +93,17 @@ struct Node : std::enable_shared_from_this<Node> {
 
 std::shared_ptr<Node> makeNode(NodeKind kind, Mount* mount, uint64_t timeNs);
 
-// Workspace accounting; no-ops outside a workspace mount.
-Errno reserveEntry(const Node& dir);                   // NoSpc when the entry cap is reached
+// Workspace accounting; no-ops outside a workspace mount. Every walk over a subtree is iterative (no recursion: a
+// tree is as deep as its longest path).
+// A new entry `name` under `dir`: NoSpc at the entry cap or the total path bytes, NameTooLong over the path limits.
+Errno reserveEntry(const Node& dir, std::string_view name);
+// Moving the linked subtree `node` to `name` under `dir`, `replaced` (an empty directory or a file, may be null)
+// being removed: NameTooLong / NoSpc against the path limits.
+Errno checkMove(const Node& node, const Node& dir, std::string_view name, const Node* replaced);
 void linkChild(Node& dir, std::string name, std::shared_ptr<Node> child);
 std::shared_ptr<Node> unlinkChild(Node& dir, std::string_view name);
 Errno resizeFile(Node& file, uint64_t newSize);          // Fbig / NoSpc against the limits
 bool isAncestor(const Node* ancestor, const Node* node);
-// Number of linked nodes and bytes in a subtree (the node itself included).
-void subtreeUsage(const Node& node, uint32_t& entries, uint64_t& bytes);
 
 // --- descriptors ------------------------------------------------------------------------------------------------
 

@@ -80,6 +80,8 @@ Errno writeFileAt(Host& host, Node& node, const std::vector<Iovec>& iov, uint64_
   if (node.kind != NodeKind::File || node.view || !node.mount || node.mount->kind != detail::MountKind::Workspace) {
     return Errno::Badf;
   }
+  // offset comes from the guest (fd_pwrite, fd_seek): offset + total must not wrap around to a small size.
+  if (total > UINT64_MAX - offset) return Errno::Fbig;
   if (offset + total > node.size()) {
     if (Errno e = detail::resizeFile(node, offset + total); e != Errno::Success) return e;
   }

@@ -77,7 +77,7 @@ Errno path_open(Host& host, uint32_t dirFd, uint32_t dirFlags, uint32_t path, ui
     if (r.trailingSlash || (oflags & kOflagDirectory)) return Errno::IsDir;
     if (!r.parent->mount->isWorkspace()) return Errno::Rofs;
     if (!canHoldNewEntries(*dir, *r.parent)) return Errno::NoEnt;
-    if (Errno e = detail::reserveEntry(*r.parent); e != Errno::Success) return e;
+    if (Errno e = detail::reserveEntry(*r.parent, r.name); e != Errno::Success) return e;
     node = detail::makeNode(NodeKind::File, r.parent->mount, s.now());
     detail::linkChild(*r.parent, r.name, node);
   } else {
@@ -128,7 +128,7 @@ Errno path_create_directory(Host& host, uint32_t fd, uint32_t path, uint32_t pat
   if (Errno e = resolveForMutation(host, fd, right::PathCreateDirectory, path, pathLen, dir, r); e != Errno::Success) return e;
   if (r.node || !r.parent) return Errno::Exist;
   if (!canHoldNewEntries(*dir, *r.parent)) return Errno::NoEnt;
-  if (Errno e = detail::reserveEntry(*r.parent); e != Errno::Success) return e;
+  if (Errno e = detail::reserveEntry(*r.parent, r.name); e != Errno::Success) return e;
   detail::linkChild(*r.parent, r.name, detail::makeNode(NodeKind::Directory, r.parent->mount, s.now()));
   r.parent->mtim = s.now();
   return Errno::Success;
@@ -189,6 +189,8 @@ Errno path_rename(Host& host, uint32_t oldFd, uint32_t oldPath, uint32_t oldPath
     if (b.node && b.node->isDir()) return Errno::IsDir;
     if (a.trailingSlash || b.trailingSlash) return Errno::NotDir;
   }
+  // The moved subtree's paths change: the path limits apply to every one of them.
+  if (Errno e = detail::checkMove(*a.node, *b.parent, b.name, b.node.get()); e != Errno::Success) return e;
   if (b.node) detail::unlinkChild(*b.parent, b.name);
   std::shared_ptr<Node> moving = detail::unlinkChild(*a.parent, a.name);
   detail::linkChild(*b.parent, b.name, std::move(moving));

@@ -108,10 +108,16 @@ class Archive {
 
 // --- /workspace -------------------------------------------------------------------------------------------------
 
+// Every workspace limit, in one place (docs/workspace-limits.md). The first three are SPEC §7.11's; the path limits
+// are ours: entries count, but so must their paths, or a few thousand entries under long names (or a subtree renamed
+// under a deep path) make every full-path list -- checkpoint, diff, the result's `dirs` -- grow without bound.
 struct WorkspaceLimits {
   uint64_t maxFileBytes = 1048576;     // EFBIG beyond
-  uint64_t maxTotalBytes = 16777216;   // ENOSPC beyond
+  uint64_t maxTotalBytes = 16777216;   // ENOSPC beyond; also counts files that are unlinked but still open
   uint32_t maxEntries = 4096;          // files + directories, root excluded; ENOSPC beyond
+  uint32_t maxPathBytes = 4096;        // one entry's path below the root ("a/b.txt"); ENAMETOOLONG beyond
+  uint32_t maxDepth = 256;             // components of one entry's path; ENAMETOOLONG beyond
+  uint64_t maxPathTotalBytes = 1048576;  // the paths of all entries together; ENOSPC beyond
 };
 
 // A read-write directory tree with the workspace limits and the live `disabled` flag (SPEC §7.11): while disabled
@@ -129,6 +135,8 @@ class Workspace {
   const WorkspaceLimits& limits() const;
   uint64_t totalBytes() const;
   uint32_t entryCount() const;
+  uint64_t pathBytes() const;      // root-relative path bytes of every entry (maxPathTotalBytes)
+  uint64_t detachedBytes() const;  // bytes of removed files a guest descriptor still holds (count toward the total)
 
   // relPath is relative to the root ("a/b.txt"); `.`, `..` and absolute paths are refused with Inval.
   Errno writeFile(std::string_view relPath, std::string_view data, uint64_t mtimeNs = 0);  // creates parents

@@ -43,10 +43,18 @@ mergeInto(LibraryManager.library, {
     }
     if (!fn) return fail('guest export missing');
     var r;
+    var depth = Module['_sw_wasi_call_depth'] ? Module['_sw_wasi_call_depth']() : 0;
     try {
       r = argc === 0 ? fn() : argc === 1 ? fn(a0) : fn(a0, a1);
     } catch (e) {
       Module['wasmifyLastError'] = e;
+      // Thrown inside core code the guest re-entered (a syscall that never returned, e.g. a RangeError for the stack):
+      // not a guest trap but a core whose C++ state is half unwound. It is marked for the shim, which drops this core
+      // instance, and the exception continues up instead of the core going on as if the guest had trapped.
+      if (Module['_sw_wasi_call_depth'] && Module['_sw_wasi_call_depth']() !== depth) {
+        Module['coreCorrupted'] = e;
+        throw e;
+      }
       return fail(e && e.message !== undefined ? (e.name ? e.name + ': ' : '') + e.message : e);
     }
     HEAPU32[(status + layout.threw) >>> 2] = 0;

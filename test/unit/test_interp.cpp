@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <new>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -133,6 +134,7 @@ class FakeFactory final : public interp::SessionFactory {
  public:
   int boots = 0;
   int restores = 0;
+  bool restoreThrows = false;  // stands in for an allocation failure while restoring
   std::unique_ptr<interp::Session> boot(const std::shared_ptr<wasi::Workspace>& ws, std::string_view cwd) override {
     ++boots;
     auto s = std::make_unique<FakeSession>(ws, std::string(cwd));
@@ -142,6 +144,7 @@ class FakeFactory final : public interp::SessionFactory {
   std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>& ws, std::string_view cwd,
                                            const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
                                            std::string_view) override {
+    if (restoreThrows) throw std::bad_alloc();
     ++restores;
     auto s = std::make_unique<FakeSession>(ws, std::string(cwd));
     s->mem.bytes[100] = 1;
@@ -598,3 +601,109 @@ TEST_CASE("interp: envVars and the cwd reach the session", "[interp]") {
   CHECK(field(r, {"result", "context", "cwd"}).asString() == "/workspace/sub");
 }
 #endif  // __EMSCRIPTEN__
+
+#ifndef __EMSCRIPTEN__
+TEST_CASE("interp: a bad handle, extra or field in the context row boots fresh and the context recovers", "[interp]") {
+  const char* edits[] = {
+      "json_set(value, '$.snapshot.handle', '43')",                       // another handle, well-formed
+      "json_set(value, '$.snapshot.handle', 'not a number')",
+      "json_set(value, '$.snapshot.handle', '99999999999')",              // beyond the memory
+      "json_set(value, '$.snapshot.extra', json('{\"globals\":{\"__stack_pointer\":\"1\"}}'))",
+      "json_set(value, '$.snapshot.extra', json('{\"globals\":7}'))",
+      "json_set(value, '$.snapshot.memoryPages', 3)",
+      "json_set(value, '$.snapshot.chunkCount', 'x')",
+      "json_remove(value, '$.snapshot.check')",
+  };
+  for (const char* edit : edits) {
+    CAPTURE(edit);
+    Fixture f;
+    f.createContext();
+    f.execute("set 9");
+    f.sql->exec(std::string("UPDATE contexts SET value = ") + edit, {});
+    f.start();  // evicted: the next call must restore from storage
+    auto r = f.execute("get");
+    CHECK(Fixture::text(r) == "0");  // booted fresh instead of restoring with the edited record
+    CHECK(f.factory.boots == 2);
+    CHECK(f.factory.restores == 0);
+    // The context recovered: a new snapshot was written and the next eviction restores it.
+    f.execute("set 5");
+    f.start();
+    CHECK(Fixture::text(f.execute("get")) == "5");
+    CHECK(f.factory.restores == 1);
+  }
+}
+
+TEST_CASE("interp: an untouched record still restores (the check covers what was written)", "[interp]") {
+  Fixture f;
+  f.createContext();
+  f.execute("set 9");
+  f.execute("noise 3");
+  f.start();
+  CHECK(Fixture::text(f.execute("get")) == "9");
+  CHECK(f.factory.restores == 1);
+  CHECK(f.factory.boots == 1);
+}
+
+TEST_CASE("interp: a restore that fails in storage boots fresh instead of failing every later call", "[interp]") {
+  Fixture f;
+  f.createContext();
+  f.execute("set 9");
+  // An allocation failure inside the restore: this call boots fresh (it used to answer 502, and so did every later
+  // call, the snapshot being left in place).
+  f.factory.restoreThrows = true;
+  f.start();
+  auto r = f.execute("get");
+  REQUIRE(field(r, {"ok"}).asBool());
+  CHECK(Fixture::text(r) == "0");
+  CHECK(f.factory.boots == 2);
+  f.factory.restoreThrows = false;
+  // The rows vanish behind the record's back: listing finds none, the restore fails.
+  f.execute("set 3");
+  f.sql->exec("DELETE FROM chunks", {});
+  f.start();
+  CHECK(Fixture::text(f.execute("get")) == "0");
+  // A chunk row that is not a blob.
+  f.execute("set 4");
+  f.sql->exec("UPDATE chunks SET data = 'text'", {});
+  f.start();
+  CHECK(Fixture::text(f.execute("get")) == "0");
+  CHECK(Fixture::text(f.execute("get")) == "0");
+  f.execute("set 6");
+  f.start();
+  CHECK(Fixture::text(f.execute("get")) == "6");
+}
+
+TEST_CASE("interp: executeInContext args over 4 MiB are 413 before they are parsed", "[interp]") {
+  Fixture f;
+  f.createContext();
+  std::string args = "{\"contextId\":\"c1\",\"code\":\"get\",\"workspace\":{\"dirs\":[],\"manifest\":{}},\"pad\":\"" +
+                     std::string(server::kMaxRpcArgsBytes, 'x') + "\"}";
+  Step s = f.interp->executeStart("k", args);
+  REQUIRE(s.kind == Step::Kind::Done);
+  auto r = json::parseCopy(s.json);
+  REQUIRE(r.ok());
+  CHECK_FALSE(field(r.value, {"ok"}).asBool());
+  CHECK(field(r.value, {"status"}).asNumber() == 413);
+  CHECK(field(r.value, {"body", "message"}).asString() == "Request too large");
+}
+
+TEST_CASE("interp: a 100 KB workspace.dirs path is ENAMETOOLONG and does not wedge later calls", "[interp]") {
+  Fixture f;
+  f.createContext();
+  std::string deep = "/workspace";
+  while (deep.size() < 100000) deep += "/a";
+  std::string args = "{\"contextId\":\"c1\",\"code\":\"get\",\"workspace\":{\"dirs\":[" +
+                     json::stringify(json::Value::string(deep)) + "],\"manifest\":{}}}";
+  Step s = f.interp->executeStart("k", args);
+  REQUIRE(s.kind == Step::Kind::Done);
+  auto r = json::parseCopy(s.json);
+  REQUIRE(r.ok());
+  CHECK_FALSE(field(r.value, {"ok"}).asBool());
+  CHECK(field(r.value, {"status"}).asNumber() == 500);
+  CHECK(field(r.value, {"body", "code"}).asString() == "FILESYSTEM_ERROR");
+  CHECK(field(r.value, {"body", "context", "errno"}).asString() == "ENAMETOOLONG");
+  auto ok = f.execute("set 1");
+  CHECK(field(ok, {"ok"}).asBool());
+  CHECK(Fixture::text(ok) == "1");
+}
+#endif
