@@ -103,9 +103,10 @@ for (const [name, code] of fuelCases) {
     assert.deepEqual(e.evaluate('40 + 2').outcome.results, [{ text: '42' }]);
   });
 }
-// SPEC §10.3 items 39/40 at the real budget: both must end as the limit error far below the Workers CPU limit (the
-// calibration in docs/fuel.md puts both at ~0.1-0.2 s here; the bound only catches a mis-scaled meter), and the
-// instance keeps its globals and stays usable.
+// SPEC §10.3 items 39/40 at the real budget: both end as the limit error with exactly the budget consumed, and the
+// instance keeps its globals and stays usable. That the budget stands for 50,000,000 operations (not for 1,000 times
+// more, a mis-scaled meter) is pinned by the fuel-scale check below; the times are printed, never asserted
+// (docs/fuel.md keeps the calibration).
 e.evaluate('globalThis.kept = 41');
 for (const [name, code] of fuelCases) {
   check(`${name} -> ExecutionLimitError with ${BUDGET.toLocaleString('en')} fuel, instance still usable`, () => {
@@ -113,7 +114,6 @@ for (const [name, code] of fuelCases) {
     assert.deepEqual(r.outcome, FUEL_OUT);
     assert.equal(r.fuelConsumed, BUDGET);
     console.log(`     exhausted in ${r.ms.toFixed(0)} ms (${(BUDGET / r.ms / 1000).toFixed(0)} M units/s)`);
-    assert.ok(r.ms < 5000, `took ${r.ms.toFixed(0)} ms`);
     assert.deepEqual(e.evaluate('kept + 1').outcome.results, [{ text: '42' }]);
   });
 }
@@ -127,7 +127,7 @@ check('42 80 MiB allocation -> error, memory stays under 64 MiB', () => {
   assert.ok(r.outcome.error, JSON.stringify(r.outcome));
   assert.ok(r.memoryBytes <= 64 * 1024 * 1024);
 });
-check('speed: 1e7 loop iterations = 2e7 units (fuel per second)', () => {
+check('fuel scale: a loop of 1e7 iterations costs exactly 2e7 units (one per branch and per jump)', () => {
   const r = e.evaluate('let i = 0; while (i < 1e7) i++; i');
   assert.deepEqual(r.outcome.results, [{ text: '10000000' }]);
   assert.ok(Math.abs(r.fuelConsumed - 2e7) <= 1000, `${r.fuelConsumed} units`);
