@@ -48,12 +48,12 @@ for (let i = 0; i < 2; i++) boot(module).eval('while True: pass');
 check('21: interrupt address is 0 (hard mode)', () => {
   assert.equal(e.call(M.INTERRUPT_ADDRESS, [])?.[1] ?? 0, 0);
 });
-check('51: env, print and a dict result', () => {
+check('51: envVars reach os.environ, print reaches stdout, a dict result is json', () => {
   const r = e.eval('import os\nprint("hello")\n{"name": os.environ["NAME"], "sum": sum(range(10))}', { env: { NAME: '世界' } });
   assert.deepEqual(r.outcome, { logs: { stdout: ['hello'], stderr: [] }, results: [{ json: { name: '世界', sum: 45 } }] });
   assert.ok(r.fuel > 0);
 });
-check('52: 1 / 0', () => {
+check('52: 1 / 0 is a ZeroDivisionError whose traceback starts with the message, then the <sandbox> line', () => {
   const r = e.eval('1 / 0');
   assert.equal(r.outcome.error.name, 'ZeroDivisionError');
   assert.equal(r.outcome.error.message, 'division by zero');
@@ -61,14 +61,14 @@ check('52: 1 / 0', () => {
   assert.equal(r.outcome.error.traceback[1], '  File "<sandbox>", line 1, in <module>');
   assert.deepEqual(results(r), []);
 });
-check('53: raise ValueError("broken")', () => {
+check('53: a ValueError raised in a function keeps its message and one traceback line per frame', () => {
   const r = e.eval('def f():\n    raise ValueError("broken")\nf()');
   assert.equal(errorName(r), 'ValueError');
   assert.match(r.outcome.error.message, /broken/);
   assert.deepEqual(r.outcome.error.traceback, ['ValueError: broken', '  File "<sandbox>", line 3, in <module>',
     '  File "<sandbox>", line 2, in f']);
 });
-check('54: print("a"); print("b")', () => {
+check('54: each print is one stdout entry, without its newline', () => {
   assert.deepEqual(e.eval('print("a")\nprint("b")').outcome, { logs: { stdout: ['a', 'b'], stderr: [] }, results: [] });
 });
 check('56: os.environ holds exactly envVars (no HOME)', () => {
@@ -76,7 +76,7 @@ check('56: os.environ holds exactly envVars (no HOME)', () => {
   assert.deepEqual(results(e.eval('import os\nsorted(os.environ)', { env: { A: '1', B: 'x=y' } })), [{ json: ['A', 'B'] }]);
   assert.deepEqual(results(e.eval('import os\nos.environ["B"]', { env: { A: '1', B: 'x=y' } })), [{ text: "'x=y'" }]);
 });
-check('57: text forms', () => {
+check('57: results are repr text, lists json; None and statements give no result', () => {
   assert.deepEqual(results(e.eval("'hi'")), [{ text: "'hi'" }]);
   assert.deepEqual(results(e.eval('None')), []);
   assert.deepEqual(results(e.eval('x = 1')), []);
@@ -244,7 +244,7 @@ check('fuel: a small program uses a small part of the budget', () => {
 const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-py-ws-'));
 process.on('exit', () => fs.rmSync(ws, { recursive: true, force: true }));
 const s = boot(module, { workspace: ws });
-check('115: counter = 1, then counter + 1', () => {
+check('115: a global set by one session execute is visible to the next', () => {
   const a = s.session('counter = 1');
   assert.deepEqual(a.outcome, { logs: EMPTY_LOGS, results: [], cwd: '/workspace' });
   assert.equal(a.cwd, '/workspace');
