@@ -185,12 +185,15 @@ export function streamBody(total, { chunk = 8192, fill = 0x20, prefix = new Uint
 
 /**
  * Writes `head` (+ `body`) on a raw TCP connection to Miniflare and resolves with the first complete HTTP response
- * ({ status, headers, body }) WITHOUT sending anything more — e.g. a Content-Length larger than the bytes sent.
+ * ({ status, headers, body }) WITHOUT sending anything more — e.g. a Content-Length larger than the bytes sent —
+ * unless `then` is given: it is written once the first write has been handed to the socket. `timeoutMs` only keeps a
+ * hung server from hanging the test run; no test asserts on it.
  */
-export async function rawHttp(mf, head, body = "", { timeoutMs = 5000 } = {}) {
+export async function rawHttp(mf, head, body = "", { timeoutMs = 5000, then } = {}) {
   const url = await mf.ready;
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(url.port), url.hostname, () => socket.write(head + body));
+    const socket = net.connect(Number(url.port), url.hostname, () =>
+      socket.write(head + body, () => { if (then !== undefined && !socket.destroyed) socket.write(then); }));
     let buf = Buffer.alloc(0);
     const timer = setTimeout(() => { socket.destroy(); reject(new Error(`no complete response within ${timeoutMs} ms: ${buf}`)); }, timeoutMs);
     const tryParse = () => {
