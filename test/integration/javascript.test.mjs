@@ -85,10 +85,10 @@ describe("§10.3 JavaScript stateless results", () => {
     assert.equal(r.error.name, "SyntaxError");
     assert.deepEqual(r.results, []);
   });
-  it("31: function declarations", async () => {
+  it("31: a function declared in the script can be called, and its value is the result", async () => {
     assert.deepEqual((await js("function f() { return 2 } f()")).results, [{ text: "2" }]);
   });
-  it("32: a thrown TypeError", async () => {
+  it("32: an uncaught TypeError is the error, with its name, message and a traceback", async () => {
     const r = await js('throw new TypeError("oops")');
     assert.equal(r.error.name, "TypeError");
     assert.equal(r.error.message, "oops");
@@ -135,11 +135,11 @@ describe("§10.3 JavaScript stateless results", () => {
     const r = await js("function f() { return 1 + f(); } f();");
     assert.equal(r.error.name, "InternalError");
   });
-  it("42: an 80 MiB allocation → an error", async () => {
+  it("42: an 80 MiB allocation is an error (64 MiB of memory at most), not a crash", async () => {
     const r = await js("new Uint8Array(80 * 1024 * 1024).length");
     assert.ok(r.error, JSON.stringify(r));
   });
-  it("43: no Web APIs", async () => {
+  it("43: Web APIs are absent: fetch is undefined and calling it is a ReferenceError", async () => {
     assert.deepEqual((await js('typeof fetch === "undefined" ? "gone" : "present"')).results, [{ text: "'gone'" }]);
     assert.equal((await js("await fetch('https://example.com')")).error.name, "ReferenceError");
   });
