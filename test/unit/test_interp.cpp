@@ -41,7 +41,7 @@ class FakeAlarm final : public interp::Alarm {
 };
 
 // A toy language: one command per execute.
-//   set N | get | throw | limit | trap | hostbug | write PATH DATA | openfd | closefd | cd DIR | noise N
+//   set N | get | throw | limit | trap | hostbug | write PATH DATA | stat PATH... | openfd | closefd | cd DIR | noise N
 // Its only state is a counter at kSlot in its memory (plus noise), so a snapshot must carry it.
 constexpr uint32_t kSlot = 70000;
 
@@ -98,6 +98,16 @@ class FakeSession final : public interp::Session {
       ws_->writeFile(path, data, 5000000000ull);
       if (in >> cmd && cmd == "throw") return err("Error");
       return ok("written");
+    }
+    if (cmd == "stat") {  // what the guest sees at each path: "file", "dir" or the errno's name ("ENOENT")
+      std::string path, seen;
+      while (in >> path) {
+        wasi::Workspace::Entry e;
+        wasi::Errno rc = ws_->stat(path, e);
+        seen += std::string(seen.empty() ? "" : ",") +
+                (rc != wasi::Errno::Success ? std::string(wasi::errnoName(rc)) : e.directory ? "dir" : "file");
+      }
+      return ok(seen);
     }
     if (cmd == "openfd") {
       openFd = true;
@@ -460,7 +470,7 @@ TEST_CASE("interp: legacy layouts are wiped on start (item 104)", "[interp]") {
   CHECK(keep.http("DELETE", "/contexts/c1").first == 200);
 }
 
-TEST_CASE("interp: workspace mirror flow (items 86-93)", "[interp]") {
+TEST_CASE("interp: the mirror pulls only missing files, returns guest writes, deletes unlisted files before the run and rolls back on an error (items 86-93)", "[interp]") {
   Fixture f;
   f.createContext();
   f.sandbox["/workspace/a.txt"] = "A";
@@ -483,8 +493,11 @@ TEST_CASE("interp: workspace mirror flow (items 86-93)", "[interp]") {
   CHECK(f.lastStep.files == std::vector<std::string>{"hello"});
   CHECK(files[0].find("updatedAt")->asNumber() == 5000);
 
-  // 91: a mirror file absent from the manifest is deleted before the code runs (out.txt was never synced back).
-  auto r2 = f.execute("get");
+  // 91: a mirror file absent from the manifest is deleted before the code runs (out.txt was never synced back):
+  // the guest no longer finds it, the files the manifest names are still there, and the round reports no deletion
+  // of its own.
+  auto r2 = f.execute("stat out.txt a.txt c.txt");
+  CHECK(Fixture::text(r2) == "ENOENT,file,file");
   CHECK(field(r2, {"result", "workspace", "deleted"}).items().empty());
 
   // 93: write then raise: no files, no deletions, and the write is gone.

@@ -472,6 +472,11 @@ TEST_CASE("workspace diff: created, updated and deleted files since the checkpoi
   CHECK(d.files[1].updatedAt == 1700000000123.0);
   CHECK(d.files[2].data == "NEW");
   CHECK(d.deleted == Strings{"/workspace/del.txt"});
+  // The reported deletion is real: the guest can no longer open the file and the mirror's tree no longer has it.
+  uint32_t fd = 0;
+  CHECK(g.guest.open(wasi::testing::kWorkspaceFd, "del.txt", 0, wasi::testing::Guest::kReadRights, fd) ==
+        wasi::Errno::NoEnt);
+  CHECK_FALSE(exists(m, "del.txt"));
   CHECK(m.dirs() == Strings{"/workspace/a", "/workspace/d"});
 
   // A file turned into a directory is a deletion; a directory turned into a file a creation.
