@@ -776,8 +776,11 @@ Step Interpreter::run() {
     diff = mirror_.diff(checkpoint);
     dirs = mirror_.dirs();
     // The changes travel in the result: bounded well under the platform's 32 MiB per RPC value (docs/limits.md).
+    // Counted as they are serialized there: file bytes as bytes, a path at most 2 bytes per UTF-8 byte (a V8 string),
+    // plus framing. The workspace's own limits (16 MiB of files, 1 MiB of paths, changed and deleted) keep a
+    // legitimate round near 21 MiB, under this backstop.
     std::size_t size = 0;
-    auto path = [&](const std::string& p) { size += 6 * p.size() + 64; };
+    auto path = [&](const std::string& p) { size += 2 * p.size() + 64; };
     for (const auto& f : diff.files) size += f.data.size(), path(f.path);
     for (const auto& d : diff.deleted) path(d);
     for (const auto& d : dirs) path(d);

@@ -31,8 +31,9 @@ constexpr std::size_t kMaxRpcArgsBytes = 4 * 1048576;
 // A getFiles answer, encoded: at most 16 MiB of files can be used, plus paths and per-entry framing; more is the
 // workspace's ENOSPC.
 constexpr std::size_t kMaxPulledBytes = 20 * 1048576;
-// A result's workspace changes (file bytes, then every path JSON-escaped at worst): more and the round fails with
-// ExecutionLimitError "Workspace changes exceed 24 MiB", its changes rolled back.
+// A result's workspace changes as the RPC value carries them (file bytes, every path at 2 bytes per byte, framing):
+// more and the round fails with ExecutionLimitError "Workspace changes exceed 24 MiB", its changes rolled back. A
+// round within the workspace limits stays below it; it is a backstop.
 constexpr std::size_t kMaxWorkspaceChangeBytes = 24 * 1048576;
 
 struct Limits {
