@@ -186,18 +186,35 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
       error = "Engine initialization failed: the boot image could not be read back";
       return false;
     }
-    std::vector<uint64_t> hashes(copy.size() / snapshot::kBlockBytes);
-    // Kept up to the last non-zero block, and at least the fresh module's pages: beyond both, a fresh instance's
-    // memory is zero already, so one copy of `pristine` makes it exact.
-    std::size_t used = std::min<std::size_t>(std::size_t(freshPages) * snapshot::kPageBytes, copy.size());
-    for (std::size_t b = 0; b < hashes.size(); b++) {
+    const std::size_t blocks = copy.size() / snapshot::kBlockBytes;
+    const std::size_t freshBlocks = std::size_t(freshPages) * snapshot::kBlocksPerPage;
+    std::vector<uint64_t> hashes(blocks);
+    for (std::size_t b = 0; b < blocks; b++) {
       const uint8_t* block = copy.data() + b * snapshot::kBlockBytes;
       hashes[b] = snapshot::isZero(block, snapshot::kBlockBytes) ? 0 : snapshot::blockHash(block);
-      if (hashes[b]) used = std::max(used, (b + 1) * snapshot::kBlockBytes);
     }
-    copy.resize(used);
-    copy.shrink_to_fit();
-    r.pristine = std::move(copy);
+    // Runs of blocks to write: the fresh module's pages whole (beyond them a fresh memory is zero already), then
+    // every non-zero block, runs closer than kGapBlocks joined (fewer copies for a few zero blocks more).
+    constexpr std::size_t kGapBlocks = 16;
+    std::vector<BuiltinResources::Run> runs;
+    std::size_t b = 0;
+    while (b < blocks) {
+      if (b >= freshBlocks && !hashes[b]) {
+        b++;
+        continue;
+      }
+      std::size_t end = b + 1;
+      for (std::size_t zeros = 0; end < blocks; end++) {
+        if (end < freshBlocks || hashes[end]) zeros = 0;
+        else if (++zeros > kGapBlocks) break;
+      }
+      while (end > b + 1 && end > freshBlocks && !hashes[end - 1]) end--;  // no trailing zero blocks
+      const uint8_t* from = copy.data() + b * snapshot::kBlockBytes;
+      runs.push_back({uint64_t(b) * snapshot::kBlockBytes,
+                      std::vector<uint8_t>(from, from + (end - b) * snapshot::kBlockBytes)});
+      b = end;
+    }
+    r.pristine = std::move(runs);
     r.pristinePages = pages;
     r.pristineBlocks = std::move(hashes);
   }
@@ -214,16 +231,22 @@ std::span<const uint64_t> resetToPristine(uint32_t server, uint32_t host, bool d
   const BuiltinResources& r = it->second;
   GuestMemoryView memory(host);
   const uint64_t size = uint64_t(r.pristinePages) * snapshot::kPageBytes;
-  if (memory.pages() > r.pristinePages || !memory.grow(r.pristinePages) ||
-      !memory.write(0, r.pristine.data(), uint32_t(r.pristine.size())))
-    return {};
-  if (dirty) {
-    // The free tail a previous run may have written: zero it (a fresh module's memory is zero there already).
-    static const std::vector<uint8_t> zeros(256 * 1024);
-    for (uint64_t at = r.pristine.size(); at < size; at += zeros.size()) {
-      if (!memory.write(at, zeros.data(), uint32_t(std::min<uint64_t>(zeros.size(), size - at)))) return {};
+  if (memory.pages() > r.pristinePages || !memory.grow(r.pristinePages)) return {};
+  // A pooled instance's memory between the runs holds what its last run wrote: zero it (a fresh one is zero there).
+  static const std::vector<uint8_t> zeros(256 * 1024);
+  auto zero = [&](uint64_t from, uint64_t to) {
+    for (uint64_t at = from; at < to; at += zeros.size()) {
+      if (!memory.write(at, zeros.data(), uint32_t(std::min<uint64_t>(zeros.size(), to - at)))) return false;
     }
+    return true;
+  };
+  uint64_t at = 0;
+  for (const BuiltinResources::Run& run : r.pristine) {
+    if (dirty && !zero(at, run.offset)) return {};
+    if (!memory.write(run.offset, run.bytes.data(), uint32_t(run.bytes.size()))) return {};
+    at = run.offset + run.bytes.size();
   }
+  if (dirty && !zero(at, size)) return {};
   return r.pristineBlocks;
 }
 

@@ -21,8 +21,14 @@ struct BuiltinResources {
   std::shared_ptr<const snapshot::BootImage> bootImage;    // null: every instance boots
   // The whole guest memory right after the boot image was first applied (captured then, once): every later instance
   // starts from one copy of it, and it is what lets a used instance be reset and reused (the pool below).
-  // Kept up to its last non-zero block; the rest, up to pristinePages, is zero (free heap an engine reserved at boot).
-  std::vector<uint8_t> pristine;
+  // Kept as runs of non-zero blocks (the first one covers at least the module's own memory, where a fresh instance has
+  // its data segments); everything between and after them, up to pristinePages, is zero (e.g. free heap an engine
+  // reserved at boot), so a fresh instance's memory gets only the runs written and keeps its untouched pages.
+  struct Run {
+    uint64_t offset = 0;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Run> pristine;
   uint32_t pristinePages = 0;            // 0 = not captured yet
   std::vector<uint64_t> pristineBlocks;  // every block's hash up to pristinePages (snapshot::blockHash, 0 = all-zero)
   // The instance pool: parked instances (the shim's pool ids) whose memory has exactly the pristine size, kept when
