@@ -16,6 +16,7 @@ import _io
 import _json
 import posix
 import os
+import time
 
 MAX_OUTPUT_BYTES = 32768    # stdout + stderr, UTF-8 bytes (SPEC §3.3)
 MAX_RESULT_BYTES = 65536    # the text, or the JSON text, of the result (SPEC §3.2)
@@ -26,6 +27,11 @@ DRIVER_FILENAME = '<sandbox-driver>'   # the filename this file is compiled with
 _PyCF_ONLY_AST = 0x400
 _ast = sys.modules.get('_ast') or __import__('_ast')
 _encode_str = _json.encode_basestring   # a JSON string literal, non-ASCII kept as is
+# What the driver relies on, bound now: user code that rebinds or deletes os.environ, os.chdir, __main__, ... breaks
+# only itself, never the next call.
+_environ = os.environ
+_chdir, _getcwd, _normpath, _isdir = os.chdir, os.getcwd, os.path.normpath, os.path.isdir
+_main_globals = sys.modules['__main__'].__dict__
 
 
 class _Sink:
@@ -153,7 +159,7 @@ def _parse_env(data):
 
 
 def _set_environ(env):
-    environ = os.environ
+    environ = _environ
     environ.clear()
     for key, value in env.items():
         if not key or '=' in key or '\0' in key or '\0' in value:
@@ -252,7 +258,7 @@ def _result_entry(value):
     """The results entry as JSON text (SPEC §3.2, §6.3), or None for None. Raises what repr() raises."""
     if value is None:
         return None
-    if type(value) in (dict, list) or isinstance(value, (dict, list)):
+    if isinstance(value, (dict, list)):
         import json
         try:
             payload = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(',', ':'))
@@ -299,6 +305,17 @@ def _refuse(*args, **kwargs):
     raise OSError('not available in the sandbox')
 
 
+def _sleep(seconds, /):
+    """time.sleep: a synchronous host cannot wait (the reference host refuses poll_oneoff, so the real one raises
+    OSError ENOTSUP), so it returns at once, as the WASI host's non-reference mode does. Checks its argument like
+    the real one."""
+    kind = type(seconds)
+    if isinstance(seconds, (str, bytes, bytearray)) or not (hasattr(kind, '__float__') or hasattr(kind, '__index__')):
+        raise TypeError(f"'{kind.__name__}' object cannot be interpreted as an integer or float")
+    if seconds < 0:
+        raise ValueError('sleep length must be non-negative')
+
+
 def _setup():
     # Leaving the process (or crashing it) must end as a guest error: os._exit raises SystemExit instead.
     for module in (os, posix):
@@ -308,6 +325,7 @@ def _setup():
                  '_read_null'):
         _disarm(sys.modules.get('faulthandler') or __import__('faulthandler'), name, _refuse)
     _disarm(sys.modules.get('_signal') or __import__('_signal'), 'raise_signal', _refuse)
+    time.sleep = _sleep
     builtins.exit = _Quitter('exit')
     builtins.quit = _Quitter('quit')
     sys.argv = ['sandbox']
@@ -336,17 +354,17 @@ def _session_prepare(cwd):
     _workspace_finders_reset(drop=False)
     if cwd:
         try:
-            target = os.path.normpath(cwd.decode('utf-8', 'surrogateescape'))
+            target = _normpath(cwd.decode('utf-8', 'surrogateescape'))
             if target == WORKSPACE or target.startswith(WORKSPACE + '/'):
-                os.chdir(target)
+                _chdir(target)
         except (OSError, ValueError):
             pass
 
 
 def _session_cwd():
     try:
-        cwd = os.getcwd()
-        if (cwd == WORKSPACE or cwd.startswith(WORKSPACE + '/')) and os.path.isdir(cwd):
+        cwd = _getcwd()
+        if (cwd == WORKSPACE or cwd.startswith(WORKSPACE + '/')) and _isdir(cwd):
             return cwd
     except (OSError, ValueError):
         pass
@@ -380,7 +398,7 @@ def run(code, env_json, session, cwd):
         _set_environ(_parse_env(env_json))
         if session:
             _session_prepare(cwd)
-            namespace = sys.modules['__main__'].__dict__
+            namespace = _main_globals
         else:
             namespace = {'__name__': '__main__'}
         source = code.decode('utf-8', 'replace')

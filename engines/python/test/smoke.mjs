@@ -185,6 +185,21 @@ check('bad input: del __builtins__ / sys.stdout = None (no error) keep the handl
   assert.deepEqual(e.eval('import sys\nsys.stdout = None\nprint("gone")').outcome, { logs: EMPTY_LOGS, results: [] });
   assert.deepEqual(e.eval('print("back")').outcome.logs.stdout, ['back']);
 });
+check('stdlib: doctest, unittest.mock, zoneinfo, sysconfig and asyncio import', () => {
+  const r = e.eval('import doctest, sysconfig, zoneinfo, asyncio\nfrom unittest import mock\n' +
+    '[sysconfig.get_config_var("SOABI"), sysconfig.get_platform().split("-")[0], mock.Mock(return_value=3)(), doctest.__name__]');
+  assert.deepEqual(r.outcome, { logs: EMPTY_LOGS, results: [{ json: ['cpython-313-wasm32-wasi', 'wasi', 3, 'doctest'] }] });
+});
+check('time.sleep returns at once and checks its argument', () => {
+  const r = e.eval('import time\nt = time.monotonic()\ntime.sleep(0.01); time.sleep(0)\ntry:\n    time.sleep(-1)\nexcept ValueError as e:\n    print(e)\ntime.monotonic() - t < 0.5');
+  assert.deepEqual(r.outcome, { logs: { stdout: ['sleep length must be non-negative'], stderr: [] }, results: [{ text: 'True' }] });
+  assert.equal(errorName(e.eval('import time\ntime.sleep("1")')), 'TypeError');
+});
+check('a huge repeat is a catchable MemoryError, not fuel exhaustion', () => {
+  const r = e.eval('try:\n    [None] * 2**28\nexcept MemoryError:\n    print("caught")', { budget: BUDGET });
+  assert.ok(!r.trap, String(r.trap));
+  assert.deepEqual(r.outcome.logs.stdout, ['caught']);
+});
 check('bad input: a generator left open (its finally runs, output kept)', () => {
   const r = e.eval('def g():\n    try:\n        yield 1\n    finally:\n        print("closed")\nx = g()\nnext(x)');
   assert.deepEqual(r.outcome, { logs: { stdout: ['closed'], stderr: [] }, results: [{ text: '1' }] });
