@@ -16,7 +16,6 @@ import _io
 import _json
 import posix
 import os
-import time
 
 MAX_OUTPUT_BYTES = 32768    # stdout + stderr, UTF-8 bytes (SPEC §3.3)
 MAX_RESULT_BYTES = 65536    # the text, or the JSON text, of the result (SPEC §3.2)
@@ -305,17 +304,6 @@ def _refuse(*args, **kwargs):
     raise OSError('not available in the sandbox')
 
 
-def _sleep(seconds, /):
-    """time.sleep: a synchronous host cannot wait (the reference host refuses poll_oneoff, so the real one raises
-    OSError ENOTSUP), so it returns at once, as the WASI host's non-reference mode does. Checks its argument like
-    the real one."""
-    kind = type(seconds)
-    if isinstance(seconds, (str, bytes, bytearray)) or not (hasattr(kind, '__float__') or hasattr(kind, '__index__')):
-        raise TypeError(f"'{kind.__name__}' object cannot be interpreted as an integer or float")
-    if seconds < 0:
-        raise ValueError('sleep length must be non-negative')
-
-
 def _setup():
     # Leaving the process (or crashing it) must end as a guest error: os._exit raises SystemExit instead.
     for module in (os, posix):
@@ -325,7 +313,6 @@ def _setup():
                  '_read_null'):
         _disarm(sys.modules.get('faulthandler') or __import__('faulthandler'), name, _refuse)
     _disarm(sys.modules.get('_signal') or __import__('_signal'), 'raise_signal', _refuse)
-    time.sleep = _sleep
     builtins.exit = _Quitter('exit')
     builtins.quit = _Quitter('quit')
     sys.argv = ['sandbox']
