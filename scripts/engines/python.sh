@@ -247,6 +247,42 @@ sub("Python/ceval.c", "#define PY_EVAL_C_STACK_UNITS 2\n", "#define PY_EVAL_C_ST
 # (ENOTSUP) and a synchronous host could not wait anyway. time.sleep stays the builtin that checks its argument.
 sub("Modules/timemodule.c", "pysleep(PyTime_t timeout)\n{\n    assert(timeout >= 0);\n",
     "pysleep(PyTime_t timeout)\n{\n    assert(timeout >= 0);\n#ifdef __wasi__\n    return 0;   /* sandbox-workers: nothing to wait for */\n#endif\n")
+# Paths outside every preopen: Debian's 2022 wasi-libc fails them with ENOTCAPABLE (a PermissionError, so
+# Path('/x').exists() raises); wasi-libc since WebAssembly/wasi-libc#370 says ENOENT, as if they did not exist, which
+# they do not here. Mapped where every OSError with a filename is made; '..' out of a preopen (the host's
+# ENOTCAPABLE) stays a PermissionError.
+sub("Python/errors.c", "PyObject *\nPyErr_SetFromErrnoWithFilenameObjects(PyObject *exc, PyObject *filenameObject, PyObject *filenameObject2)\n{\n",
+    r"""#if defined(__wasi__)
+#include <wasi/libc-find-relpath.h>
+/* 1 if `filename` (str, bytes or path-like) is an absolute path under no preopen. */
+static int
+sw_outside_preopens(PyObject *filename)
+{
+    if (filename == NULL || filename == Py_None) {
+        return 0;
+    }
+    PyObject *raised = PyErr_GetRaisedException();
+    PyObject *bytes = NULL;
+    int outside = 0;
+    if (PyUnicode_FSConverter(filename, &bytes)) {
+        const char *path = PyBytes_AS_STRING(bytes), *prefix, *relative;
+        outside = path[0] == '/' && __wasilibc_find_abspath(path, &prefix, &relative) == -1;
+        Py_DECREF(bytes);
+    }
+    PyErr_Clear();
+    PyErr_SetRaisedException(raised);
+    return outside;
+}
+#endif
+
+PyObject *
+PyErr_SetFromErrnoWithFilenameObjects(PyObject *exc, PyObject *filenameObject, PyObject *filenameObject2)
+{
+""")
+sub("Python/errors.c", "    PyObject *v, *args;\n    int i = errno;\n#ifdef MS_WINDOWS\n    WCHAR *s_buf = NULL;\n#endif /* Unix/Windows */\n",
+    "    PyObject *v, *args;\n    int i = errno;\n#if defined(__wasi__)\n"
+    "    if (i == ENOTCAPABLE && (sw_outside_preopens(filenameObject) || sw_outside_preopens(filenameObject2))) {\n"
+    "        i = ENOENT;\n    }\n#endif\n#ifdef MS_WINDOWS\n    WCHAR *s_buf = NULL;\n#endif /* Unix/Windows */\n")
 # Reproducible builds: no build date in sys.version (upstream's release date instead).
 sub("Modules/getbuildinfo.c", "#ifndef DATE\n", '#ifdef __wasi__\n#define DATE "Jun 11 2025"\n#define TIME "00:00:00"\n#endif\n#ifndef DATE\n')
 PY

@@ -138,6 +138,25 @@ describe("the Python runtime Worker: probe and stateless results", () => {
   });
 });
 
+describe("the Python runtime Worker: the file system outside /workspace", () => {
+  it("paths outside /stdlib, /dev and /workspace do not exist; /stdlib is read-only; '..' out of a preopen is refused", async () => {
+    const r = await rt.exec(
+      "import os, errno, pathlib\nout = []\n" +
+        "for f in (lambda: open('/etc/passwd'), lambda: os.listdir('/'), lambda: open('/tmp/x.txt', 'w'),\n" +
+        "          lambda: os.stat(b'/usr'), lambda: os.mkdir('/data'), lambda: open('/stdlib/x.txt', 'w'),\n" +
+        "          lambda: os.stat('/stdlib/../etc')):\n" +
+        "  try:\n    f()\n    out.append('ok')\n  except OSError as e:\n    out.append(f'{type(e).__name__} {errno.errorcode[e.errno]}')\n" +
+        "[out, pathlib.Path('/xyzzy').exists(), os.path.exists('/etc/passwd'), os.path.exists('/dev/null')]",
+    );
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, [
+      ["FileNotFoundError ENOENT", "FileNotFoundError ENOENT", "FileNotFoundError ENOENT", "FileNotFoundError ENOENT",
+        "FileNotFoundError ENOENT", "PermissionError EPERM", "PermissionError ENOTCAPABLE"],
+      false, false, true,
+    ]);
+  });
+});
+
 describe("the Python runtime Worker: hostile and odd input ends as an error inside a 200 result", () => {
   const cases = [
     ["a syntax error", "def f(:\n  pass", "SyntaxError"],

@@ -195,6 +195,22 @@ check('time.sleep is the builtin, returns at once (a day-long sleep ends) and ch
   assert.deepEqual(r.outcome, { logs: { stdout: ['sleep length must be non-negative'], stderr: [] }, results: [{ text: 'True' }] });
   assert.equal(errorName(e.eval('import time\ntime.sleep("1")')), 'TypeError');
 });
+check('paths outside /stdlib, /dev and /workspace do not exist: FileNotFoundError (wasi-libc#370), not PermissionError', () => {
+  const r = e.eval(`import os, errno, pathlib
+out = []
+for f in (lambda: open("/etc/passwd"), lambda: os.listdir("/"), lambda: open("/tmp/x.txt", "w"), lambda: os.stat(b"/usr"),
+          lambda: os.mkdir("/data"), lambda: os.rename("/a", "/workspace/b"), lambda: open(pathlib.Path("/etc/hosts"))):
+    try:
+        f()
+        out.append("ok")
+    except OSError as e:
+        out.append(f"{type(e).__name__} {errno.errorcode[e.errno]} {e.filename!r}")
+[out, pathlib.Path("/xyzzy").exists(), os.path.exists("/etc/passwd")]`);
+  assert.deepEqual(results(r), [{ json: [[
+    "FileNotFoundError ENOENT '/etc/passwd'", "FileNotFoundError ENOENT '/'", "FileNotFoundError ENOENT '/tmp/x.txt'",
+    "FileNotFoundError ENOENT b'/usr'", "FileNotFoundError ENOENT '/data'", "FileNotFoundError ENOENT '/a'",
+    "FileNotFoundError ENOENT '/etc/hosts'"], false, false] }]);
+});
 check('a huge repeat is a catchable MemoryError, not fuel exhaustion', () => {
   const r = e.eval('try:\n    [None] * 2**28\nexcept MemoryError:\n    print("caught")', { budget: BUDGET });
   assert.ok(!r.trap, String(r.trap));
