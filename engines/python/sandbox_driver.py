@@ -2,9 +2,10 @@
 
 scripts/engines/python.sh compiles this file with the native build python (the same CPython version) into a
 marshalled code object that driver.c embeds; it runs once at sw_engine_new in a private namespace (not in
-sys.modules) and leaves `run` and `after_restore` for the C side. Imports are builtin or frozen modules only, so
-booting reads nothing from /stdlib beyond what the interpreter itself needs (json is imported lazily, for a
-dict/list result or an env that the small parser below does not handle).
+sys.modules) and leaves `run` and `after_restore` for the C side. It imports builtin modules and os, which the
+interpreter has loaded at startup anyway; a list or dict result is encoded by _json's C encoder directly (the json
+package would import re: ~60 ms for every call that returns one); json itself is imported only for an env that the
+small parser below does not handle.
 
 run(code: bytes, env_json: bytes, session: bool, cwd: bytes) -> (outcome_json: bytes, cwd: str)
   outcome = {"logs":{"stdout":[..],"stderr":[..]},"results":[] | [{"text":..}] | [{"json":..}],
@@ -253,14 +254,24 @@ def _utf8_len(text):
     return len(text) if text.isascii() else len(text.encode('utf-8', 'replace'))
 
 
+def _json_default(value):
+    raise TypeError(f'Object of type {value.__class__.__name__} is not JSON serializable')
+
+
+def _json_dumps(value):
+    """json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(',', ':')) for a list or dict: the C encoder
+    json.dumps itself uses, with the same arguments (markers: the circular-reference check)."""
+    encoder = _json.make_encoder({}, _json_default, _encode_str, None, ':', ',', False, False, False)
+    return ''.join(encoder(value, 0))
+
+
 def _result_entry(value):
     """The results entry as JSON text (SPEC §3.2, §6.3), or None for None. Raises what repr() raises."""
     if value is None:
         return None
     if isinstance(value, (dict, list)):
-        import json
         try:
-            payload = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(',', ':'))
+            payload = _json_dumps(value)
         except (TypeError, ValueError, RecursionError):
             payload = None
         if payload is not None:
