@@ -48,8 +48,12 @@ NATIVE_MAKE=(OPT="-O0 -DNDEBUG" python platform)
 
 # The cross build. pymalloc is off upstream on WASI; on here it is up to ~2x faster for object-heavy code (measured:
 # an object-creation/method-call loop 224 -> 117 ms; arenas come from malloc: there is no mmap). Test modules and
-# ensurepip are not built.
+# ensurepip are not built, nor (the Worker's 5 MiB upload, engines/python/README.md "Size") the CJK codecs (~330 KB
+# gzip of mapping tables; 'shift_jis', 'gbk', 'big5', ... are then unknown encodings) and _asyncio (the C half of
+# asyncio, which cannot run an event loop here; the pure-Python one still imports).
+WASI_DISABLED_MODULES=(_codecs_cn _codecs_hk _codecs_iso2022 _codecs_jp _codecs_kr _codecs_tw _multibytecodec _asyncio)
 WASI_CONFIG=(--host=wasm32-unknown-wasi --without-ensurepip --disable-test-modules --with-pymalloc)
+for m in "${WASI_DISABLED_MODULES[@]}"; do WASI_CONFIG+=("py_cv_module_$m=n/a"); done
 # -O2 (upstream: -O3) keeps the module smaller; no -g (the link strips everything anyway).
 WASI_OPT="-DNDEBUG -O2 -Wall"
 WASM_CFLAGS=(--target=wasm32-wasi -O2)
@@ -283,6 +287,14 @@ sub("Python/errors.c", "    PyObject *v, *args;\n    int i = errno;\n#ifdef MS_W
     "    PyObject *v, *args;\n    int i = errno;\n#if defined(__wasi__)\n"
     "    if (i == ENOTCAPABLE && (sw_outside_preopens(filenameObject) || sw_outside_preopens(filenameObject2))) {\n"
     "        i = ENOENT;\n    }\n#endif\n#ifdef MS_WINDOWS\n    WCHAR *s_buf = NULL;\n#endif /* Unix/Windows */\n")
+# Frozen modules: only the import system's own (bootstrap). The "stdlib" ones (os, codecs, io, abc, site, ...: 114 KB
+# gzip, docstrings included) load from stdlib.tar, which has them anyway; boot imports them once, into the boot image.
+frozen = (root / "Python/frozen.c").read_text()
+head = "static const struct _frozen stdlib_modules[] = {\n"
+tail = "    {0, 0, 0} /* stdlib sentinel */\n"
+assert frozen.count(head) == 1 and frozen.count(tail) == 1, "frozen.c: stdlib_modules not found"
+start, end = frozen.index(head) + len(head), frozen.index(tail)
+(root / "Python/frozen.c").write_text(frozen[:start] + frozen[end:])
 # Reproducible builds: no build date in sys.version (upstream's release date instead).
 sub("Modules/getbuildinfo.c", "#ifndef DATE\n", '#ifdef __wasi__\n#define DATE "Jun 11 2025"\n#define TIME "00:00:00"\n#endif\n#ifndef DATE\n')
 PY

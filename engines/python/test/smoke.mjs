@@ -185,10 +185,26 @@ check('bad input: del __builtins__ / sys.stdout = None (no error) keep the handl
   assert.deepEqual(e.eval('import sys\nsys.stdout = None\nprint("gone")').outcome, { logs: EMPTY_LOGS, results: [] });
   assert.deepEqual(e.eval('print("back")').outcome.logs.stdout, ['back']);
 });
-check('stdlib: doctest, unittest.mock, zoneinfo, sysconfig and asyncio import', () => {
-  const r = e.eval('import doctest, sysconfig, zoneinfo, asyncio\nfrom unittest import mock\n' +
-    '[sysconfig.get_config_var("SOABI"), sysconfig.get_platform().split("-")[0], mock.Mock(return_value=3)(), doctest.__name__]');
-  assert.deepEqual(r.outcome, { logs: EMPTY_LOGS, results: [{ json: ['cpython-313-wasm32-wasi', 'wasi', 3, 'doctest'] }] });
+check('stdlib: doctest runs, unittest.mock, zoneinfo, sysconfig (pymalloc) and asyncio import', () => {
+  const r = e.eval(`import doctest, sysconfig, zoneinfo, asyncio
+from unittest import mock
+def f():
+    '''
+    >>> 1 + 1
+    2
+    >>> sum([1, 2])
+    4
+    '''
+runner, report = doctest.DocTestRunner(verbose=False), []
+for t in doctest.DocTestFinder().find(f, "f", globs={}):
+    runner.run(t, out=report.append)
+try:
+    zoneinfo.ZoneInfo("UTC")
+except zoneinfo.ZoneInfoNotFoundError:
+    tz = "no tz database"
+[sysconfig.get_config_var("SOABI"), sysconfig.get_platform().split("-")[0], sysconfig.get_config_var("WITH_PYMALLOC"),
+ mock.Mock(return_value=3)(), [runner.failures, runner.tries, "Got:\\n    3" in "".join(report)], tz]`);
+  assert.deepEqual(r.outcome, { logs: EMPTY_LOGS, results: [{ json: ['cpython-313-wasm32-wasi', 'wasi', 1, 3, [1, 2, true], 'no tz database'] }] });
 });
 check('time.sleep is the builtin, returns at once (a day-long sleep ends) and checks its argument', () => {
   const r = e.eval('import time\ntime.sleep(0); time.sleep(86400)\ntry:\n    time.sleep(-1)\nexcept ValueError as e:\n    print(e)\ntime.sleep.__self__ is time');
@@ -210,6 +226,17 @@ for f in (lambda: open("/etc/passwd"), lambda: os.listdir("/"), lambda: open("/t
     "FileNotFoundError ENOENT '/etc/passwd'", "FileNotFoundError ENOENT '/'", "FileNotFoundError ENOENT '/tmp/x.txt'",
     "FileNotFoundError ENOENT b'/usr'", "FileNotFoundError ENOENT '/data'", "FileNotFoundError ENOENT '/a'",
     "FileNotFoundError ENOENT '/etc/hosts'"], false, false] }]);
+});
+check('the CJK codecs are not built: their encodings are unknown (LookupError), UTF-8 and the single-byte ones work', () => {
+  const r = e.eval(`out = []
+for name in ("shift_jis", "gbk", "big5", "euc_kr", "iso2022_jp"):
+    try:
+        "x".encode(name)
+    except LookupError as e:
+        out.append(str(e))
+[out, "日本".encode("utf-8").decode(), "é".encode("cp1252"), "Ж".encode("koi8_r")]`);
+  assert.deepEqual(results(r), [{ text: "[['unknown encoding: shift_jis', 'unknown encoding: gbk', 'unknown encoding: big5', " +
+    "'unknown encoding: euc_kr', 'unknown encoding: iso2022_jp'], '日本', b'\\xe9', b'\\xf6']" }]);
 });
 check('a huge repeat is a catchable MemoryError, not fuel exhaustion', () => {
   const r = e.eval('try:\n    [None] * 2**28\nexcept MemoryError:\n    print("caught")', { budget: BUDGET });
