@@ -162,6 +162,11 @@ describe("the Python runtime Worker: hostile and odd input ends as an error insi
     ["a syntax error", "def f(:\n  pass", "SyntaxError"],
     ["a memory bomb", "x = bytearray(10**9)", "MemoryError"],
     ["runaway recursion", "def f(n): return f(n + 1)\nf(0)", "RecursionError"],
+    // C recursion (Py_C_RECURSION_LIMIT, retuned for V8's native stack): a guest error, never a host trap
+    ["repr of a deeply nested list", "l = []\nfor i in range(100000): l = [l]\nrepr(l)", "RecursionError"],
+    ["json.dumps of a deeply nested dict", "import json\nd = {}\nfor i in range(100000): d = {'k': d}\njson.dumps(d)", "RecursionError"],
+    ["recursion through a slot", "class A:\n  def __hash__(self): return hash(A())\nhash(A())", "RecursionError"],
+    ["a deeply nested expression", "eval('(' * 5000 + ')' * 5000)", null],
     ["KeyboardInterrupt", "raise KeyboardInterrupt", "KeyboardInterrupt"],
     ["SystemExit", "raise SystemExit(3)", "SystemExit"],
     ["exit()", "exit()", "SystemExit"],
