@@ -2,10 +2,10 @@
 
 scripts/engines/python.sh compiles this file with the native build python (the same CPython version) into a
 marshalled code object that driver.c embeds; it runs once at sw_engine_new in a private namespace (not in
-sys.modules) and leaves `run` and `after_restore` for the C side. It imports builtin modules and os, which the
-interpreter has loaded at startup anyway; a list or dict result is encoded by _json's C encoder directly (the json
-package would import re: ~60 ms for every call that returns one); json itself is imported only for an env that the
-small parser below does not handle.
+sys.modules) and leaves `run` and `after_restore` for the C side. It imports builtin modules and os only (what
+boot imports lands in the boot image of every request); a list or dict result is encoded by _json's C encoder
+directly (the json package would import re: ~60 ms for every call that returns one); json itself is imported only
+for an env that the small parser below does not handle.
 
 run(code: bytes, env_json: bytes, session: bool, cwd: bytes) -> (outcome_json: bytes, cwd: str)
   outcome = {"logs":{"stdout":[..],"stderr":[..]},"results":[] | [{"text":..}] | [{"json":..}],
