@@ -4,9 +4,10 @@ native build python has no extension modules.
 
   buildtool.py driver-code <sandbox_driver.py> <out.c>
       the driver's Python half as a marshalled code object in a C array (sw_py_driver_code, driver.c)
-  buildtool.py stdlib <Lib dir> <staging dir>
+  buildtool.py stdlib <Lib dir> <staging dir> [<module.py> ...]
       the trimmed standard library as sourceless bytecode in the legacy layout
-      (<staging>/lib/python3.13/json/__init__.pyc, ...), unchecked-hash pycs: no timestamps, never revalidated
+      (<staging>/lib/python3.13/json/__init__.pyc, ...), unchecked-hash pycs: no timestamps, never revalidated;
+      extra top-level modules (the cross build's _sysconfigdata) are added next to them
 """
 import _imp
 import marshal
@@ -17,17 +18,33 @@ OPTIMIZE = 2                   # -OO: no asserts, no docstrings in the stdlib (u
 PREFIX = 'lib/python3.13'      # under /stdlib: the interpreter's module search path is /stdlib/lib/python3.13
 
 # What cannot work in this sandbox (no processes, threads, sockets, terminal, Tk, native extensions, network, pip)
-# or is tooling nobody runs inside it. Paths relative to Lib/.
+# or is tooling nobody runs inside it (engines/python/README.md "stdlib.tar" lists them with their sizes). Paths
+# relative to Lib/. Kept although they cannot do much here, because modules that work import them at module level:
+# pdb (doctest), asyncio and concurrent (unittest.mock), socket, urllib.request and http.client (xml.sax.saxutils,
+# email.utils), socketserver (logging.config).
 EXCLUDED_DIRS = {
     'test', 'idlelib', 'tkinter', 'turtledemo', 'ensurepip', 'venv', 'pydoc_data', 'multiprocessing', 'sqlite3',
     'dbm', 'curses', '_pyrepl', 'ctypes', '__phello__', 'site-packages', 'lib2to3', 'distutils', 'xmlrpc', 'wsgiref',
-    'concurrent', 'asyncio',
 }
 EXCLUDED_FILES = {
-    'turtle.py', 'pydoc.py', 'webbrowser.py', 'antigravity.py', '__hello__.py', 'pty.py', 'tty.py', 'pdb.py',
-    'bz2.py', 'lzma.py', 'ssl.py', 'ftplib.py', 'imaplib.py', 'poplib.py', 'smtplib.py', 'socketserver.py',
+    'turtle.py', 'pydoc.py', 'webbrowser.py', 'antigravity.py', '__hello__.py', 'pty.py', 'tty.py',
+    'bz2.py', 'lzma.py', 'ssl.py', 'ftplib.py', 'imaplib.py', 'poplib.py', 'smtplib.py', 'encodings/bz2_codec.py',
     'http/server.py', '_aix_support.py', '_osx_support.py', '_ios_support.py', '_android_support.py',
     '_apple_support.py',
+    # pure-Python fallbacks of C modules that are built in (_decimal, _datetime, _io)
+    '_pydecimal.py', '_pydatetime.py', '_pyio.py',
+    # frozen into engine.wasm and always loaded from there (the import system itself)
+    'importlib/_bootstrap.py', 'importlib/_bootstrap_external.py', 'zipimport.py',
+    # Windows only, or need what is not built: dbm (shelve), multiprocessing (ProcessPoolExecutor), the CJK codecs
+    'asyncio/windows_events.py', 'asyncio/windows_utils.py', 'asyncio/proactor_events.py', 'encodings/mbcs.py',
+    'encodings/oem.py', 'shelve.py', 'concurrent/futures/process.py',
+    *(f'encodings/{name}.py' for name in (
+        'big5', 'big5hkscs', 'cp932', 'cp949', 'cp950', 'euc_jis_2004', 'euc_jisx0213', 'euc_jp', 'euc_kr',
+        'gb18030', 'gb2312', 'gbk', 'hz', 'iso2022_jp', 'iso2022_jp_1', 'iso2022_jp_2', 'iso2022_jp_2004',
+        'iso2022_jp_3', 'iso2022_jp_ext', 'iso2022_kr', 'johab', 'shift_jis', 'shift_jis_2004', 'shift_jisx0213')),
+    # mail folders, cookie jars and robots.txt of the network; tooling and command-line entry points
+    'mailbox.py', 'http/cookiejar.py', 'urllib/robotparser.py', 'pickletools.py', 'modulefinder.py',
+    'compileall.py', 'zipapp.py', 'tabnanny.py', 'pyclbr.py', 'asyncio/__main__.py', 'sysconfig/__main__.py',
 }
 
 
@@ -51,7 +68,23 @@ def _magic():
     return MAGIC_NUMBER, _RAW_MAGIC_NUMBER
 
 
-def stdlib(lib_dir, staging):
+def compile_module(source_path, rel, staging, magic, raw_magic):
+    with open(source_path, 'rb') as f:
+        source = f.read()
+    # co_filename as the module would have it at run time (tracebacks show /stdlib paths)
+    display = f'/stdlib/{PREFIX}/{rel}'
+    code = compile(source, display, 'exec', dont_inherit=True, optimize=OPTIMIZE)
+    data = bytearray(magic)
+    data.extend((0b01).to_bytes(4, 'little'))   # hash-based, unchecked: no timestamp, never revalidated
+    data.extend(_imp.source_hash(raw_magic, source))
+    data.extend(marshal.dumps(code))
+    out = os.path.join(staging, PREFIX, rel[:-3] + '.pyc')
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, 'wb') as f:
+        f.write(data)
+
+
+def stdlib(lib_dir, staging, *extra):
     magic, raw_magic = _magic()
     count = 0
     for dirpath, dirnames, filenames in os.walk(lib_dir):
@@ -63,20 +96,11 @@ def stdlib(lib_dir, staging):
             rel = os.path.join(rel_dir, name)
             if not name.endswith('.py') or rel in EXCLUDED_FILES:
                 continue
-            with open(os.path.join(dirpath, name), 'rb') as f:
-                source = f.read()
-            # co_filename as the module would have it at run time (tracebacks show /stdlib paths)
-            display = f'/stdlib/{PREFIX}/{rel}'
-            code = compile(source, display, 'exec', dont_inherit=True, optimize=OPTIMIZE)
-            data = bytearray(magic)
-            data.extend((0b01).to_bytes(4, 'little'))   # hash-based, unchecked: no timestamp, never revalidated
-            data.extend(_imp.source_hash(raw_magic, source))
-            data.extend(marshal.dumps(code))
-            out = os.path.join(staging, PREFIX, rel[:-3] + '.pyc')
-            os.makedirs(os.path.dirname(out), exist_ok=True)
-            with open(out, 'wb') as f:
-                f.write(data)
+            compile_module(os.path.join(dirpath, name), rel, staging, magic, raw_magic)
             count += 1
+    for path in extra:
+        compile_module(path, os.path.basename(path), staging, magic, raw_magic)
+        count += 1
     print(f'    {count} modules compiled (optimize={OPTIMIZE})')
 
 

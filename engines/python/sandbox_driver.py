@@ -2,9 +2,10 @@
 
 scripts/engines/python.sh compiles this file with the native build python (the same CPython version) into a
 marshalled code object that driver.c embeds; it runs once at sw_engine_new in a private namespace (not in
-sys.modules) and leaves `run` and `after_restore` for the C side. Imports are builtin or frozen modules only, so
-booting reads nothing from /stdlib beyond what the interpreter itself needs (json is imported lazily, for a
-dict/list result or an env that the small parser below does not handle).
+sys.modules) and leaves `run` and `after_restore` for the C side. It imports builtin modules and os only (what
+boot imports lands in the boot image of every request); a list or dict result is encoded by _json's C encoder
+directly (the json package would import re: ~60 ms for every call that returns one); json itself is imported only
+for an env that the small parser below does not handle.
 
 run(code: bytes, env_json: bytes, session: bool, cwd: bytes) -> (outcome_json: bytes, cwd: str)
   outcome = {"logs":{"stdout":[..],"stderr":[..]},"results":[] | [{"text":..}] | [{"json":..}],
@@ -26,6 +27,11 @@ DRIVER_FILENAME = '<sandbox-driver>'   # the filename this file is compiled with
 _PyCF_ONLY_AST = 0x400
 _ast = sys.modules.get('_ast') or __import__('_ast')
 _encode_str = _json.encode_basestring   # a JSON string literal, non-ASCII kept as is
+# What the driver relies on, bound now: user code that rebinds or deletes os.environ, os.chdir, __main__, ... breaks
+# only itself, never the next call.
+_environ = os.environ
+_chdir, _getcwd, _normpath, _isdir = os.chdir, os.getcwd, os.path.normpath, os.path.isdir
+_main_globals = sys.modules['__main__'].__dict__
 
 
 class _Sink:
@@ -153,7 +159,7 @@ def _parse_env(data):
 
 
 def _set_environ(env):
-    environ = os.environ
+    environ = _environ
     environ.clear()
     for key, value in env.items():
         if not key or '=' in key or '\0' in key or '\0' in value:
@@ -248,14 +254,24 @@ def _utf8_len(text):
     return len(text) if text.isascii() else len(text.encode('utf-8', 'replace'))
 
 
+def _json_default(value):
+    raise TypeError(f'Object of type {value.__class__.__name__} is not JSON serializable')
+
+
+def _json_dumps(value):
+    """json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(',', ':')) for a list or dict: the C encoder
+    json.dumps itself uses, with the same arguments (markers: the circular-reference check)."""
+    encoder = _json.make_encoder({}, _json_default, _encode_str, None, ':', ',', False, False, False)
+    return ''.join(encoder(value, 0))
+
+
 def _result_entry(value):
     """The results entry as JSON text (SPEC §3.2, §6.3), or None for None. Raises what repr() raises."""
     if value is None:
         return None
-    if type(value) in (dict, list) or isinstance(value, (dict, list)):
-        import json
+    if isinstance(value, (dict, list)):
         try:
-            payload = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(',', ':'))
+            payload = _json_dumps(value)
         except (TypeError, ValueError, RecursionError):
             payload = None
         if payload is not None:
@@ -336,17 +352,17 @@ def _session_prepare(cwd):
     _workspace_finders_reset(drop=False)
     if cwd:
         try:
-            target = os.path.normpath(cwd.decode('utf-8', 'surrogateescape'))
+            target = _normpath(cwd.decode('utf-8', 'surrogateescape'))
             if target == WORKSPACE or target.startswith(WORKSPACE + '/'):
-                os.chdir(target)
+                _chdir(target)
         except (OSError, ValueError):
             pass
 
 
 def _session_cwd():
     try:
-        cwd = os.getcwd()
-        if (cwd == WORKSPACE or cwd.startswith(WORKSPACE + '/')) and os.path.isdir(cwd):
+        cwd = _getcwd()
+        if (cwd == WORKSPACE or cwd.startswith(WORKSPACE + '/')) and _isdir(cwd):
             return cwd
     except (OSError, ValueError):
         pass
@@ -380,7 +396,7 @@ def run(code, env_json, session, cwd):
         _set_environ(_parse_env(env_json))
         if session:
             _session_prepare(cwd)
-            namespace = sys.modules['__main__'].__dict__
+            namespace = _main_globals
         else:
             namespace = {'__name__': '__main__'}
         source = code.decode('utf-8', 'replace')

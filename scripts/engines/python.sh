@@ -20,6 +20,7 @@
 # A warm run (nothing changed) only hashes and copies: a few seconds. Reproducible: the same inputs give the same
 # engine.wasm and stdlib.tar bytes (no paths, dates or hash seeds reach the outputs).
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 PY_SPEC="python3.13=3.13.5-2+deb13u5"
 PY_TARBALL="python3.13_3.13.5.orig.tar.xz"
@@ -39,18 +40,22 @@ PY_APT_PACKAGES=(clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 llvm gcc ma
 
 PY_CACHE="$SW_CACHE/engines/python"
 PY_ENGINE_DIR="$SW_ROOT/engines/python"
-PY_OUT="$PY_ENGINE_DIR/build"
-NANOPB_DIR="$SW_DEPS/nanopb-0.4.7"   # fetched by scripts/bootstrap.sh (pb_common.c, pb_encode.c, pb_decode.c)
-WASMIFY_PROTO_DIR="$SW_ROOT/proto/wasmify"
-COMMON_DIR="$SW_ROOT/engines/common"
 
-# The native build python: only the interpreter and its sysconfig data, no extension modules (none is needed).
+# The native build python: only the interpreter and its sysconfig data, no extension modules (none is needed), at
+# -O0 (it only runs build scripts and compiles bytecode).
 NATIVE_CONFIG=(--without-ensurepip --disable-test-modules)
-NATIVE_MAKE=(OPT="-O1 -DNDEBUG" python platform)
+NATIVE_MAKE=(OPT="-O0 -DNDEBUG" python platform)
 
-# The cross build. pymalloc is off upstream on WASI; on here it is ~1.5x faster for object-heavy code (arenas come
-# from malloc: there is no mmap). Test modules and ensurepip are not built.
-WASI_CONFIG=(--host=wasm32-unknown-wasi --without-ensurepip --disable-test-modules --with-pymalloc)
+# The cross build. pymalloc is off upstream on WASI; on here it is up to ~2x faster for object-heavy code (measured:
+# an object-creation/method-call loop 224 -> 117 ms; arenas come from malloc: there is no mmap). Test modules and
+# ensurepip are not built, nor (the Worker's 5 MiB upload, engines/python/README.md "Size") the CJK codecs (~330 KB
+# gzip of mapping tables; 'shift_jis', 'gbk', 'big5', ... are then unknown encodings) and _asyncio (the C half of
+# asyncio, which cannot run an event loop here; the pure-Python one still imports).
+WASI_DISABLED_MODULES=(_codecs_cn _codecs_hk _codecs_iso2022 _codecs_jp _codecs_kr _codecs_tw _multibytecodec _asyncio)
+# mimalloc is only an alternative allocator here (PYTHONMALLOC=mimalloc; free-threaded builds need it): without it,
+# 57 KB less code, and boot no longer seeds mimalloc's heap keys from random_get (the boot image was not reproducible).
+WASI_CONFIG=(--host=wasm32-unknown-wasi --without-ensurepip --disable-test-modules --with-pymalloc --without-mimalloc)
+for m in "${WASI_DISABLED_MODULES[@]}"; do WASI_CONFIG+=("py_cv_module_$m=n/a"); done
 # -O2 (upstream: -O3) keeps the module smaller; no -g (the link strips everything anyway).
 WASI_OPT="-DNDEBUG -O2 -Wall"
 WASM_CFLAGS=(--target=wasm32-wasi -O2)
@@ -60,8 +65,7 @@ WASM_CFLAGS=(--target=wasm32-wasi -O2)
 PY_STACK_SIZE=1048576
 WASM_LDFLAGS=(--target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--stack-first "-Wl,-z,stack-size=$PY_STACK_SIZE"
               -Wl,--max-memory=67108864 -Wl,--strip-all -Wl,--export=__stack_pointer)
-PY_EXPORTS=(wasm_init wasm_alloc wasm_free w_0_14 w_0_21 w_0_24 w_0_25 w_0_26 w_0_27)
-for e in "${PY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
+for e in "${WASMIFY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
 PY_LIBS=(-lm -lwasi-emulated-signal -lwasi-emulated-getpid -lwasi-emulated-process-clocks)
 
 # Patches applied to the extracted copy (python: every pattern must match exactly once).
@@ -98,8 +102,9 @@ PyAPI_FUNC(void) _Py_sw_fuel_flush(void);
 #endif
 /* Weights (engines/python/README.md "Fuel"). One unit ~ one simple bytecode instruction (~2.5 ns of optimized wasm
    on the reference machine); bytecode weights are per instruction (Python/swfuel_ops.h). */
-#define SW_FUEL_ALLOC 4                                         /* an allocation or a reallocation (malloc + free) */
-#define SW_FUEL_BYTES(bytes) ((int64_t)(bytes) >> 4)            /* bytes allocated, grown, or written by repeat/join */
+#define SW_FUEL_ALLOC 4                                         /* an allocation or a reallocation */
+#define SW_FUEL_FREE 2                                          /* a deallocation */
+#define SW_FUEL_BYTES(bytes) ((int64_t)(bytes) >> 5)            /* bytes allocated, grown, or written by repeat/join */
 #define SW_FUEL_ITEMS(n) ((int64_t)(n))                         /* elements copied or moved */
 #define SW_FUEL_DIGITS(n) ((int64_t)(n) >> 1)                   /* 30-bit digit multiply-adds of int arithmetic */
 #define SW_FUEL_CMP 2                                           /* a comparison (sort, contains, index, min/max) */
@@ -163,6 +168,8 @@ for fn in ("PyMem_Malloc(size_t size)", "PyMem_Calloc(size_t nelem, size_t elsiz
            "PyMem_Realloc(void *ptr, size_t new_size)", "PyObject_Malloc(size_t size)",
            "PyObject_Calloc(size_t nelem, size_t elsize)", "PyObject_Realloc(void *ptr, size_t new_size)"):
     charge_entry("Objects/obmalloc.c", "void *\n" + fn, "SW_FUEL_ALLOC")
+for fn in ("PyMem_Free(void *ptr)", "PyObject_Free(void *ptr)"):
+    charge_entry("Objects/obmalloc.c", "void\n" + fn, "SW_FUEL_FREE")
 sub("Objects/obmalloc.c", "    if (size == 0)\n        size = 1;\n    return malloc(size);",
     "    SW_FUEL(SW_FUEL_BYTES(size));\n    if (size == 0)\n        size = 1;\n    return malloc(size);")
 sub("Objects/obmalloc.c", "    return calloc(nelem, elsize);",
@@ -242,6 +249,54 @@ sub("Include/cpython/pystate.h", "#elif defined(__wasi__)\n   // Based on wasmti
     "#elif defined(__wasi__)\n   // sandbox-workers: V8's native stack (engines/python/README.md).\n#  define Py_C_RECURSION_LIMIT 1200\n")
 sub("Parser/parser.c", "#  else\n#    define MAXSTACK 4000\n#  endif\n", "#  else\n#    define MAXSTACK 3000\n#  endif\n")
 sub("Python/ceval.c", "#define PY_EVAL_C_STACK_UNITS 2\n", "#define PY_EVAL_C_STACK_UNITS 10\n")
+# time.sleep returns at once: the reference import policy refuses poll_oneoff, so wasi-libc's clock_nanosleep fails
+# (ENOTSUP) and a synchronous host could not wait anyway. time.sleep stays the builtin that checks its argument.
+sub("Modules/timemodule.c", "pysleep(PyTime_t timeout)\n{\n    assert(timeout >= 0);\n",
+    "pysleep(PyTime_t timeout)\n{\n    assert(timeout >= 0);\n#ifdef __wasi__\n    return 0;   /* sandbox-workers: nothing to wait for */\n#endif\n")
+# Paths outside every preopen: Debian's 2022 wasi-libc fails them with ENOTCAPABLE (a PermissionError, so
+# Path('/x').exists() raises); wasi-libc since WebAssembly/wasi-libc#370 says ENOENT, as if they did not exist, which
+# they do not here. Mapped where every OSError with a filename is made; '..' out of a preopen (the host's
+# ENOTCAPABLE) stays a PermissionError.
+sub("Python/errors.c", "PyObject *\nPyErr_SetFromErrnoWithFilenameObjects(PyObject *exc, PyObject *filenameObject, PyObject *filenameObject2)\n{\n",
+    r"""#if defined(__wasi__)
+#include <wasi/libc-find-relpath.h>
+/* 1 if `filename` (str, bytes or path-like) is an absolute path under no preopen. */
+static int
+sw_outside_preopens(PyObject *filename)
+{
+    if (filename == NULL || filename == Py_None) {
+        return 0;
+    }
+    PyObject *raised = PyErr_GetRaisedException();
+    PyObject *bytes = NULL;
+    int outside = 0;
+    if (PyUnicode_FSConverter(filename, &bytes)) {
+        const char *path = PyBytes_AS_STRING(bytes), *prefix, *relative;
+        outside = path[0] == '/' && __wasilibc_find_abspath(path, &prefix, &relative) == -1;
+        Py_DECREF(bytes);
+    }
+    PyErr_Clear();
+    PyErr_SetRaisedException(raised);
+    return outside;
+}
+#endif
+
+PyObject *
+PyErr_SetFromErrnoWithFilenameObjects(PyObject *exc, PyObject *filenameObject, PyObject *filenameObject2)
+{
+""")
+sub("Python/errors.c", "    PyObject *v, *args;\n    int i = errno;\n#ifdef MS_WINDOWS\n    WCHAR *s_buf = NULL;\n#endif /* Unix/Windows */\n",
+    "    PyObject *v, *args;\n    int i = errno;\n#if defined(__wasi__)\n"
+    "    if (i == ENOTCAPABLE && (sw_outside_preopens(filenameObject) || sw_outside_preopens(filenameObject2))) {\n"
+    "        i = ENOENT;\n    }\n#endif\n#ifdef MS_WINDOWS\n    WCHAR *s_buf = NULL;\n#endif /* Unix/Windows */\n")
+# Frozen modules: only the import system's own (bootstrap). The "stdlib" ones (os, codecs, io, abc, site, ...: 114 KB
+# gzip, docstrings included) load from stdlib.tar, which has them anyway; boot imports them once, into the boot image.
+frozen = (root / "Python/frozen.c").read_text()
+head = "static const struct _frozen stdlib_modules[] = {\n"
+tail = "    {0, 0, 0} /* stdlib sentinel */\n"
+assert frozen.count(head) == 1 and frozen.count(tail) == 1, "frozen.c: stdlib_modules not found"
+start, end = frozen.index(head) + len(head), frozen.index(tail)
+(root / "Python/frozen.c").write_text(frozen[:start] + frozen[end:])
 # Reproducible builds: no build date in sys.version (upstream's release date instead).
 sub("Modules/getbuildinfo.c", "#ifndef DATE\n", '#ifdef __wasi__\n#define DATE "Jun 11 2025"\n#define TIME "00:00:00"\n#endif\n#ifndef DATE\n')
 PY
@@ -295,10 +350,16 @@ patched_source() {
   echo "    $PY_SPEC -> $PY_SRC (patched)"
 }
 
-build_native_python() {
-  local key; key=$(printf '%s\n' "$PY_SHA256" "${NATIVE_CONFIG[*]}" "${NATIVE_MAKE[*]}" "$(gcc --version | head -1)" | hash_of)
+# Every stage's key includes the text of the function that builds it (declare -f): a changed recipe rebuilds.
+native_paths() {
+  local key; key=$(printf '%s\n' "$PY_SHA256" "${NATIVE_CONFIG[*]}" "${NATIVE_MAKE[*]}" "$(gcc --version | head -1)" \
+                     "$(declare -f build_native_python)" | hash_of)
   NATIVE_DIR="$PY_CACHE/native-$key"
   BUILD_PYTHON="$NATIVE_DIR/build/python"
+}
+
+build_native_python() {
+  native_paths
   if [ -f "$NATIVE_DIR/.done" ]; then echo "    cached $BUILD_PYTHON"; return 0; fi
   rm -rf "$NATIVE_DIR" && mkdir -p "$NATIVE_DIR/build"
   tar -xJf "$PY_CACHE/apt-trixie/$PY_TARBALL" -C "$NATIVE_DIR"
@@ -308,8 +369,30 @@ build_native_python() {
   echo "    $("$BUILD_PYTHON" -c 'import sys; print(sys.version.split()[0])') at $BUILD_PYTHON"
 }
 
+# A cold native build runs in the background while zlib builds and the cross build configures (configure is one
+# long chain of clang processes: one core); the first step that runs the build python waits for it.
+NATIVE_PID=""
+start_native_python() {
+  native_paths
+  if [ -f "$NATIVE_DIR/.done" ]; then echo "    cached $BUILD_PYTHON"; return 0; fi
+  NATIVE_T0=$(sw_now_ms)
+  build_native_python >"$PY_CACHE/native-build.log" 2>&1 &
+  NATIVE_PID=$!
+  echo "    building in the background (log: $PY_CACHE/native-build.log)"
+}
+wait_native_python() {
+  [ -n "$NATIVE_PID" ] || return 0
+  local rc=0
+  wait "$NATIVE_PID" || rc=$?
+  NATIVE_PID=""
+  cat "$PY_CACHE/native-build.log"
+  [ $rc -eq 0 ] || { echo "    native build python FAILED"; return 1; }
+  echo "    native build python: done in $(sw_fmt_ms $(( $(sw_now_ms) - NATIVE_T0 ))) (in the background)"
+}
+
 build_zlib() {
-  local key; key=$(printf '%s\n' "$ZLIB_SHA256" "${ZLIB_SOURCES[*]}" "${WASM_CFLAGS[*]}" "$(clang-16 --version | head -1)" | hash_of)
+  local key; key=$(printf '%s\n' "$ZLIB_SHA256" "${ZLIB_SOURCES[*]}" "${WASM_CFLAGS[*]}" "$(clang-16 --version | head -1)" \
+                     "$(declare -f build_zlib)" | hash_of)
   ZLIB_OUT="$PY_CACHE/zlib-$key"
   if [ -f "$ZLIB_OUT/lib/libz.a" ]; then echo "    cached $ZLIB_OUT"; return 0; fi
   local work="$ZLIB_OUT.work.$$" f
@@ -348,9 +431,11 @@ make_wasi_sdk() {
 # cached by what determines them (a cold configure takes minutes: every test spawns clang).
 WASI_LIB_FILES=(libpython3.13.a Modules/_decimal/libmpdec/libmpdec.a Modules/expat/libexpat.a
                 Modules/_hacl/libHacl_Hash_SHA2.a pyconfig.h)
+WASI_SYSCONFIGDATA="_sysconfigdata__wasi_wasm32-wasi.py"   # sysconfig's build variables (and zoneinfo needs them)
 build_libpython() {
   local key; key=$(printf '%s\n' "$PY_PATCH_HASH" "$ZLIB_OUT" "${WASI_CONFIG[*]}" "$WASI_OPT" \
-                     "$(clang-16 --version | head -1)" "$(dpkg-query -W -f='${Version}' wasi-libc)" | hash_of)
+                     "$(clang-16 --version | head -1)" "$(dpkg-query -W -f='${Version}' wasi-libc)" \
+                     "$(declare -f build_libpython make_wasi_sdk)" "${WASI_LIB_FILES[*]}" | hash_of)
   WASI_OUT="$PY_CACHE/wasi-$key"
   if [ -f "$WASI_OUT/.done" ]; then echo "    cached $WASI_OUT"; return 0; fi
   make_wasi_sdk
@@ -359,25 +444,36 @@ build_libpython() {
   rm -rf "$work" && mkdir -p "$build"
   cp -a "$PY_SRC" "$src"
   local ckey; ckey=$(printf '%s\n' "$PY_SHA256" "$ZLIB_OUT" "${WASI_CONFIG[*]}" "$(clang-16 --version | head -1)" \
-                       "$(dpkg-query -W -f='${Version}' wasi-libc)" "$BUILD_PYTHON" | hash_of)
+                       "$(dpkg-query -W -f='${Version}' wasi-libc)" | hash_of)
   local ccache="$PY_CACHE/config-cache-$ckey"
   [ -f "$ccache" ] && cp "$ccache" "$build/config.cache"
   local maps="-ffile-prefix-map=$src=$PY_DIR -ffile-prefix-map=$build=build"
+  # The build python through a fixed-path wrapper: configure only asks it for its version (the native build may
+  # still be running then); make runs the real one.
+  printf '#!/bin/sh\nif [ -x "%s" ]; then exec "%s" "$@"; fi\necho 3.13\n' "$BUILD_PYTHON" "$BUILD_PYTHON" >"$work/build-python"
+  chmod +x "$work/build-python"
+  # configure by a relative path: srcdir (which reaches getpath.c as VPATH) is then "../src", not a cache path.
   (cd "$build" && CONFIG_SITE="$src/Tools/wasm/config.site-wasm32-wasi" WASI_SDK_PATH="$WASI_SDK" \
     ZLIB_CFLAGS="-I$ZLIB_OUT/include" ZLIB_LIBS="-L$ZLIB_OUT/lib -lz" \
-    nice -n 10 "$src/Tools/wasm/wasi-env" "$src/configure" -C "${WASI_CONFIG[@]}" --build="$("$src/config.guess")" \
-    --with-build-python="$BUILD_PYTHON" >configure.log 2>&1) || { tail -30 "$build/configure.log"; return 1; }
+    nice -n 10 "$src/Tools/wasm/wasi-env" ../src/configure -C "${WASI_CONFIG[@]}" --build="$("$src/config.guess")" \
+    --with-build-python="$work/build-python" >configure.log 2>&1) || { tail -30 "$build/configure.log"; return 1; }
   cp "$build/config.cache" "$ccache"
   # Debian's 2022 wasi-libc has no pthread.h, so configure leaves SIZEOF_PTHREAD_T undefined (thread_pthread.h
   # #errors); wasm32 has 4-byte pointers.
   sed -i 's|^/\* #undef SIZEOF_PTHREAD_T \*/|#define SIZEOF_PTHREAD_T 4|' "$build/pyconfig.h"
   grep -q '^#define SIZEOF_PTHREAD_T 4' "$build/pyconfig.h" || { echo "pyconfig.h: SIZEOF_PTHREAD_T fix failed"; return 1; }
+  wait_native_python || return 1
   (cd "$build" && WASI_SDK_PATH="$WASI_SDK" nice -n 10 "$src/Tools/wasm/wasi-env" make -j2 -s OPT="$WASI_OPT" \
     CONFIGURE_CFLAGS="$maps" libpython3.13.a Modules/_decimal/libmpdec/libmpdec.a Modules/expat/libexpat.a \
-    Modules/_hacl/libHacl_Hash_SHA2.a >make.log 2>&1) || { grep -E "error" "$build/make.log" | head -20; tail -20 "$build/make.log"; return 1; }
+    Modules/_hacl/libHacl_Hash_SHA2.a pybuilddir.txt >make.log 2>&1) || { grep -E "error" "$build/make.log" | head -20; tail -20 "$build/make.log"; return 1; }
   rm -rf "$WASI_OUT.tmp" && mkdir -p "$WASI_OUT.tmp/include"
   local f
   for f in "${WASI_LIB_FILES[@]}"; do cp "$build/$f" "$WASI_OUT.tmp/"; done
+  # The build variables module (for /stdlib), with the cache paths it records replaced by neutral ones.
+  sed -e "s|$WASI_SDK|/wasi-sdk|g" -e "s|$ZLIB_OUT|/zlib|g" -e "s|$work/build-python|python3.13|g" -e "s|$work|/build|g" \
+    -e "s|$SW_CACHE|/cache|g" "$build/$(cat "$build/pybuilddir.txt")/$WASI_SYSCONFIGDATA" >"$WASI_OUT.tmp/$WASI_SYSCONFIGDATA" ||
+    return 1
+  ! grep -q "$SW_CACHE\|$SW_ROOT" "$WASI_OUT.tmp/$WASI_SYSCONFIGDATA" || { echo "$WASI_SYSCONFIGDATA still names a local path"; return 1; }
   cp -a "$src/Include/." "$WASI_OUT.tmp/include/"
   rm -rf "$WASI_OUT" && mv "$WASI_OUT.tmp" "$WASI_OUT" && touch "$WASI_OUT/.done"
   rm -rf "$work"
@@ -387,13 +483,16 @@ build_libpython() {
 # stdlib.tar: sourceless unchecked-hash .pyc files (legacy layout) from the native build python, as a ustar archive
 # with sorted names, mtime 0, uid/gid 0, read-only modes.
 build_stdlib() {
-  local key; key=$(printf '%s\n' "$PY_SHA256" "$NATIVE_DIR" "$(sha256sum <"$PY_ENGINE_DIR/buildtool.py")" "$(tar --version | head -1)" | hash_of)
+  local key; key=$(printf '%s\n' "$PY_SHA256" "$NATIVE_DIR" "$(sha256sum <"$PY_ENGINE_DIR/buildtool.py")" \
+                     "$(sha256sum <"$WASI_OUT/$WASI_SYSCONFIGDATA")" "$(tar --version | head -1)" \
+                     "$(declare -f build_stdlib)" | hash_of)
   STDLIB_OUT="$PY_CACHE/stdlib-$key"
   if [ -f "$STDLIB_OUT/stdlib.tar" ]; then echo "    cached $STDLIB_OUT/stdlib.tar"; return 0; fi
+  wait_native_python || return 1
   local work="$STDLIB_OUT.work.$$"
   rm -rf "$work" && mkdir -p "$work/root"
-  PYTHONHASHSEED=0 "$BUILD_PYTHON" -I -S "$PY_ENGINE_DIR/buildtool.py" stdlib "$NATIVE_DIR/$PY_DIR/Lib" "$work/root" ||
-    { rm -rf "$work"; return 1; }
+  PYTHONHASHSEED=0 "$BUILD_PYTHON" -I -S "$PY_ENGINE_DIR/buildtool.py" stdlib "$NATIVE_DIR/$PY_DIR/Lib" "$work/root" \
+    "$WASI_OUT/$WASI_SYSCONFIGDATA" || { rm -rf "$work"; return 1; }
   (cd "$work/root" && find . -type f | LC_ALL=C sort >../files &&
     tar --no-recursion --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --mode=a=r \
       -cf ../stdlib.tar -T ../files) || { rm -rf "$work"; return 1; }
@@ -405,31 +504,25 @@ link_engine() {
   local key; key=$(
     {
       echo "$WASI_OUT $NATIVE_DIR $ZLIB_OUT ${WASM_CFLAGS[*]} ${WASM_LDFLAGS[*]} ${PY_LIBS[*]}"
+      declare -f link_engine
       (cd "$PY_ENGINE_DIR" && sha256sum driver.c sandbox_driver.py buildtool.py)
-      (cd "$COMMON_DIR" && sha256sum engine.h wasmify_guest.c)
-      (cd "$WASMIFY_PROTO_DIR" && sha256sum engine.proto engine.options)
-      echo "nanopb $(basename "$NANOPB_DIR") $(nanopb_generator.py --version 2>&1 | head -1)"
+      wasmify_guest_hash_inputs
     } | sed "s|$SW_ROOT/||" | hash_of)
   ENGINE_KEY="$key"
   ENGINE_OUT="$PY_CACHE/engine-$key"
   if [ -f "$ENGINE_OUT/engine.wasm" ]; then echo "    cached $ENGINE_OUT/engine.wasm"; return 0; fi
-  local work="$ENGINE_OUT.work.$$" f pids=() p rc=0
+  wait_native_python || return 1
+  local work="$ENGINE_OUT.work.$$" pids=() p rc=0
   rm -rf "$work" && mkdir -p "$work"
-  local maps=("-ffile-prefix-map=$PY_ENGINE_DIR=engines/python" "-ffile-prefix-map=$COMMON_DIR=engines/common"
-              "-ffile-prefix-map=$NANOPB_DIR=nanopb-0.4.7" "-ffile-prefix-map=$work=gen")
+  local maps=("-ffile-prefix-map=$PY_ENGINE_DIR=engines/python" "-ffile-prefix-map=$WASI_OUT=python"
+              "-ffile-prefix-map=$work=gen")
   # The driver's Python half as marshalled bytecode (the same CPython version reads it).
   PYTHONHASHSEED=0 "$BUILD_PYTHON" -I -S "$PY_ENGINE_DIR/buildtool.py" driver-code "$PY_ENGINE_DIR/sandbox_driver.py" \
     "$work/driver_code.c" || { rm -rf "$work"; return 1; }
-  nanopb_generator.py -q -D "$work" -I "$WASMIFY_PROTO_DIR" "$WASMIFY_PROTO_DIR/engine.proto" || { rm -rf "$work"; return 1; }
   clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$WASI_OUT/include" -isystem "$WASI_OUT" \
-    -I "$COMMON_DIR" -c "$PY_ENGINE_DIR/driver.c" -o "$work/driver.o" & pids+=($!)
-  clang-16 "${WASM_CFLAGS[@]}" -c "$work/driver_code.c" -o "$work/driver_code.o" & pids+=($!)
-  for f in pb_common pb_encode pb_decode; do
-    clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -I "$NANOPB_DIR" -c "$NANOPB_DIR/$f.c" -o "$work/$f.o" & pids+=($!)
-  done
-  clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -I "$NANOPB_DIR" -c "$work/engine.pb.c" -o "$work/engine_pb.o" & pids+=($!)
-  clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -I "$NANOPB_DIR" -I "$work" -I "$COMMON_DIR" \
-    -c "$COMMON_DIR/wasmify_guest.c" -o "$work/wasmify_guest.o" & pids+=($!)
+    -I "$ENGINE_COMMON_DIR" -c "$PY_ENGINE_DIR/driver.c" -o "$work/driver.o" & pids+=($!)
+  clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -c "$work/driver_code.c" -o "$work/driver_code.o" & pids+=($!)
+  compile_wasmify_guest "$work" "${WASM_CFLAGS[@]}" || rc=1
   for p in "${pids[@]}"; do wait "$p" || rc=1; done
   [ $rc -eq 0 ] || { rm -rf "$work"; return 1; }
   clang-16 "${WASM_LDFLAGS[@]}" "$work"/*.o "$WASI_OUT/libpython3.13.a" "$WASI_OUT/libmpdec.a" "$WASI_OUT/libexpat.a" \
@@ -439,21 +532,13 @@ link_engine() {
   echo "    built $ENGINE_OUT/engine.wasm"
 }
 
+# engines/python/build: engine.wasm, stdlib.tar and the identity (engine-build.json/.js, scripts/engines/common.sh):
+# `build` covers both files, so a snapshot is only ever restored into the same engine and the same stdlib.
 write_outputs() {
-  mkdir -p "$PY_OUT"
-  cp "$ENGINE_OUT/engine.wasm" "$PY_OUT/engine.wasm.tmp" && mv "$PY_OUT/engine.wasm.tmp" "$PY_OUT/engine.wasm"
-  cp "$STDLIB_OUT/stdlib.tar" "$PY_OUT/stdlib.tar.tmp" && mv "$PY_OUT/stdlib.tar.tmp" "$PY_OUT/stdlib.tar"
-  # The build identity covers both files: a snapshot is only valid for the same engine and the same stdlib.
-  local build bytes source_hash
-  build=$(cat "$PY_OUT/engine.wasm" "$PY_OUT/stdlib.tar" | sha256sum | cut -d' ' -f1)
-  bytes=$(stat -c %s "$PY_OUT/engine.wasm")
-  source_hash=$(printf '%s %s\n' "$ENGINE_KEY" "$STDLIB_OUT" | sha256sum | cut -d' ' -f1)
-  printf '{"engine":"%s","build":"%s","sourceHash":"%s","bytes":%d,"stdlibBytes":%d}\n' "$PY_ENGINE_NAME" "$build" \
-    "$source_hash" "$bytes" "$(stat -c %s "$PY_OUT/stdlib.tar")" >"$PY_OUT/engine-build.json"
-  printf '// Generated by scripts/engines/python.sh.\nexport const engineName = "%s";\nexport const build = "%s";\n' \
-    "$PY_ENGINE_NAME" "$build" >"$PY_OUT/engine-build.js"
-  echo "    engines/python/build/engine.wasm: $bytes bytes ($(gzip -9 -c "$PY_OUT/engine.wasm" | wc -c) gzip -9)," \
-    "stdlib.tar: $(stat -c %s "$PY_OUT/stdlib.tar") bytes, build $build"
+  write_engine_build python "$PY_ENGINE_NAME" "$(printf '%s %s\n' "$ENGINE_KEY" "$STDLIB_OUT" | sed "s|$SW_CACHE/||" | sha256sum | cut -d' ' -f1)" \
+    "$ENGINE_OUT/engine.wasm" "$STDLIB_OUT/stdlib.tar"
+  echo "    engine.wasm $(stat -c %s "$ENGINE_OUT/engine.wasm") bytes ($(gzip -9 -c "$ENGINE_OUT/engine.wasm" | wc -c) gzip -9)," \
+    "stdlib.tar $(stat -c %s "$STDLIB_OUT/stdlib.tar") bytes ($(gzip -9 -c "$STDLIB_OUT/stdlib.tar" | wc -c) gzip -9)"
 }
 
 mkdir -p "$PY_CACHE" "$SW_DEPS"
@@ -469,9 +554,10 @@ fi
 step "Debian packages for the Python engine" install_packages
 step "Python sources ($PY_SPEC, $ZLIB_SPEC; sha256-pinned)" fetch_sources
 step "CPython source, patched" patched_source
-step "native build python" build_native_python
+step "native build python" start_native_python
 step "zlib (wasm32-wasi)" build_zlib
 step "libpython3.13 (wasm32-wasi)" build_libpython
 step "stdlib.tar (precompiled, trimmed)" build_stdlib
 step "Python engine (CPython -> wasm32-wasi reactor)" link_engine
 step "engines/python/build" write_outputs
+wait_native_python

@@ -166,11 +166,35 @@ describe("the Python runtime Worker: probe and stateless results", () => {
   });
 });
 
+describe("the Python runtime Worker: the file system outside /workspace", () => {
+  it("paths outside /stdlib, /dev and /workspace do not exist; /stdlib is read-only; '..' out of a preopen is refused", async () => {
+    const r = await rt.exec(
+      "import os, errno, pathlib\nout = []\n" +
+        "for f in (lambda: open('/etc/passwd'), lambda: os.listdir('/'), lambda: open('/tmp/x.txt', 'w'),\n" +
+        "          lambda: os.stat(b'/usr'), lambda: os.mkdir('/data'), lambda: open('/stdlib/x.txt', 'w'),\n" +
+        "          lambda: os.stat('/stdlib/../etc')):\n" +
+        "  try:\n    f()\n    out.append('ok')\n  except OSError as e:\n    out.append(f'{type(e).__name__} {errno.errorcode[e.errno]}')\n" +
+        "[out, pathlib.Path('/xyzzy').exists(), os.path.exists('/etc/passwd'), os.path.exists('/dev/null')]",
+    );
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, [
+      ["FileNotFoundError ENOENT", "FileNotFoundError ENOENT", "FileNotFoundError ENOENT", "FileNotFoundError ENOENT",
+        "FileNotFoundError ENOENT", "PermissionError EPERM", "PermissionError ENOTCAPABLE"],
+      false, false, true,
+    ]);
+  });
+});
+
 describe("the Python runtime Worker: hostile and odd input ends as an error inside a 200 result", () => {
   const cases = [
     ["a syntax error", "def f(:\n  pass", "SyntaxError"],
     ["a memory bomb", "x = bytearray(10**9)", "MemoryError"],
     ["runaway recursion", "def f(n): return f(n + 1)\nf(0)", "RecursionError"],
+    // C recursion (Py_C_RECURSION_LIMIT, retuned for V8's native stack): a guest error, never a host trap
+    ["repr of a deeply nested list", "l = []\nfor i in range(100000): l = [l]\nrepr(l)", "RecursionError"],
+    ["json.dumps of a deeply nested dict", "import json\nd = {}\nfor i in range(100000): d = {'k': d}\njson.dumps(d)", "RecursionError"],
+    ["recursion through a slot", "class A:\n  def __hash__(self): return hash(A())\nhash(A())", "RecursionError"],
+    ["a deeply nested expression", "eval('(' * 5000 + ')' * 5000)", null],
     ["KeyboardInterrupt", "raise KeyboardInterrupt", "KeyboardInterrupt"],
     ["SystemExit", "raise SystemExit(3)", "SystemExit"],
     ["exit()", "exit()", "SystemExit"],

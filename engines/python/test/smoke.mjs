@@ -185,6 +185,64 @@ check('bad input: del __builtins__ / sys.stdout = None (no error) keep the handl
   assert.deepEqual(e.eval('import sys\nsys.stdout = None\nprint("gone")').outcome, { logs: EMPTY_LOGS, results: [] });
   assert.deepEqual(e.eval('print("back")').outcome.logs.stdout, ['back']);
 });
+check('stdlib: doctest runs, unittest.mock, zoneinfo, sysconfig (pymalloc) and asyncio import', () => {
+  const r = e.eval(`import doctest, sysconfig, zoneinfo, asyncio
+from unittest import mock
+def f():
+    '''
+    >>> 1 + 1
+    2
+    >>> sum([1, 2])
+    4
+    '''
+runner, report = doctest.DocTestRunner(verbose=False), []
+for t in doctest.DocTestFinder().find(f, "f", globs={}):
+    runner.run(t, out=report.append)
+try:
+    zoneinfo.ZoneInfo("UTC")
+except zoneinfo.ZoneInfoNotFoundError:
+    tz = "no tz database"
+[sysconfig.get_config_var("SOABI"), sysconfig.get_platform().split("-")[0], sysconfig.get_config_var("WITH_PYMALLOC"),
+ mock.Mock(return_value=3)(), [runner.failures, runner.tries, "Got:\\n    3" in "".join(report)], tz]`);
+  assert.deepEqual(r.outcome, { logs: EMPTY_LOGS, results: [{ json: ['cpython-313-wasm32-wasi', 'wasi', 1, 3, [1, 2, true], 'no tz database'] }] });
+});
+check('time.sleep is the builtin, returns at once (a day-long sleep ends) and checks its argument', () => {
+  const r = e.eval('import time\ntime.sleep(0); time.sleep(86400)\ntry:\n    time.sleep(-1)\nexcept ValueError as e:\n    print(e)\ntime.sleep.__self__ is time');
+  assert.deepEqual(r.outcome, { logs: { stdout: ['sleep length must be non-negative'], stderr: [] }, results: [{ text: 'True' }] });
+  assert.equal(errorName(e.eval('import time\ntime.sleep("1")')), 'TypeError');
+});
+check('paths outside /stdlib, /dev and /workspace do not exist: FileNotFoundError (wasi-libc#370), not PermissionError', () => {
+  const r = e.eval(`import os, errno, pathlib
+out = []
+for f in (lambda: open("/etc/passwd"), lambda: os.listdir("/"), lambda: open("/tmp/x.txt", "w"), lambda: os.stat(b"/usr"),
+          lambda: os.mkdir("/data"), lambda: os.rename("/a", "/workspace/b"), lambda: open(pathlib.Path("/etc/hosts"))):
+    try:
+        f()
+        out.append("ok")
+    except OSError as e:
+        out.append(f"{type(e).__name__} {errno.errorcode[e.errno]} {e.filename!r}")
+[out, pathlib.Path("/xyzzy").exists(), os.path.exists("/etc/passwd")]`);
+  assert.deepEqual(results(r), [{ json: [[
+    "FileNotFoundError ENOENT '/etc/passwd'", "FileNotFoundError ENOENT '/'", "FileNotFoundError ENOENT '/tmp/x.txt'",
+    "FileNotFoundError ENOENT b'/usr'", "FileNotFoundError ENOENT '/data'", "FileNotFoundError ENOENT '/a'",
+    "FileNotFoundError ENOENT '/etc/hosts'"], false, false] }]);
+});
+check('the CJK codecs are not built: their encodings are unknown (LookupError), UTF-8 and the single-byte ones work', () => {
+  const r = e.eval(`out = []
+for name in ("shift_jis", "gbk", "big5", "euc_kr", "iso2022_jp"):
+    try:
+        "x".encode(name)
+    except LookupError as e:
+        out.append(str(e))
+[out, "日本".encode("utf-8").decode(), "é".encode("cp1252"), "Ж".encode("koi8_r")]`);
+  assert.deepEqual(results(r), [{ text: "[['unknown encoding: shift_jis', 'unknown encoding: gbk', 'unknown encoding: big5', " +
+    "'unknown encoding: euc_kr', 'unknown encoding: iso2022_jp'], '日本', b'\\xe9', b'\\xf6']" }]);
+});
+check('a huge repeat is a catchable MemoryError, not fuel exhaustion', () => {
+  const r = e.eval('try:\n    [None] * 2**28\nexcept MemoryError:\n    print("caught")', { budget: BUDGET });
+  assert.ok(!r.trap, String(r.trap));
+  assert.deepEqual(r.outcome.logs.stdout, ['caught']);
+});
 check('bad input: a generator left open (its finally runs, output kept)', () => {
   const r = e.eval('def g():\n    try:\n        yield 1\n    finally:\n        print("closed")\nx = g()\nnext(x)');
   assert.deepEqual(r.outcome, { logs: { stdout: ['closed'], stderr: [] }, results: [{ text: '1' }] });

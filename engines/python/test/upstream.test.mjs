@@ -296,6 +296,28 @@ function resolveModule(name) {
   return fs.existsSync(path.join(testDir, name + '.py')) ? name + '.py' : name;
 }
 
+// The module paths a ustar archive holds (name and prefix fields of every header; buildtool.py writes no long names).
+function tarNames(bytes) {
+  const names = new Set();
+  const field = (at, len) => decoder.decode(bytes.subarray(at, at + len)).replace(/\0.*$/s, '');
+  for (let at = 0; at + 512 <= bytes.length && bytes[at] !== 0;) {
+    const prefix = field(at + 345, 155), name = field(at, 100);
+    names.add(((prefix ? prefix + '/' : '') + name).replace(/^\.\//, ''));
+    at += 512 + Math.ceil(parseInt(field(at + 124, 12).trim() || '0', 8) / 512) * 512;
+  }
+  return names;
+}
+
+// What /workspace adds must be what stdlib.tar lacks: a copy or stub of a module the archive ships would shadow it
+// (a source file on sys.path's first entry wins), and the tests would no longer test the shipped one.
+test('the workspace adds only modules stdlib.tar lacks', { skip: skipReason }, () => {
+  const shipped = tarNames(fs.readFileSync(path.join(buildDir, 'stdlib.tar')));
+  const pyc = (rel) => `lib/python3.13/${rel.replace(/\.py$/, '.pyc')}`;
+  const added = [...workspaceFiles([]).keys()].filter((rel) => rel !== 'sw_upstream_runner.py');
+  assert.ok(shipped.has(pyc('json/__init__.py')), 'stdlib.tar lists json/__init__.pyc');
+  assert.deepEqual(added.filter((rel) => shipped.has(pyc(rel))), []);
+});
+
 const rows = [];
 const details = {}; // SW_PY_UPSTREAM_JSON=<file>: every module's counts, failures and skip reasons, for the docs
 process.on('exit', () => {
