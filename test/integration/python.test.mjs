@@ -108,6 +108,18 @@ describe("the Python runtime Worker: probe and stateless results", () => {
     assert.deepEqual(r.results, []);
   });
 
+  it("5,000 envVars (a body of 80 KiB) become os.environ exactly, and a program can change it", async () => {
+    const envVars = {};
+    for (let i = 0; i < 5000; i++) envVars[`K${i}`] = `v${i}`;
+    const r = await rt.exec(
+      "import os\nos.environ['NEW'] = 'x'\ndel os.environ['K1']\n" +
+        "[len(os.environ), os.environ['K4999'], os.getenv('K0'), 'K1' in os.environ, os.environ['NEW']]",
+      envVars,
+    );
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, [5000, "v4999", "v0", false, "x"]);
+  });
+
   it("item 57: strings are repr text; None is no result", async () => {
     assert.deepEqual((await rt.exec("'hi'")).results, [{ text: "'hi'" }]);
     assert.deepEqual((await rt.exec("None")).results, []);
