@@ -184,12 +184,12 @@ sub("quickjs.c", """    default:
     }
     return ret_val;
 }""")
-# Strings: 4 units per string allocated plus 1 unit per 32 characters of it (a copy: every new or grown string,
+# Strings: 6 units per string allocated plus 1 unit per 32 characters of it (a copy: every new or grown string,
 # repeat, join, split, replace, JSON, `+`); 1/4 unit per character scanned for a first character (indexOf, includes, split, replace)
 # and 1/2 unit per character compared (indexOf/lastIndexOf try every position); 1 unit per repetition of `repeat`;
-# 8 units per match of `replace`/`replaceAll` with a string pattern. indexOf/lastIndexOf's position loop can stop midway.
+# 16 units per match of `replace`/`replaceAll` with a string pattern. indexOf/lastIndexOf's position loop can stop midway.
 sub("quickjs.c", """    str = js_malloc_rt(rt, sizeof(JSString) + (max_len << is_wide_char) + 1 - is_wide_char);
-    if (unlikely(!str))""", """    JS_SW_WORK_Q(16 + ((int64_t)max_len >> 3));
+    if (unlikely(!str))""", """    JS_SW_WORK_Q(24 + ((int64_t)max_len >> 3));
     str = js_malloc_rt(rt, sizeof(JSString) + (max_len << is_wide_char) + 1 - is_wide_char);
     if (unlikely(!str))""")
 sub("quickjs.c", """    if (new_len > JS_STRING_LEN_MAX) {
@@ -244,31 +244,32 @@ sub("quickjs.c", """            if (i == stop)
     return JS_NewInt32(ctx, ret);""")
 sub("quickjs.c", """    for(;;) {
         if (unlikely(searchp->len == 0)) {""", """    for(;;) {
-        JS_SW_WORK(8);
+        JS_SW_WORK(16);
         if (unlikely(searchp->len == 0)) {""")
 # Array elements, in every generic loop of the array builtins (fill, from, concat, slice, splice, copyWithin, join,
-# lastIndexOf, reverse, ...): 2 units per element read, written or deleted, 4 per element defined on a new array;
-# 1 per element of the fast paths of includes/indexOf and of copyWithin/splice's moves. The accessors charge as the
+# lastIndexOf, reverse, ...): 3 units per element read, written or deleted (4 for `join`'s reads), 6 per element
+# defined on a new array; 2 per element of the fast paths of includes/indexOf, 1 per element of copyWithin/splice's
+# moves. The accessors charge as the
 # loop goes (and fail on the fuel interrupt), so a long loop stops midway.
 for head, units, fail in [
-        ("static JSValue JS_GetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx)\n{\n", 2, "return JS_EXCEPTION;"),
-        ("static int JS_TryGetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, JSValue *pval)\n{\n", 2,
+        ("static JSValue JS_GetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx)\n{\n", 3, "return JS_EXCEPTION;"),
+        ("static int JS_TryGetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, JSValue *pval)\n{\n", 3,
          "{ *pval = JS_UNDEFINED; return -1; }"),
-        ("JSValue JS_GetPropertyUint32(JSContext *ctx, JSValueConst this_obj,\n                             uint32_t idx)\n{\n", 2,
+        ("JSValue JS_GetPropertyUint32(JSContext *ctx, JSValueConst this_obj,\n                             uint32_t idx)\n{\n", 4,
          "return JS_EXCEPTION;"),
-        ("int JS_SetPropertyInt64(JSContext *ctx, JSValueConst this_obj,\n                        int64_t idx, JSValue val)\n{\n", 2,
+        ("int JS_SetPropertyInt64(JSContext *ctx, JSValueConst this_obj,\n                        int64_t idx, JSValue val)\n{\n", 3,
          "{ JS_FreeValue(ctx, val); return -1; }"),
-        ("int JS_DeletePropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, int flags)\n{\n", 2, "return -1;"),
-        ("static int JS_CreateDataPropertyUint32(JSContext *ctx, JSValueConst this_obj,\n                                       int64_t idx, JSValue val, int flags)\n{\n", 4,
+        ("int JS_DeletePropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, int flags)\n{\n", 3, "return -1;"),
+        ("static int JS_CreateDataPropertyUint32(JSContext *ctx, JSValueConst this_obj,\n                                       int64_t idx, JSValue val, int flags)\n{\n", 6,
          "{ JS_FreeValue(ctx, val); return -1; }"),
-        ("int JS_DefinePropertyValueInt64(JSContext *ctx, JSValueConst this_obj,\n                                int64_t idx, JSValue val, int flags)\n{\n", 4,
+        ("int JS_DefinePropertyValueInt64(JSContext *ctx, JSValueConst this_obj,\n                                int64_t idx, JSValue val, int flags)\n{\n", 6,
          "{ JS_FreeValue(ctx, val); return -1; }")]:
     sub("quickjs.c", head, head + f"    if (js_sw_charge(ctx, {units}))\n        {fail}\n")
 subn("quickjs.c", "        if (js_get_fast_array(ctx, obj, &arrp, &count)) {\n            for (; n < count; n++) {\n",
-     "        if (js_get_fast_array(ctx, obj, &arrp, &count)) {\n            for (; n < count; n++) {\n                JS_SW_WORK(1);\n", 2)
+     "        if (js_get_fast_array(ctx, obj, &arrp, &count)) {\n            for (; n < count; n++) {\n                JS_SW_WORK(2);\n", 2)
 sub("quickjs.c", "            i += l;\n        } else {\n            fromPresent = JS_TryGetPropertyInt64(ctx, obj, from, &val);",
     "            i += l;\n            JS_SW_WORK(l);\n        } else {\n            fromPresent = JS_TryGetPropertyInt64(ctx, obj, from, &val);")
-# Array sort: 8 units per comparison (with or without a comparator function), charged as the sort goes.
+# Array sort: 12 units per comparison (with or without a comparator function), charged as the sort goes.
 sub("quickjs.c", """    int cmp;
 
     if (psc->exception)
@@ -277,7 +278,7 @@ sub("quickjs.c", """    int cmp;
 
     if (psc->exception)
         return 0;
-    if (js_sw_charge(ctx, 8))
+    if (js_sw_charge(ctx, 12))
         goto exception;
 """)
 # Typed arrays: 1 unit per 64 bytes allocated, filled, copied or moved; a sort 8 units per comparison with a
@@ -325,7 +326,7 @@ sub("quickjs.c", """        array_ptr = p->u.array.u.ptr;
         if (JS_IsUndefined(tsc.cmp) && js_sw_charge(ctx, 4 * (int64_t)len * (32 - clz32(len))))
             return JS_EXCEPTION;
         if (!JS_IsUndefined(tsc.cmp)) {""")
-# JSON: 48 units per value stringified, 16 per value parsed, as it goes (their characters are charged as strings).
+# JSON: 64 units per value stringified, 32 per value parsed, as it goes (their characters are charged as strings).
 sub("quickjs.c", """    prop = JS_UNDEFINED;
 
     if (js_check_stack_overflow(ctx->rt, 0)) {
@@ -339,7 +340,7 @@ sub("quickjs.c", """    prop = JS_UNDEFINED;
         JS_ThrowStackOverflow(ctx);
         goto exception;
     }
-    if (js_sw_charge(ctx, 48))
+    if (js_sw_charge(ctx, 64))
         goto exception;
 
     if (JS_IsObject(val)) {""")
@@ -354,20 +355,20 @@ sub("quickjs.c", """static JSValue json_parse_value(JSParseState *s)
     JSValue val = JS_NULL;
     int ret;
 
-    if (js_sw_charge(ctx, 16))
+    if (js_sw_charge(ctx, 32))
         return JS_EXCEPTION;""")
 # Own property lists (Object.keys/values/entries/getOwnPropertyNames, for-in, Reflect.ownKeys, JSON.stringify's
-# keys): 8 units per property slot of the object.
+# keys): 12 units per property slot of the object.
 sub("quickjs.c", "    tab_exotic = NULL;\n    sh = p->shape;\n",
-    "    tab_exotic = NULL;\n    sh = p->shape;\n    JS_SW_WORK(8 * (int64_t)sh->prop_count);\n")
-# Map/Set/WeakMap/WeakSet: 16 units per entry added.
+    "    tab_exotic = NULL;\n    sh = p->shape;\n    JS_SW_WORK(12 * (int64_t)sh->prop_count);\n")
+# Map/Set/WeakMap/WeakSet: 32 units per entry added.
 sub("quickjs.c", """    uint32_t h;
     JSMapRecord *mr;
 
     mr = js_malloc(ctx, sizeof(*mr));""", """    uint32_t h;
     JSMapRecord *mr;
 
-    JS_SW_WORK(16);
+    JS_SW_WORK(32);
     mr = js_malloc(ctx, sizeof(*mr));""")
 # BigInt: a multiplication 1 unit per 4 limb products; toString in a non-power-of-2 radix 1 unit per 2 (limbs²),
 # both charged before the work starts.

@@ -180,7 +180,7 @@ check('native work: ordinary uses of the metered builtins keep their results and
      a.includes(999), a.indexOf(999) >= 0, /,9[0-9][0-9],/.test(s)] }`, { fuel: BUDGET });
   assert.deepEqual(r.outcome.results, [{ json: [10, 107, 3889, 1247, 1000, 1000, 1000, 1000, 1000, 65535, 49, 2000, true, true, true] }]);
   console.log(`     ${r.fuelConsumed} units`);
-  assert.ok(r.fuelConsumed <= 500_000, `${r.fuelConsumed} units`);
+  assert.ok(r.fuelConsumed <= 1_000_000, `${r.fuelConsumed} units`);
 });
 check('native work: fuel stays deterministic (the same program costs the same on two fresh instances)', () => {
   const code = 'const a = Array.from({ length: 5e4 }, (_, i) => "k" + ((i * 7919) % 5e4)); JSON.parse(JSON.stringify(a.sort())).join().length';
