@@ -185,9 +185,10 @@ sub("quickjs.c", """    default:
     return ret_val;
 }""")
 # Strings: 6 units per string allocated plus 1 unit per 32 characters of it (a copy: every new or grown string,
-# repeat, join, split, replace, JSON, `+`); 1/4 unit per character scanned for a first character (indexOf, includes, split, replace)
-# and 1/2 unit per character compared (indexOf/lastIndexOf try every position); 1 unit per repetition of `repeat`;
-# 16 units per match of `replace`/`replaceAll` with a string pattern. indexOf/lastIndexOf's position loop can stop midway.
+# repeat, join, split, replace, JSON, `+`); 1/4 unit per character scanned for a first character (indexOf, includes,
+# split, replace) and 1/2 unit per character compared (indexOf/lastIndexOf try every position); 1 unit per repetition
+# of `repeat`; 16 units per match of `replace`/`replaceAll` with a string pattern. indexOf/lastIndexOf's position loop
+# can stop midway.
 sub("quickjs.c", """    str = js_malloc_rt(rt, sizeof(JSString) + (max_len << is_wide_char) + 1 - is_wide_char);
     if (unlikely(!str))""", """    JS_SW_WORK_Q(24 + ((int64_t)max_len >> 3));
     str = js_malloc_rt(rt, sizeof(JSString) + (max_len << is_wide_char) + 1 - is_wide_char);
@@ -249,8 +250,7 @@ sub("quickjs.c", """    for(;;) {
 # Array elements, in every generic loop of the array builtins (fill, from, concat, slice, splice, copyWithin, join,
 # lastIndexOf, reverse, ...): 3 units per element read, written or deleted (4 for `join`'s reads), 6 per element
 # defined on a new array; 2 per element of the fast paths of includes/indexOf, 1 per element of copyWithin/splice's
-# moves. The accessors charge as the
-# loop goes (and fail on the fuel interrupt), so a long loop stops midway.
+# moves. The accessors charge as the loop goes (and fail on the fuel interrupt), so a long loop stops midway.
 for head, units, fail in [
         ("static JSValue JS_GetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx)\n{\n", 3, "return JS_EXCEPTION;"),
         ("static int JS_TryGetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, JSValue *pval)\n{\n", 3,
