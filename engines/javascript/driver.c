@@ -15,6 +15,9 @@
 
 #include "quickjs.h"
 
+/* Added by our QuickJS patches (scripts/engines/javascript.sh). */
+void JS_SwDropWork(void);
+
 /* QuickJS polls for interrupts once every JS_INTERRUPT_COUNTER_INIT "operations" (calls, jumps and conditional
  * branches of the bytecode interpreter), and libregexp once every INTERRUPT_COUNTER_INIT backtracking steps; both
  * polls end in interrupt_handler. scripts/build-engines.sh passes both as -D flags to every file (quickjs.c, libregexp.c
@@ -714,6 +717,7 @@ static int32_t evaluate(SwJs *js, const char *code, uint32_t code_len, const cha
   js->log_units = 0;
   js->output_limited = 0;
   js->fuel_interrupted = 0;
+  JS_SwDropWork(); /* native work left pending by boot or the previous evaluation is not this one's (docs/fuel.md) */
   JS_UpdateStackTop(rt);
 
   Outcome o = {{0}, {0}};

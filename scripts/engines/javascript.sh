@@ -92,6 +92,299 @@ sub("quickjs.c", """        rt->malloc_gc_threshold = rt->malloc_state.malloc_si
                 rt->malloc_gc_threshold = rt->malloc_state.malloc_size + room;
         }
     }""")
+
+# Fuel for work inside native builtins (docs/fuel.md, "Work inside builtins"). A builtin's hot loop adds the work it
+# did to js_sw_work, in quarter units (1 unit = one interpreter operation, ~2.5 ns of work on the reference machine).
+# Pending work is charged exactly like interpreter operations (it counts the same interrupt_counter down, so the
+# handler polls once per JS_INTERRUPT_COUNTER_INIT units) when a native function returns, at every interrupt poll, and
+# at the next interpreter poll point once it reaches a poll interval (work done by bytecode: string `+`, BigInt `*`).
+# A fuel interrupt there turns the builtin's result into the uncatchable `interrupted` exception. Sorts charge inside
+# their comparison loop, so a long sort stops midway. Rates: see each block; bench/native-work.mjs measures them.
+def subn(name, old, new, n):
+    p = root / name
+    s = p.read_text()
+    if s.count(old) != n:
+        sys.exit(f"patch failed: {name}: pattern found {s.count(old)} times, not {n}: {old!r}")
+    p.write_text(s.replace(old, new))
+sub("quickjs.c", "#ifndef JS_INTERRUPT_COUNTER_INIT\n#define JS_INTERRUPT_COUNTER_INIT 10000\n#endif\n",
+    "#ifndef JS_INTERRUPT_COUNTER_INIT\n#define JS_INTERRUPT_COUNTER_INIT 10000\n#endif\n"
+    "/* sandbox-workers: native work not yet charged, in quarter units (scripts/engines/javascript.sh) */\n"
+    "static int64_t js_sw_work;\n"
+    "#define JS_SW_WORK_Q(q) (js_sw_work += (int64_t)(q))\n"
+    "#define JS_SW_WORK(units) JS_SW_WORK_Q((int64_t)(units) << 2)\n")
+# The driver drops the work pending from before an evaluation (boot, the previous evaluation's last few units).
+sub("quickjs.c", "void JS_SwSeedRandom(JSContext *ctx, uint64_t seed)\n{",
+    "void JS_SwDropWork(void)\n{\n    js_sw_work = 0;\n}\n\nvoid JS_SwSeedRandom(JSContext *ctx, uint64_t seed)\n{")
+sub("quickjs.c", "static no_inline __exception int __js_poll_interrupts(JSContext *ctx)\n{",
+    "static int js_sw_flush(JSContext *ctx);\n\nstatic no_inline __exception int __js_poll_interrupts(JSContext *ctx)\n{")
+sub("quickjs.c", """            JS_ThrowInterrupted(ctx);
+            return -1;
+        }
+    }
+    return 0;
+}""", """            JS_ThrowInterrupted(ctx);
+            return -1;
+        }
+    }
+    if (js_sw_work >= 4)
+        return js_sw_flush(ctx);
+    return 0;
+}""")
+sub("quickjs.c", """static inline __exception int js_poll_interrupts(JSContext *ctx)
+{
+    if (unlikely(--ctx->interrupt_counter <= 0)) {
+        return __js_poll_interrupts(ctx);
+    } else {
+        return 0;
+    }
+}""", """/* Charges the pending native work exactly as that many interpreter operations. -1: the fuel interrupt. */
+static no_inline int js_sw_flush(JSContext *ctx)
+{
+    int64_t units = js_sw_work >> 2;
+    js_sw_work &= 3;
+    while (units >= ctx->interrupt_counter) {
+        units -= ctx->interrupt_counter;
+        if (__js_poll_interrupts(ctx))
+            return -1;
+    }
+    ctx->interrupt_counter -= units;
+    return 0;
+}
+
+/* Adds work where the caller can fail (-1: the fuel interrupt) and charges the pending work once it reaches a poll
+   interval: a long builtin loop stops midway, and a huge single step (a BigInt product) does not start. */
+static inline int js_sw_charge(JSContext *ctx, int64_t units)
+{
+    JS_SW_WORK(units);
+    return js_sw_work >= 4 * JS_INTERRUPT_COUNTER_INIT ? js_sw_flush(ctx) : 0;
+}
+
+static inline __exception int js_poll_interrupts(JSContext *ctx)
+{
+    if (unlikely(--ctx->interrupt_counter <= 0))
+        return __js_poll_interrupts(ctx);
+    if (unlikely(js_sw_work >= 4 * JS_INTERRUPT_COUNTER_INIT))
+        return js_sw_flush(ctx);
+    return 0;
+}""")
+sub("quickjs.c", """    default:
+        abort();
+    }
+
+    rt->current_stack_frame = sf->prev_frame;
+    return ret_val;
+}""", """    default:
+        abort();
+    }
+
+    rt->current_stack_frame = sf->prev_frame;
+    if (unlikely(js_sw_work >= 4) && js_sw_flush(ctx)) {
+        JS_FreeValue(ctx, ret_val);
+        return JS_EXCEPTION;
+    }
+    return ret_val;
+}""")
+# Strings: 6 units per string allocated plus 1 unit per 32 characters of it (a copy: every new or grown string,
+# repeat, join, split, replace, JSON, `+`); 1/4 unit per character scanned for a first character (indexOf, includes,
+# split, replace) and 1/2 unit per character compared (indexOf/lastIndexOf try every position); 1 unit per repetition
+# of `repeat`; 16 units per match of `replace`/`replaceAll` with a string pattern. indexOf/lastIndexOf's position loop
+# can stop midway.
+sub("quickjs.c", """    str = js_malloc_rt(rt, sizeof(JSString) + (max_len << is_wide_char) + 1 - is_wide_char);
+    if (unlikely(!str))""", """    JS_SW_WORK_Q(24 + ((int64_t)max_len >> 3));
+    str = js_malloc_rt(rt, sizeof(JSString) + (max_len << is_wide_char) + 1 - is_wide_char);
+    if (unlikely(!str))""")
+sub("quickjs.c", """    if (new_len > JS_STRING_LEN_MAX) {
+        JS_ThrowInternalError(s->ctx, "string too long");
+        return string_buffer_set_error(s);""", """    if (new_len > s->size)
+        JS_SW_WORK_Q((new_len - s->size) >> 3);
+    if (new_len > JS_STRING_LEN_MAX) {
+        JS_ThrowInternalError(s->ctx, "string too long");
+        return string_buffer_set_error(s);""")
+sub("quickjs.c", """        if ((c1 = string_get(p1, x1 + i)) != (c2 = string_get(p2, x2 + i)))
+            return c1 - c2;
+    }
+    return 0;""", """        if ((c1 = string_get(p1, x1 + i)) != (c2 = string_get(p2, x2 + i))) {
+            JS_SW_WORK_Q(2 * (i + 1));
+            return c1 - c2;
+        }
+    }
+    JS_SW_WORK_Q(2 * (len + 1));
+    return 0;""")
+sub("quickjs.c", """static int string_indexof_char(JSString *p, int c, int from)
+{""", """static int string_indexof_char1(JSString *p, int c, int from);
+
+static int string_indexof_char(JSString *p, int c, int from)
+{
+    int r = string_indexof_char1(p, c, from);
+    JS_SW_WORK_Q((r < 0 ? (int)p->len : r) - from + 1);
+    return r;
+}
+
+static int string_indexof_char1(JSString *p, int c, int from)
+{""")
+sub("quickjs.c", """    if (string_buffer_init2(ctx, b, n * len, p->is_wide_char))
+        goto fail;
+    if (len == 1) {""", """    if (string_buffer_init2(ctx, b, n * len, p->is_wide_char))
+        goto fail;
+    JS_SW_WORK(n);
+    if (len == 1) {""")
+sub("quickjs.c", """            if (i == stop)
+                break;
+        }
+    }
+    JS_FreeValue(ctx, str);
+    JS_FreeValue(ctx, v);
+    return JS_NewInt32(ctx, ret);""", """            if (i == stop)
+                break;
+            if (js_sw_charge(ctx, 0))
+                goto fail;
+        }
+    }
+    JS_FreeValue(ctx, str);
+    JS_FreeValue(ctx, v);
+    return JS_NewInt32(ctx, ret);""")
+sub("quickjs.c", """    for(;;) {
+        if (unlikely(searchp->len == 0)) {""", """    for(;;) {
+        JS_SW_WORK(16);
+        if (unlikely(searchp->len == 0)) {""")
+# Array elements, in every generic loop of the array builtins (fill, from, concat, slice, splice, copyWithin, join,
+# lastIndexOf, reverse, ...): 3 units per element read, written or deleted (4 for `join`'s reads), 6 per element
+# defined on a new array; 2 per element of the fast paths of includes/indexOf, 1 per element of copyWithin/splice's
+# moves. The accessors charge as the loop goes (and fail on the fuel interrupt), so a long loop stops midway.
+for head, units, fail in [
+        ("static JSValue JS_GetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx)\n{\n", 3, "return JS_EXCEPTION;"),
+        ("static int JS_TryGetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, JSValue *pval)\n{\n", 3,
+         "{ *pval = JS_UNDEFINED; return -1; }"),
+        ("JSValue JS_GetPropertyUint32(JSContext *ctx, JSValueConst this_obj,\n                             uint32_t idx)\n{\n", 4,
+         "return JS_EXCEPTION;"),
+        ("int JS_SetPropertyInt64(JSContext *ctx, JSValueConst this_obj,\n                        int64_t idx, JSValue val)\n{\n", 3,
+         "{ JS_FreeValue(ctx, val); return -1; }"),
+        ("int JS_DeletePropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, int flags)\n{\n", 3, "return -1;"),
+        ("static int JS_CreateDataPropertyUint32(JSContext *ctx, JSValueConst this_obj,\n                                       int64_t idx, JSValue val, int flags)\n{\n", 6,
+         "{ JS_FreeValue(ctx, val); return -1; }"),
+        ("int JS_DefinePropertyValueInt64(JSContext *ctx, JSValueConst this_obj,\n                                int64_t idx, JSValue val, int flags)\n{\n", 6,
+         "{ JS_FreeValue(ctx, val); return -1; }")]:
+    sub("quickjs.c", head, head + f"    if (js_sw_charge(ctx, {units}))\n        {fail}\n")
+subn("quickjs.c", "        if (js_get_fast_array(ctx, obj, &arrp, &count)) {\n            for (; n < count; n++) {\n",
+     "        if (js_get_fast_array(ctx, obj, &arrp, &count)) {\n            for (; n < count; n++) {\n                JS_SW_WORK(2);\n", 2)
+sub("quickjs.c", "            i += l;\n        } else {\n            fromPresent = JS_TryGetPropertyInt64(ctx, obj, from, &val);",
+    "            i += l;\n            JS_SW_WORK(l);\n        } else {\n            fromPresent = JS_TryGetPropertyInt64(ctx, obj, from, &val);")
+# Array sort: 12 units per comparison (with or without a comparator function), charged as the sort goes.
+sub("quickjs.c", """    int cmp;
+
+    if (psc->exception)
+        return 0;
+""", """    int cmp;
+
+    if (psc->exception)
+        return 0;
+    if (js_sw_charge(ctx, 12))
+        goto exception;
+""")
+# Typed arrays: 1 unit per 64 bytes allocated, filled, copied or moved; a sort 8 units per comparison with a
+# comparator (charged as it goes), 4 per comparison without one (charged before it starts, n·log2(n) of them).
+sub("quickjs.c", """    JSRuntime *rt = ctx->rt;
+    JSValue obj;
+    JSArrayBuffer *abuf = NULL;
+
+    obj = js_create_from_ctor(ctx, new_target, class_id);""", """    JSRuntime *rt = ctx->rt;
+    JSValue obj;
+    JSArrayBuffer *abuf = NULL;
+
+    JS_SW_WORK(len >> 6);
+    obj = js_create_from_ctor(ctx, new_target, class_id);""")
+sub("quickjs.c", "            /* same type, use memmove */\n",
+    "            /* same type, use memmove */\n            JS_SW_WORK(((int64_t)src_len << shift) >> 6);\n")
+sub("quickjs.c", """        shift = typed_array_size_log2(p->class_id);
+        memmove(p->u.array.u.uint8_ptr + (to << shift),""", """        shift = typed_array_size_log2(p->class_id);
+        JS_SW_WORK(((int64_t)count << shift) >> 6);
+        memmove(p->u.array.u.uint8_ptr + (to << shift),""")
+sub("quickjs.c", """    shift = typed_array_size_log2(p->class_id);
+    switch(shift) {
+    case 0:
+        if (k < final) {""", """    shift = typed_array_size_log2(p->class_id);
+    if (k < final)
+        JS_SW_WORK(((int64_t)(final - k) << shift) >> 6);
+    switch(shift) {
+    case 0:
+        if (k < final) {""")
+sub("quickjs.c", "static void slice_memcpy(uint8_t *dst, const uint8_t *src, size_t len)\n{\n",
+    "static void slice_memcpy(uint8_t *dst, const uint8_t *src, size_t len)\n{\n    JS_SW_WORK(len >> 6);\n")
+sub("quickjs.c", """    int cmp;
+
+    cmp = 0;""", """    int cmp;
+
+    cmp = 0;
+    if (!psc->exception && js_sw_charge(ctx, 8)) {
+        psc->exception = 1;
+        return 0;
+    }""")
+sub("quickjs.c", """        array_ptr = p->u.array.u.ptr;
+        elt_size = 1 << typed_array_size_log2(p->class_id);
+        if (!JS_IsUndefined(tsc.cmp)) {""", """        array_ptr = p->u.array.u.ptr;
+        elt_size = 1 << typed_array_size_log2(p->class_id);
+        if (JS_IsUndefined(tsc.cmp) && js_sw_charge(ctx, 4 * (int64_t)len * (32 - clz32(len))))
+            return JS_EXCEPTION;
+        if (!JS_IsUndefined(tsc.cmp)) {""")
+# JSON: 64 units per value stringified, 32 per value parsed, as it goes (their characters are charged as strings).
+sub("quickjs.c", """    prop = JS_UNDEFINED;
+
+    if (js_check_stack_overflow(ctx->rt, 0)) {
+        JS_ThrowStackOverflow(ctx);
+        goto exception;
+    }
+
+    if (JS_IsObject(val)) {""", """    prop = JS_UNDEFINED;
+
+    if (js_check_stack_overflow(ctx->rt, 0)) {
+        JS_ThrowStackOverflow(ctx);
+        goto exception;
+    }
+    if (js_sw_charge(ctx, 64))
+        goto exception;
+
+    if (JS_IsObject(val)) {""")
+sub("quickjs.c", """static JSValue json_parse_value(JSParseState *s)
+{
+    JSContext *ctx = s->ctx;
+    JSValue val = JS_NULL;
+    int ret;
+""", """static JSValue json_parse_value(JSParseState *s)
+{
+    JSContext *ctx = s->ctx;
+    JSValue val = JS_NULL;
+    int ret;
+
+    if (js_sw_charge(ctx, 32))
+        return JS_EXCEPTION;""")
+# Own property lists (Object.keys/values/entries/getOwnPropertyNames, for-in, Reflect.ownKeys, JSON.stringify's
+# keys): 12 units per property slot of the object.
+sub("quickjs.c", "    tab_exotic = NULL;\n    sh = p->shape;\n",
+    "    tab_exotic = NULL;\n    sh = p->shape;\n    JS_SW_WORK(12 * (int64_t)sh->prop_count);\n")
+# Map/Set/WeakMap/WeakSet: 32 units per entry added.
+sub("quickjs.c", """    uint32_t h;
+    JSMapRecord *mr;
+
+    mr = js_malloc(ctx, sizeof(*mr));""", """    uint32_t h;
+    JSMapRecord *mr;
+
+    JS_SW_WORK(32);
+    mr = js_malloc(ctx, sizeof(*mr));""")
+# BigInt: a multiplication 1 unit per 4 limb products; toString in a non-power-of-2 radix 1 unit per 2 (limbs²),
+# both charged before the work starts.
+sub("quickjs.c", """    r = js_bigint_new(ctx, a->len + b->len);
+    if (!r)
+        return NULL;
+    mp_mul_basecase(r->tab, a->tab, a->len, b->tab, b->len);""", """    if (js_sw_charge(ctx, ((int64_t)a->len * b->len) >> 2))
+        return NULL;
+    r = js_bigint_new(ctx, a->len + b->len);
+    if (!r)
+        return NULL;
+    mp_mul_basecase(r->tab, a->tab, a->len, b->tab, b->len);""")
+sub("quickjs.c", "        is_binary_radix = ((radix & (radix - 1)) == 0);\n        is_neg = js_bigint_sign(r);",
+    "        is_binary_radix = ((radix & (radix - 1)) == 0);\n"
+    "        if (!is_binary_radix && js_sw_charge(ctx, ((int64_t)r->len * r->len) >> 1))\n            return JS_EXCEPTION;\n"
+    "        is_neg = js_bigint_sign(r);")
 PY
 }
 
@@ -112,7 +405,7 @@ fetch_quickjs() {
   local tmp="$QJS_SRC.tmp.$$"
   rm -rf "$tmp" && mkdir -p "$tmp"
   tar -xJf "$dir/$QJS_TARBALL" -C "$tmp"
-  patch_quickjs "$tmp/$QJS_DIR"
+  patch_quickjs "$tmp/$QJS_DIR" || { rm -rf "$tmp"; echo "patching failed"; return 1; }
   rm -rf "$QJS_SRC" && mv "$tmp/$QJS_DIR" "$QJS_SRC" && rm -rf "$tmp"
   touch "$QJS_SRC/.verified"
   echo "    $QJS_SPEC -> $QJS_SRC (patched)"
@@ -194,7 +487,7 @@ build_js_engine() {
   write_engine_build javascript "$QJS_ENGINE_NAME" "$hash" "$out/engine.wasm"
 }
 
-QJS_SRC="$SW_DEPS/$QJS_DIR-patched-$(printf '%s' "$QJS_SHA256 $(sed -n '/^patch_quickjs()/,/^}/p' "${BASH_SOURCE[0]}")" | sha256sum | cut -c1-12)"
+QJS_SRC="$SW_DEPS/$QJS_DIR-patched-$(printf '%s' "$QJS_SHA256 $(sed -n '/^patch_quickjs()/,/^PY$/p' "${BASH_SOURCE[0]}")" | sha256sum | cut -c1-12)"
 
 if [ "${1:-}" = "--src-dir" ]; then
   fetch_quickjs >/dev/null && echo "$QJS_SRC"

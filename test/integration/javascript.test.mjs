@@ -131,6 +131,28 @@ describe("§10.3 JavaScript stateless results", () => {
     const r = await js('/^(a+)+$/.test("a".repeat(100) + "!")');
     assert.equal(r.error.name, "ExecutionLimitError");
   });
+  // Issue 13 part 2 (docs/fuel.md, "Work inside builtins"): the work inside one native builtin call is metered, so
+  // programs that loop over costly builtins end like any runaway loop (bounded loops: an unmetered engine would fail
+  // the assertion after a long run instead of hanging). No timing is asserted (bench/native-work.mjs measures it).
+  it("40b: work inside native builtins (string search, sort, JSON, array fill, BigInt) → ExecutionLimitError", async () => {
+    for (const code of [
+      'const s = "x".repeat(1e7); s.indexOf("x".repeat(100) + "y")',
+      'const s = "x".repeat(1e7); for (let i = 0; i < 1e5; i++) s.includes("y")',
+      "const a = Array.from({ length: 2e5 }, (_, i) => (i * 7919) % 2e5); for (let i = 0; i < 1e3; i++) a.slice().sort()",
+      "const a = Array.from({ length: 5e4 }, (_, i) => ({ i, s: 'v' + i })); for (let i = 0; i < 1e4; i++) JSON.parse(JSON.stringify(a))",
+      "const a = new Array(1e6).fill(0); for (let i = 0; i < 1e4; i++) a.fill(i)",
+      "const a = 3n ** 200000n; for (let i = 0; i < 1e4; i++) a * a",
+    ]) {
+      const r = await js(code);
+      assert.deepEqual(r.error, limit("Execution fuel exhausted"), code);
+      assert.equal(r.usage, undefined);
+    }
+  });
+  it("40c: ordinary uses of the same builtins keep their results on a small part of the budget", async () => {
+    const r = await js("const a = [3, 1, 2]; JSON.stringify(a.sort()) + 'x'.repeat(10).indexOf('y') + [...'abc'].join('-')");
+    assert.deepEqual(r.results, [{ text: "'[1,2,3]-1a-b-c'" }]);
+    assert.ok(r.usage.fuelConsumed <= 10_000, JSON.stringify(r.usage));
+  });
   it("41: runaway recursion → InternalError (inside the engine, not a host trap)", async () => {
     const r = await js("function f() { return 1 + f(); } f();");
     assert.equal(r.error.name, "InternalError");

@@ -127,6 +127,71 @@ check('42 80 MiB allocation -> error, memory stays under 64 MiB', () => {
   assert.ok(r.outcome.error, JSON.stringify(r.outcome));
   assert.ok(r.memoryBytes <= 64 * 1024 * 1024);
 });
+// Issue 13 part 2: the work inside native builtins is metered (docs/fuel.md, "Work inside builtins"). Without it each
+// of these runs for seconds to hours on a few thousand units (bench/native-work.mjs has the before/after numbers).
+// Each must end in ExecutionLimitError with exactly the budget consumed, and leave the instance usable. The loops are
+// bounded so that an unmetered engine fails the assertion instead of hanging. No timing is asserted here.
+const S = 'const s = "x".repeat(1e7);';
+const nativeWork = [
+  ['Array fill', 'const a = new Array(1e6).fill(0); for (let i = 0; i < 1e4; i++) a.fill(i)'],
+  ['new Array(1e6).fill(0)', 'for (let i = 0; i < 1e4; i++) new Array(1e6).fill(0)'],
+  ['Array.from({ length: 1e6 })', 'for (let i = 0; i < 1e4; i++) Array.from({ length: 1e6 })'],
+  ['sort() of numbers (as strings)', 'const a = Array.from({ length: 2e5 }, (_, i) => (i * 7919) % 2e5); for (let i = 0; i < 1e3; i++) a.slice().sort()'],
+  ['sort((a, b) => a - b)', 'const a = Array.from({ length: 3e5 }, (_, i) => (i * 7919) % 3e5); for (let i = 0; i < 1e3; i++) a.slice().sort((x, y) => x - y)'],
+  ['"x".repeat(2e5).split("")', 'for (let i = 0; i < 1e4; i++) "x".repeat(2e5).split("")'],
+  ['String indexOf miss', S + ' for (let i = 0; i < 1e5; i++) s.indexOf("y")'],
+  ['String includes miss', S + ' for (let i = 0; i < 1e5; i++) s.includes("xy")'],
+  ['String lastIndexOf miss', S + ' for (let i = 0; i < 1e5; i++) s.lastIndexOf("y")'],
+  ['one String indexOf call (x^100 y over 1e7 chars) stops midway', S + ' s.indexOf("x".repeat(100) + "y")'],
+  ['replaceAll', 'const s = "x".repeat(1e6); for (let i = 0; i < 1e4; i++) s.replaceAll("x", "yz")'],
+  ['"ab".repeat(5e6)', 'for (let i = 0; i < 1e5; i++) "ab".repeat(5e6)'],
+  ['JSON.stringify', 'const a = Array.from({ length: 1e5 }, (_, i) => ({ i, s: "v" + i })); for (let i = 0; i < 1e4; i++) JSON.stringify(a)'],
+  ['JSON.parse', 'const t = JSON.stringify(Array.from({ length: 1e5 }, (_, i) => ({ i, s: "v" + i }))); for (let i = 0; i < 1e4; i++) JSON.parse(t)'],
+  ['Array join', 'const a = new Array(1e6).fill("ab"); for (let i = 0; i < 1e4; i++) a.join(",")'],
+  ['Array concat', 'const a = new Array(3e5).fill(1); for (let i = 0; i < 1e5; i++) a.concat(a)'],
+  ['Array slice', 'const a = new Array(5e5).fill(1); for (let i = 0; i < 1e5; i++) a.slice()'],
+  ['Array splice', 'const a = new Array(1e6).fill(1); for (let i = 0; i < 1e5; i++) { a.splice(0, 1); a.push(1); }'],
+  ['Array copyWithin', 'const a = new Array(1e6).fill(1); for (let i = 0; i < 1e5; i++) a.copyWithin(0, 1)'],
+  ['Array includes/indexOf miss', 'const a = new Array(1e6).fill(1); for (let i = 0; i < 1e5; i++) a.includes(2) + a.indexOf(2)'],
+  ['typed array fill/set/slice', 'const a = new Uint8Array(1e7), b = new Uint8Array(1e7); for (let i = 0; i < 1e5; i++) { a.fill(i); a.set(b); a.slice(); }'],
+  ['typed array sort', 'const a = Float64Array.from({ length: 1e6 }, (_, i) => (i * 7919) % 1e6); for (let i = 0; i < 1e3; i++) a.slice().sort()'],
+  ['Object.keys', 'const o = {}; for (let i = 0; i < 2e5; i++) o["k" + i] = i; for (let i = 0; i < 1e5; i++) Object.keys(o)'],
+  ['BigInt multiplication', 'const a = 3n ** 200000n; for (let i = 0; i < 1e4; i++) a * a'],
+  ['BigInt toString', 'const a = 3n ** 200000n; for (let i = 0; i < 1e3; i++) a.toString()'],
+  ['new Map / new Set', 'const e = Array.from({ length: 1e5 }, (_, i) => [i, i]); for (let i = 0; i < 1e4; i++) new Set(new Map(e).keys())'],
+];
+for (const [name, code] of nativeWork) {
+  check(`native work: ${name} -> ExecutionLimitError with ${BUDGET.toLocaleString('en')} fuel, instance still usable`, () => {
+    // In a block: its bindings (tens of MiB) die with it instead of staying in this long-lived instance's realm.
+    const r = e.evaluate(`{ ${code} }`, { fuel: BUDGET });
+    assert.deepEqual(r.outcome, FUEL_OUT);
+    assert.equal(r.fuelConsumed, BUDGET);
+    console.log(`     (${r.ms.toFixed(0)} ms)`);
+    assert.deepEqual(e.evaluate('kept + 1').outcome.results, [{ text: '42' }]);
+  });
+}
+// Ordinary programs that use the same builtins still compute the same results, on a fraction of the budget.
+check('native work: ordinary uses of the metered builtins keep their results and fit easily in the budget', () => {
+  const r = e.evaluate(`{ const a = Array.from({ length: 1000 }, (_, i) => (i * 7919) % 1000);
+    const s = a.map(String).join(',');
+    [a.slice().sort((x, y) => x - y)[10], [...a].sort()[10], s.length, s.indexOf('999'), s.split(',').length,
+     JSON.parse(JSON.stringify({ a })).a.length, Object.keys({ ...a }).length, new Set(a).size, new Map(a.map((x) => [x, x])).size,
+     new Uint8Array(1 << 16).fill(7).slice(1).length, (3n ** 100n * 7n).toString().length, 'ab'.repeat(1000).replaceAll('a', 'c').length,
+     a.includes(999), a.indexOf(999) >= 0, /,9[0-9][0-9],/.test(s)] }`, { fuel: BUDGET });
+  assert.deepEqual(r.outcome.results, [{ json: [10, 107, 3889, 1247, 1000, 1000, 1000, 1000, 1000, 65535, 49, 2000, true, true, true] }]);
+  console.log(`     ${r.fuelConsumed} units`);
+  assert.ok(r.fuelConsumed <= 1_000_000, `${r.fuelConsumed} units`);
+});
+check('native work: fuel stays deterministic (the same program costs the same on two fresh instances)', () => {
+  const code = 'const a = Array.from({ length: 5e4 }, (_, i) => "k" + ((i * 7919) % 5e4)); JSON.parse(JSON.stringify(a.sort())).join().length';
+  const [x, y] = [boot(), boot()];
+  try {
+    const r1 = x.evaluate(code, { fuel: BUDGET }), r2 = y.evaluate(code, { fuel: BUDGET });
+    assert.deepEqual(r1.outcome, r2.outcome);
+    assert.equal(r1.fuelConsumed, r2.fuelConsumed);
+    assert.ok(r1.fuelConsumed > 1_000_000, `${r1.fuelConsumed} units`); // the sort and JSON work is charged
+  } finally { x.close(); y.close(); }
+});
 check('fuel scale: a loop of 1e7 iterations costs exactly 2e7 units (one per branch and per jump)', () => {
   const r = e.evaluate('let i = 0; while (i < 1e7) i++; i');
   assert.deepEqual(r.outcome.results, [{ text: '10000000' }]);
@@ -141,6 +206,9 @@ check('fuel of a small fib/loop/string/JSON benchmark', () => {
     [fib(20), s, str.length, o.length]`);
   assert.deepEqual(r.outcome.results, [{ json: [6765, 599994, 20000, 2000] }]);
   console.log(`     ${r.ms.toFixed(1)} ms, ${r.fuelConsumed} units (${(r.fuelConsumed / BUDGET * 100).toFixed(2)}% of the budget)`);
+  // ~506,000 before the builtins were metered; ~2,400,000 since (its JSON round trip and string building are now
+  // charged for their work, docs/fuel.md). A regression to far more would show here.
+  assert.ok(r.fuelConsumed <= 5_000_000, `${r.fuelConsumed} units`);
 });
 e.close();
 

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// Benchmark (not a test): adversarial JavaScript programs whose time goes into QuickJS's native builtins (issue 13
+// part 2), through the real runtime in Node: worker-shim/core.js handleRequest (stateless POST /execute) with the
+// real JavaScript engine (worker-shim/javascript.js) and the production fuel budget (50,000,000). Per program: wall
+// seconds until the response (result or ExecutionLimitError), fuel consumed, and seconds per 50M fuel
+// (= wall × 50M / fuel): how long a program that does only this could run on one budget. The first row, a plain
+// `for (;;) {}`, is the baseline (the cheapest bytecode); "× base" is each row's seconds per 50M over the baseline's.
+// The "ordinary" rows are everyday programs that complete: their fuel shows what metering the builtins costs them.
+//
+// Each program is a bounded loop (so that it ends even when the builtin is not metered) sized to run ~0.2–2 s
+// unmetered on a 2-core EPYC; metered, most end earlier in ExecutionLimitError.
+//
+//   node bench/native-work.mjs [--only substring] [--reps 3]
+import { parseArgs } from "node:util";
+import "../worker-shim/testing.js";
+
+const { handleRequest } = await import("../worker-shim/core.js");
+const { javascriptEngine } = await import("../worker-shim/javascript.js");
+const { values: opts } = parseArgs({ options: { only: { type: "string" }, reps: { type: "string", default: "3" } } });
+
+const S = 'const s = "x".repeat(1e7);';
+const PROGRAMS = [
+  ["for (;;) {} (baseline)", "for (;;) {}"],
+  ["loop 1e7 i++", "let i = 0; while (i < 1e7) i++; i"],
+  // Ordinary programs (they complete): how much fuel they take, and how fast they burn it.
+  ["ordinary: fib(27)", "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) } fib(27)"],
+  ["ordinary: str += x 1e5", "let s = ''; for (let j = 0; j < 1e5; j++) s += String.fromCharCode(97 + j % 26); s.length"],
+  ["ordinary: smoke.mjs mix", "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) } let s = 0; for (let j = 0; j < 200000; j++) s += j % 7; let str = ''; for (let j = 0; j < 20000; j++) str += String.fromCharCode(97 + j % 26); const o = JSON.parse(JSON.stringify(Array.from({ length: 2000 }, (_, j) => ({ j, s: 'x' + j })))); [fib(20), s, str.length, o.length]"],
+  ["ordinary: sort 1e4 with comparator", "const a = Array.from({ length: 1e4 }, (_, i) => (i * 7919) % 1e4); a.sort((x, y) => x - y)[5]"],
+  ["Array(1e6).fill(0) x200", "for (let i = 0; i < 200; i++) new Array(1e6).fill(0); 1"],
+  ["fill of a 1e6 array x500", "const a = new Array(1e6).fill(0); for (let i = 0; i < 500; i++) a.fill(i); 1"],
+  ["Array.from({length:1e6}) x30", "for (let i = 0; i < 30; i++) Array.from({ length: 1e6 }); 1"],
+  ["sort((a,b)=>a-b) 3e5 x5", "const a = Array.from({ length: 3e5 }, (_, i) => (i * 7919) % 3e5); for (let i = 0; i < 5; i++) a.slice().sort((x, y) => x - y); 1"],
+  ["sort() of 2e5 strings x3", "const a = Array.from({ length: 2e5 }, (_, i) => 's' + ((i * 7919) % 2e5)); for (let i = 0; i < 3; i++) a.slice().sort(); 1"],
+  ["sort() of 2e5 numbers x3", "const a = Array.from({ length: 2e5 }, (_, i) => (i * 7919) % 2e5); for (let i = 0; i < 3; i++) a.slice().sort(); 1"],
+  ['"x".repeat(2e5).split("") x50', 'for (let i = 0; i < 50; i++) "x".repeat(2e5).split(""); 1'],
+  ["indexOf miss, 1e7 chars x200", S + ' let n = 0; for (let i = 0; i < 200; i++) n += s.indexOf("y"); n'],
+  ["includes miss, 1e7 chars x200", S + ' let n = 0; for (let i = 0; i < 200; i++) n += s.includes("xy"); n'],
+  ["lastIndexOf miss, 1e7 chars x200", S + ' let n = 0; for (let i = 0; i < 200; i++) n += s.lastIndexOf("y"); n'],
+  ["indexOf xxxxy (naive worst) x20", S + ' let n = 0; for (let i = 0; i < 20; i++) n += s.indexOf("x".repeat(100) + "y"); n'],
+  ["JSON.stringify 1e5 array x30", "const a = Array.from({ length: 1e5 }, (_, i) => ({ i, s: 'v' + i })); let n = 0; for (let i = 0; i < 30; i++) n += JSON.stringify(a).length; n"],
+  ["JSON.parse 3 MB x30", "const t = JSON.stringify(Array.from({ length: 1e5 }, (_, i) => ({ i, s: 'v' + i }))); let n = 0; for (let i = 0; i < 30; i++) n += JSON.parse(t).length; n"],
+  ["/a*b/.test(a x1e5) x20", 'const s = "a".repeat(1e5); let n = 0; for (let i = 0; i < 20; i++) n += /a*b/.test(s); n'],
+  ["/(a+)+$/ catastrophic", '/^(a+)+$/.test("a".repeat(100) + "!")'],
+  ["regex global scan 1e7 x20", S + ' let n = 0; for (let i = 0; i < 20; i++) n += /y/g.test(s); n'],
+  ["join 1e6 x50", "const a = new Array(1e6).fill('ab'); let n = 0; for (let i = 0; i < 50; i++) n += a.join(',').length; n"],
+  ["concat 3e5 x300", "const a = new Array(3e5).fill(1); for (let i = 0; i < 300; i++) a.concat(a); 1"],
+  ["slice 5e5 x300", "const a = new Array(5e5).fill(1); for (let i = 0; i < 300; i++) a.slice(); 1"],
+  ["splice(0,1) of 1e6 x300", "const a = new Array(1e6).fill(1); for (let i = 0; i < 300; i++) { a.splice(0, 1); a.push(1); } 1"],
+  ["copyWithin 1e6 x300", "const a = new Array(1e6).fill(1); for (let i = 0; i < 300; i++) a.copyWithin(0, 1); 1"],
+  ["Uint8Array(1e7).fill x300", "const a = new Uint8Array(1e7); for (let i = 0; i < 300; i++) a.fill(i); 1"],
+  ["Uint8Array.set 1e7 x300", "const a = new Uint8Array(1e7), b = new Uint8Array(1e7); for (let i = 0; i < 300; i++) a.set(b); 1"],
+  ["Uint8Array.slice 1e7 x300", "const a = new Uint8Array(1e7); for (let i = 0; i < 300; i++) a.slice(); 1"],
+  ["Float64Array(1e6).sort x20", "const a = Float64Array.from({ length: 1e6 }, (_, i) => (i * 7919) % 1e6); for (let i = 0; i < 20; i++) a.slice().sort(); 1"],
+  ["replace in 1e7 chars x100", S + ' let n = 0; for (let i = 0; i < 100; i++) n += s.replace("y", "z").length; n'],
+  ["replaceAll 1e6 chars x20", 'const s = "x".repeat(1e6); let n = 0; for (let i = 0; i < 20; i++) n += s.replaceAll("x", "yz").length; n'],
+  ["Object.keys 2e5 keys x100", "const o = {}; for (let i = 0; i < 2e5; i++) o['k' + i] = i; let n = 0; for (let i = 0; i < 100; i++) n += Object.keys(o).length; n"],
+  ["Array includes miss 1e6 x300", "const a = new Array(1e6).fill(1); let n = 0; for (let i = 0; i < 300; i++) n += a.includes(2); n"],
+  ["Array indexOf miss 1e6 x300", "const a = new Array(1e6).fill(1); let n = 0; for (let i = 0; i < 300; i++) n += a.indexOf(2); n"],
+  ["BigInt mul 2^1e6 x20", "const a = 3n ** 200000n; let n = 0n; for (let i = 0; i < 20; i++) n += (a * a) & 1n; n"],
+  ["BigInt toString 3^2e5 x5", "const a = 3n ** 200000n; let n = 0; for (let i = 0; i < 5; i++) n += a.toString().length; n"],
+  ["new Map(1e5 entries) x30", "const e = Array.from({ length: 1e5 }, (_, i) => [i, i]); let n = 0; for (let i = 0; i < 30; i++) n += new Map(e).size; n"],
+  ["new Set(3e5) x30", "const e = Array.from({ length: 3e5 }, (_, i) => i); let n = 0; for (let i = 0; i < 30; i++) n += new Set(e).size; n"],
+  ["s.repeat(1e7) x100", 'let n = 0; for (let i = 0; i < 100; i++) n += "ab".repeat(5e6).length; n'],
+];
+
+async function run(code) {
+  const t0 = performance.now();
+  const response = await handleRequest(javascriptEngine, new Request("https://runtime.internal/execute", {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }),
+  }), {});
+  const body = await response.json();
+  const s = (performance.now() - t0) / 1000;
+  const outcome = body.error ? `${body.error.name}: ${body.error.message}`.slice(0, 60)
+    : body.results?.[0] ? JSON.stringify(body.results[0].text ?? body.results[0].json).slice(0, 30) : "(no result)";
+  // An ExecutionLimitError response carries no usage: the whole budget was spent.
+  const fuel = body.usage?.fuelConsumed ?? (body.error?.name === "ExecutionLimitError" ? 50_000_000 : NaN);
+  return { s, fuel, outcome };
+}
+
+await run("1 + 1"); // warm-up (compiles the modules)
+// The box is shared and its load moves within seconds, so every run of a program is paired with a run of the
+// baseline right before it, and "× base" is the median over the pairs of (program s per 50M) / (baseline s per 50M).
+const BASELINE = PROGRAMS[0][1];
+const rows = [];
+const baseRuns = [];
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const perOf = (r) => (r.fuel > 0 ? (r.s * 50e6) / r.fuel : Infinity);
+console.log("| program | wall s | fuel | s per 50M | × base | outcome |\n| --- | --- | --- | --- | --- | --- |");
+for (const [name, code] of PROGRAMS) {
+  if (opts.only && !name.includes(opts.only) && !name.includes("baseline")) continue;
+  const runs = [], ratios = [];
+  for (let r = 0; r < Number(opts.reps); r++) {
+    const b = await run(BASELINE);
+    baseRuns.push(perOf(b));
+    const p = code === BASELINE ? b : await run(code);
+    runs.push(p);
+    ratios.push(perOf(p) / perOf(b));
+  }
+  runs.sort((a, b) => a.s - b.s);
+  const { s, fuel, outcome } = runs[Math.floor(runs.length / 2)];
+  const per = perOf({ s, fuel });
+  const x = median(ratios);
+  rows.push({ name, s, fuel, per, x, outcome });
+  console.log(`| ${name} | ${s.toFixed(3)} | ${fuel.toLocaleString("en-US")} | ${per === Infinity ? "∞" : fmt(per)} | ${x === Infinity ? "∞" : fmt(x) + "x"} | ${outcome} |`);
+}
+const base = median(baseRuns);
+// The worst adversarial row (the baseline and the "ordinary"/counting-loop rows are references, not adversaries).
+const worst = rows.filter((r) => !r.name.startsWith("ordinary") && !r.name.startsWith("loop") && r !== rows[0])
+  .reduce((w, r) => (r.x > w.x ? r : w), { x: 0 });
+const show = (r) => `${r.name}: ${r.per === Infinity ? "∞" : fmt(r.per)} s per 50M (${r.x === Infinity ? "∞" : fmt(r.x) + "x"} the baseline)`;
+const loop = rows.find((r) => r.name.startsWith("loop"));
+console.log(`\nbaseline ${fmt(base)} s per 50M (median of ${baseRuns.length} runs); counting loop: ${loop ? show(loop) : "-"}; worst adversarial: ${worst.name ? show(worst) : "-"}`);
