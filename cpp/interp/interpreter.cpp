@@ -749,9 +749,14 @@ Step Interpreter::run() {
   bool threw = false;
   try {
     outcome = resident_->execute(pending_->code, pending_->envJson);
-  } catch (const std::exception& e) {
+  } catch (const std::runtime_error& e) {
+    // The engine's failure as the session reports it (a trap, a missing export, an engine error message).
     threw = true;
     outcome.outcomeJson = server::failedOutcomeJson("EngineError", e.what());
+  } catch (const std::exception&) {
+    // A host failure (std::bad_alloc, ...): its text is internal, never the caller's business.
+    threw = true;
+    outcome.outcomeJson = server::failedOutcomeJson("EngineError", "The engine failed (host error)");
   }
   if (threw) dropResident();
 

@@ -92,6 +92,7 @@ class FakeSession final : public interp::Session {
       return err("EngineError");
     }
     if (cmd == "hostbug") throw std::runtime_error("host bug");
+    if (cmd == "hostoom") throw std::bad_alloc();
     if (cmd == "write") {
       std::string path, data;
       in >> path >> data;
@@ -427,6 +428,11 @@ TEST_CASE("interp: limit, invalid, stale and host-bug rounds (items 96-98, SPEC 
   auto r6 = f.execute("hostbug");
   CHECK(field(r6, {"result", "error", "name"}).asString() == "EngineError");
   CHECK(field(r6, {"result", "error", "message"}).asString() == "host bug");
+  CHECK_FALSE(f.interp->hasResident());
+  // A failure of the host itself (out of memory) says so without its internal text.
+  auto r6b = f.execute("hostoom");
+  CHECK(field(r6b, {"result", "error", "name"}).asString() == "EngineError");
+  CHECK(field(r6b, {"result", "error", "message"}).asString() == "The engine failed (host error)");
   CHECK_FALSE(f.interp->hasResident());
 
   // An ordinary guest exception neither invalidates nor prevents a snapshot.
