@@ -16,7 +16,9 @@ suite() {
 run_fuzzer() {
   local target="$1" corpus_src="$2"
   local corpus; corpus="$SW_ROOT/build/fuzz/corpus-$target"
-  mkdir -p "$corpus" && cp -n "$corpus_src"/* "$corpus"/ 2>/dev/null || true
+  # The committed seeds must exist: a missing or empty seed directory is an error, not a silent empty start.
+  if ! compgen -G "$corpus_src/*" >/dev/null; then echo "no seed corpus in $corpus_src"; return 1; fi
+  mkdir -p "$corpus" && cp -n "$corpus_src"/* "$corpus"/ || return 1
   # -error_exitcode: any crash, leak or sanitizer report fails the suite.
   "build/fuzz/$target" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -error_exitcode=1 \
     -print_final_stats=1 "$corpus" >"build/fuzz/$target.log" 2>&1 || { tail -40 "build/fuzz/$target.log"; return 1; }
@@ -34,6 +36,8 @@ suite "build fuzz" bash scripts/build.sh fuzz
 suite "fuzz: request parser and validator (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_request test/fuzz/corpus/request
 suite "fuzz: WASI path resolution (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasi_paths test/wasi/corpus/paths
 suite "fuzz: Interpreter Durable Object (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_interpreter test/fuzz/corpus/interpreter
+suite "fuzz: snapshot reader and boot images (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_snapshot test/fuzz/corpus/snapshot
+suite "fuzz: /stdlib archive parser (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_archive test/fuzz/corpus/archive
 suite "WASI host: C guests under the core (Node, then a workerd smoke subset)" bash test/wasi/run.sh
 suite "JavaScript engine (QuickJS): driver, upstream and smoke tests" bash engines/javascript/test/run.sh
 suite "Python engine (CPython): smoke under node:wasi, upstream tests under our host" bash engines/python/test/run.sh
