@@ -18,23 +18,7 @@ DEB_SOURCES=(
   "nanopb=0.4.7-2 e1d89b166367a3c42d42311bdc2ed57ff78f86aede9a66828516e45490d48c81 nanopb_0.4.7.orig.tar.gz nanopb-0.4.7"
 )
 
-install_apt_packages() {
-  local missing=()
-  for p in "${APT_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-  done
-  if [ ${#missing[@]} -eq 0 ]; then echo "    all ${#APT_PACKAGES[@]} Debian packages present"; return 0; fi
-  echo "    installing: ${missing[*]}"
-  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  local i
-  for i in 1 2 3; do   # another apt process may hold the lock for a moment
-    if $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
-      return 0
-    fi
-    echo "    apt failed (attempt $i), retrying in 5s"; sleep 5
-  done
-  return 1
-}
+install_apt_packages() { sw_apt_install "${APT_PACKAGES[@]}"; }
 
 fetch_debian_sources() {
   local dir="$SW_CACHE/debsrc"

@@ -15,6 +15,26 @@ export WRANGLER_SEND_METRICS=false
 sw_now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 sw_fmt_ms() { printf '%d.%01ds' $(( $1 / 1000 )) $(( ($1 % 1000) / 100 )); }
 
+# sw_apt_install PKG...: installs the Debian packages that are missing (pinned by the release; as root or via sudo),
+# retrying while another apt process holds the lock. Prints what it did.
+sw_apt_install() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then echo "    all $# Debian packages present"; return 0; fi
+  echo "    installing: ${missing[*]}"
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  local i
+  for i in 1 2 3; do   # another apt process may hold the lock for a moment
+    if $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+      return 0
+    fi
+    echo "    apt failed (attempt $i), retrying in 5s"; sleep 5
+  done
+  return 1
+}
+
 # step "description" command... : run a command, print how long it took; fail loudly.
 step() {
   local what="$1"; shift

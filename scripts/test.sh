@@ -16,7 +16,7 @@ suite() {
 run_fuzzer() {
   local target="$1" corpus_src="$2"
   local corpus; corpus="$SW_ROOT/build/fuzz/corpus-$target"
-  # The committed seeds must exist: a missing or empty seed directory is an error, not a silent empty start.
+  # The seeds must exist: a missing or empty seed directory is an error, not a silent empty start.
   if ! compgen -G "$corpus_src/*" >/dev/null; then echo "no seed corpus in $corpus_src"; return 1; fi
   mkdir -p "$corpus" && cp -n "$corpus_src"/* "$corpus"/ || return 1
   # -error_exitcode: any crash, leak or sanitizer report fails the suite.
@@ -32,12 +32,12 @@ suite "unit tests (native, ASan+UBSan)" build/native/sw_unit_tests --use-colour 
 suite "build engines" bash scripts/build-engines.sh
 suite "build wasm (and the engines' boot images)" bash scripts/build.sh wasm
 suite "unit tests (Emscripten build under Node)" /usr/bin/node build/wasm/sw_unit_tests.cjs --use-colour no
-suite "build fuzz" bash scripts/build.sh fuzz
+suite "build fuzz" bash -c 'bash scripts/build.sh fuzz && bash scripts/fuzz-seeds.sh build/fuzz/seeds'
 suite "fuzz: request parser and validator (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_request test/fuzz/corpus/request
-suite "fuzz: WASI path resolution (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasi_paths test/wasi/corpus/paths
+suite "fuzz: WASI path resolution (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasi_paths build/fuzz/seeds/paths
 suite "fuzz: Interpreter Durable Object (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_interpreter test/fuzz/corpus/interpreter
-suite "fuzz: snapshot reader and boot images (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_snapshot test/fuzz/corpus/snapshot
-suite "fuzz: /stdlib archive parser (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_archive test/fuzz/corpus/archive
+suite "fuzz: snapshot reader and boot images (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_snapshot build/fuzz/seeds/snapshot
+suite "fuzz: /stdlib archive parser (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_archive build/fuzz/seeds/archive
 suite "WASI host: C guests under the core (Node, then a workerd smoke subset)" bash test/wasi/run.sh
 suite "JavaScript engine (QuickJS): driver, upstream and smoke tests" bash engines/javascript/test/run.sh
 suite "Python engine (CPython): smoke under node:wasi, upstream tests under our host" bash engines/python/test/run.sh

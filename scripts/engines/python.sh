@@ -302,16 +302,7 @@ sub("Modules/getbuildinfo.c", "#ifndef DATE\n", '#ifdef __wasi__\n#define DATE "
 PY
 }
 
-install_packages() {
-  local missing=() p
-  for p in "${PY_APT_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-  done
-  if [ ${#missing[@]} -eq 0 ]; then echo "    all ${#PY_APT_PACKAGES[@]} Debian packages present"; return 0; fi
-  echo "    installing: ${missing[*]}"
-  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-}
+install_packages() { sw_apt_install "${PY_APT_PACKAGES[@]}"; }
 
 # fetch_debsrc <suite> <spec> <tarball> <sha256>: the orig tarball of a Debian source package into
 # $PY_CACHE/apt-<suite>, through a private apt state directory.

@@ -1,6 +1,6 @@
 // Writes the seed corpus of sw_fuzz_snapshot (test/fuzz/fuzz_snapshot.cpp) into the directory argv[1], from real
-// take() output: built with the fuzz preset as sw_fuzz_snapshot_seeds; rerun it when the stored format changes:
-//   build/fuzz/sw_fuzz_snapshot_seeds test/fuzz/corpus/snapshot
+// take() output: built with the fuzz preset as sw_fuzz_snapshot_seeds and run by scripts/fuzz-seeds.sh before every
+// fuzz run, so the seeds always match the stored format.
 #include <cstdint>
 #include <cstdio>
 #include <map>
