@@ -2,11 +2,12 @@
 // a JS `sandbox.charge`. Run by `npm test` ("wasm fuel tool" suite):
 //   node --no-turbo-fast-api-calls --test test/tools/wasm-fuel.test.mjs
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
-import { BudgetExceeded, bootPerl, buildDir, buildGuest, buildTool, instrument, meter, runCommand, ticks,
+import { BudgetExceeded, bootPerl, buildDir, root, buildGuest, buildTool, instrument, meter, runCommand, ticks,
   zeroperlPath } from './fuel-harness.mjs';
 
 let tool;
@@ -66,6 +67,17 @@ describe('a C guest (fib, loops, qsort and call_indirect)', () => {
   });
 });
 
+test('a module using SIMD, legacy exceptions, bulk memory, atomics, tail calls and reference types stays valid', () => {
+  fs.mkdirSync(buildDir, { recursive: true });
+  const wasm = path.join(buildDir, 'features.wasm');
+  execFileSync('wat2wasm', ['--enable-all', path.join(root, 'test', 'tools', 'guests', 'features.wat'), '-o', wasm]);
+  const bytes = instrument(tool, wasm, path.join(buildDir, 'features.fuel.wasm'));
+  assert.ok(WebAssembly.validate(bytes));
+  execFileSync('wasm-validate', ['--enable-all', path.join(buildDir, 'features.fuel.wasm')]);
+  const exports = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => `${e.kind} ${e.name}`);
+  assert.deepEqual(exports, ['function f', 'global sw_fuel_left', 'global sw_fuel_batch']);
+});
+
 describe('zeroperl 1.0.10 (prebuilt, asyncify-instrumented)', () => {
   let original, metered;
   before(() => {
@@ -107,6 +119,20 @@ describe('zeroperl 1.0.10 (prebuilt, asyncify-instrumented)', () => {
     assert.equal(ticks(m2, again.exports) - afterInit, evalTicks);
     perl.close();
     again.close();
+  });
+
+  test('die inside eval {} (a longjmp through asyncify) behaves as in the original', () => {
+    const code = 'my $r = eval { die "boom\\n"; 1 }; print "caught=$@"; my @a = sort { $b <=> $a } map { $_ * 3 } 1..1000; print "$a[0]\\n";';
+    const plain = bootPerl(original);
+    const expected = plain.eval(code);
+    plain.close();
+    assert.equal(expected.stdout, 'caught=boom\n3000\n');
+    const m = meter();
+    const perl = bootPerl(metered, m);
+    const r = perl.eval(code);
+    perl.close();
+    assert.equal(r.rc, 0);
+    assert.equal(r.stdout, expected.stdout);
   });
 
   test('a throwing charge stops `1 while 1`', () => {
