@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 namespace sw::tools {
@@ -339,9 +340,16 @@ void expectEnd(const Reader& r, const char* what) {
 
 // --- the sections ----------------------------------------------------------------------------------------------
 
+// Encoded function types the rewrite needs: (i32) -> () for the import, () -> () for $refill.
+constexpr uint8_t kChargeType[] = {0x60, 0x01, 0x7f, 0x00};
+constexpr uint8_t kVoidType[] = {0x60, 0x00, 0x00};
+
 Bytes rewriteTypes(Reader r, Layout& L) {
   uint32_t n = r.u32();
   const uint8_t* start = r.pos();
+  auto same = [](const uint8_t* entry, size_t len, const auto& type) {
+    return len == sizeof type && std::memcmp(entry, type, sizeof type) == 0;
+  };
   for (uint32_t i = 0; i < n; ++i) {
     const uint8_t* entry = r.pos();
     uint8_t form = r.u8();
@@ -351,19 +359,23 @@ Bytes rewriteTypes(Reader r, Layout& L) {
     uint32_t results = r.u32();
     for (uint32_t k = 0; k < results; ++k) skipValType(r);
     size_t len = size_t(r.pos() - entry);
-    if (!L.chargeType && len == 4 && std::memcmp(entry, "\x60\x01\x7f\x00", 4) == 0) L.chargeType = i;
-    if (!L.voidType && len == 3 && std::memcmp(entry, "\x60\x00\x00", 3) == 0) L.voidType = i;
+    if (!L.chargeType && same(entry, len, kChargeType)) L.chargeType = i;
+    if (!L.voidType && same(entry, len, kVoidType)) L.voidType = i;
   }
   expectEnd(r, "type");
   L.types = n;
-  Bytes extra;
-  uint32_t added = 0;
-  if (!L.chargeType) { L.chargeType = n + added++; putRange(extra, (const uint8_t*)"\x60\x01\x7f\x00", (const uint8_t*)"\x60\x01\x7f\x00" + 4); }
-  if (!L.voidType) { L.voidType = n + added++; putRange(extra, (const uint8_t*)"\x60\x00\x00", (const uint8_t*)"\x60\x00\x00" + 3); }
   Bytes out;
+  uint32_t added = !L.chargeType + !L.voidType;
   putU32(out, n + added);
   putRange(out, start, r.pos());
-  out.insert(out.end(), extra.begin(), extra.end());
+  if (!L.chargeType) {
+    L.chargeType = n++;
+    putRange(out, std::begin(kChargeType), std::end(kChargeType));
+  }
+  if (!L.voidType) {
+    L.voidType = n++;
+    putRange(out, std::begin(kVoidType), std::end(kVoidType));
+  }
   return out;
 }
 
