@@ -20,7 +20,7 @@
 //   (d) instantiate new WebAssembly.Instance of engine.wasm as shipped, and of the same module with an empty data
 //                  section (what instantiation costs beyond copying the data segments), ms p50.
 //
-//   node bench/engines.mjs [--requests 60] [--contexts 15] [--engines javascript,python] [--json out.json]
+//   node bench/engines.mjs [--requests 60] [--contexts 15] [--engines javascript,python,perl] [--json out.json]
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -43,7 +43,7 @@ const { values: opts } = parseArgs({
   options: {
     requests: { type: "string", default: "60" },
     contexts: { type: "string", default: "15" },
-    engines: { type: "string", default: "javascript,python" },
+    engines: { type: "string", default: "javascript,python,perl" },
     json: { type: "string" },
   },
 });
@@ -54,6 +54,7 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..")
 const ENGINES = {
   javascript: async () => (await import("../worker-shim/javascript.js")).javascriptEngine,
   python: async () => (await import("../engines/python/engine.js")).pythonEngine,
+  perl: async () => (await import("../engines/perl/engine.js")).perlEngine,
 };
 
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
@@ -100,7 +101,10 @@ async function contexts(engine, label, { idle = false, gc = false } = {}) {
     }));
     if (res.status !== 201) throw new Error(`create: ${res.status}`);
   };
-  const counter = engine.language === "python" ? ["counter = 0", "counter += 1\ncounter"] : ["var counter = 0", "++counter"];
+  const counter = {
+    python: ["counter = 0", "counter += 1\ncounter"],
+    perl: ["our $counter = 0; 1", "++$counter"],
+  }[engine.language] ?? ["var counter = 0", "++counter"];
   const first = [];
   for (let i = 0; i < Math.min(CONTEXTS, 8); i++) {
     await create(`c${i}`);

@@ -4,6 +4,7 @@
 #include "bridge.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -27,6 +28,13 @@ uint32_t sw_wasi_trap_message_len(uint32_t h);
 void sw_wasi_clear_trap(uint32_t h);
 void sw_wasi_fuel_reset(uint32_t h, double budget);
 void sw_wasi_fuel_set_interrupt(uint32_t h, uint32_t address, uint32_t bitsAddress, uint32_t bits);
+int32_t sw_wasi_charge(uint32_t h, uint32_t units);
+const char* sw_wasi_output(uint32_t h, uint32_t fd);
+uint32_t sw_wasi_scratch_len(uint32_t h);
+// cpp/core/host_imports.js: a guest's exported global (NaN when it has none), and setting one.
+double sw_host_guest_get_global(uint32_t host, const char* name, uint32_t nameLen);
+uint32_t sw_host_guest_set_global(uint32_t host, const char* name, uint32_t nameLen, const char* value,
+                                  uint32_t valueLen);
 }
 
 namespace sw::wasmify {
@@ -66,8 +74,15 @@ Result<uint64_t> HostGuestCaller::call(std::string_view name, std::initializer_l
     case wasi::TrapKind::Fuel:
     case wasi::TrapKind::OutputLimit:
       return Failure{FailureKind::Limit, trapMessage()};
-    case wasi::TrapKind::Exit:
-      return Failure{FailureKind::Trap, "Engine exited with code " + std::to_string(sw_wasi_trap_exit_code(host_))};
+    case wasi::TrapKind::Exit: {
+      // What an engine says on its way out (Perl: "Out of memory in ...") is the last line it wrote to fd 2.
+      std::string said(sw_wasi_output(host_, 2), sw_wasi_scratch_len(host_));
+      while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
+      if (auto nl = said.rfind('\n'); nl != std::string::npos) said.erase(0, nl + 1);
+      if (said.size() > 200) said.resize(200);
+      return Failure{FailureKind::Trap, "Engine exited with code " + std::to_string(sw_wasi_trap_exit_code(host_)) +
+                                            (said.empty() ? "" : ": " + said)};
+    }
     case wasi::TrapKind::HostError:
       return Failure{FailureKind::Trap, trapMessage()};
     default:
@@ -93,6 +108,22 @@ void HostGuestCaller::setFuelInterrupt(uint32_t address) { sw_wasi_fuel_set_inte
 void HostGuestCaller::resetFuel(int64_t budget) {
   sw_wasi_clear_trap(host_);
   sw_wasi_fuel_reset(host_, double(budget));
+}
+
+Result<Unit> HostGuestCaller::flushFuel() {
+  static constexpr std::string_view kLeft = "sw_fuel_left", kBatch = "sw_fuel_batch";
+  const double left = sw_host_guest_get_global(host_, kLeft.data(), uint32_t(kLeft.size()));
+  const double batch = sw_host_guest_get_global(host_, kBatch.data(), uint32_t(kBatch.size()));
+  if (std::isnan(left) || std::isnan(batch) || left >= batch) return Unit{};
+  const std::string full = std::to_string(int64_t(batch));
+  if (!sw_host_guest_set_global(host_, kLeft.data(), uint32_t(kLeft.size()), full.data(), uint32_t(full.size()))) {
+    return Failure{FailureKind::Trap, "the fuel counter of the engine cannot be set"};
+  }
+  // left is -1 at most below a refill (the tool refills at -1), so the spent ticks fit a u32.
+  const double spent = batch - left;
+  if (spent > double(UINT32_MAX)) return Failure{FailureKind::Trap, "the fuel counter of the engine is corrupt"};
+  if (sw_wasi_charge(host_, uint32_t(spent)) != 0) return Failure{FailureKind::Limit, trapMessage()};
+  return Unit{};
 }
 
 std::string HostGuestCaller::trapMessage() const {

@@ -39,6 +39,7 @@ class HostGuestCaller final : public GuestCaller {
   bool write(uint32_t guestPtr, const void* src, uint32_t len) override;
   void setFuelInterrupt(uint32_t address) override;
   void resetFuel(int64_t budget) override;
+  Result<Unit> flushFuel() override;
   uint32_t host() const { return host_; }
 
  private:

@@ -123,13 +123,18 @@ Result<std::string> runPerl(Instance& instance, std::string_view mode, const Exe
   req.append(request.cwd).push_back('\0');
   req.append(request.code);
   if (auto r = setVar(instance.guest, "Sandbox::REQ", req); !r) return r.failure();
-  if (auto r = evalPerl(instance.guest, "Sandbox::run()", "Perl driver failed"); !r) {
-    // Perl's "Out of memory!" is not an exception a program can catch: the interpreter unwinds to the top, where
-    // this sees it. The instance is then invalid (a session restores its last snapshot).
-    if (r.failure().kind == FailureKind::Engine && r.failure().message.find("Out of memory") != std::string::npos) {
+  auto ran = evalPerl(instance.guest, "Sandbox::run()", "Perl driver failed");
+  // The ticks of the last partial batch (docs/fuel-tool.md): usage is exact, and the budget holds to the tick.
+  if (ran) ran = instance.guest.flushFuel();
+  if (!ran) {
+    // Perl's "Out of memory!" is not an exception a program can catch: Perl writes it to fd 2 and exits (proc_exit, a
+    // trap here whose message ends with that line). The instance is invalid either way (a session restores its last
+    // snapshot).
+    const Failure& f = ran.failure();
+    if (f.kind != FailureKind::Limit && f.message.find("Out of memory") != std::string::npos) {
       return Failure{FailureKind::Limit, "Memory limit exceeded"};
     }
-    return r.failure();
+    return f;
   }
   auto out = getVar(instance.guest, "Sandbox::OUT");
   if (!out) return out.failure();
@@ -152,6 +157,8 @@ WasmifyDriver makePerlDriver() {
     for (std::string_view code : {"print qq(x\\n); warn qq(y\\n); +{a => [1, 'b']}", "die 'z'"}) {
       if (auto r = runPerl(warm, "stateless", ExecuteRequest{code, "{\"A\":\"b\"}"}); !r) return r.failure();
     }
+    // Boot's last partial batch of ticks: charged now, so the boot image stores a full batch.
+    if (auto r = guest.flushFuel(); !r) return r.failure();
     return 1;  // one interpreter per instance
   };
   d.evaluate = [](Instance& instance, std::string_view code) -> Result<std::string> {

@@ -92,6 +92,11 @@ class GuestCaller {
   // Before a call sequence: clears the host's trap record and restores the fuel budget (< 0: unmetered), which also
   // clears an interrupt word the meter had set. Default: no meter.
   virtual void resetFuel(int64_t budget) { (void)budget; }
+  // A module rewritten by our fuel tool (docs/fuel-tool.md) counts ticks in its exported global `sw_fuel_left` and
+  // charges the host once per batch: after a run, this charges what the last partial batch spent and refills it, so
+  // usage is exact and an image or snapshot stores a full batch. A Limit failure if that charge overdraws the budget.
+  // Default (and for a module without the global): nothing to do.
+  virtual Result<Unit> flushFuel() { return Unit{}; }
 };
 
 // --- messages (the SPEC §5.6 protobuf subset) -----------------------------------------------------------------

@@ -1,5 +1,5 @@
 // ./testing's runEngineConformance (seed 000 "Testing") in plain Node, driving the real core over node:sqlite: the
-// JavaScript and Python engines (sessions, snapshots, simulated eviction) and the calc example (stateless only).
+// JavaScript, Python and Perl engines (sessions, snapshots, simulated eviction) and the calc example (stateless only).
 import { describe, it } from "node:test";
 import { runEngineConformance } from "../../worker-shim/testing.js";
 
@@ -22,6 +22,17 @@ describe("runEngineConformance", () => {
         simple: { code: "1 + 1", expectResultText: "2" },
         error: { code: "None.x" },
         stateful: { define: "x = 1\ndef f():\n  return x + 1", use: "f()", expectResultText: "2" },
+      },
+    });
+  });
+
+  it("the Perl engine (zeroperl, with code contexts)", async () => {
+    const { perlEngine } = await import("../../engines/perl/engine.js");
+    await runEngineConformance(perlEngine, {
+      programs: {
+        simple: { code: "1 + 1", expectResultText: "2" },
+        error: { code: "die 'nope'" },
+        stateful: { define: "our $x = 1; sub f { $x + 1 } 1", use: "f()", expectResultText: "2" },
       },
     });
   });
