@@ -34,7 +34,7 @@ module Sandbox
       return if text.empty?
       if @bytes > MAX_OUTPUT_BYTES || @chunks.size >= MAX_OUTPUT_CHUNKS
         @limited = true
-        raise Sandbox::OutputLimitError, "Output limit exceeded"
+        raise OutputLimitError, "Output limit exceeded"
       end
       @chunks << [stream, text]
     end
@@ -98,6 +98,11 @@ sandbox_run = lambda do
   bytesize = String.instance_method(:bytesize)
   inspect = Kernel.instance_method(:inspect)
   utf8 = Encoding::UTF_8
+  code_file = Sandbox::CODE_FILE
+  max_traceback = Sandbox::MAX_TRACEBACK
+  max_result = Sandbox::MAX_RESULT_BYTES
+  sink_class = Sandbox::Sink
+  stream_class = Sandbox::Stream
   remove_const = Module.instance_method(:remove_const)
   const_set = Module.instance_method(:const_set)
   obj = Object
@@ -151,9 +156,9 @@ sandbox_run = lambda do
     message = (obj.instance_method(:inspect).bind_call(e) rescue "") unless string_class === message
     trace = (e.backtrace rescue nil)
     trace = [] unless array_class === trace
-    frames = trace.select { |f| string_class === f && f.start_with?(Sandbox::CODE_FILE) }
-    frames = frames.first(Sandbox::MAX_TRACEBACK) + ["... #{frames.size - Sandbox::MAX_TRACEBACK} levels..."] if
-      frames.size > Sandbox::MAX_TRACEBACK + 1
+    frames = trace.select { |f| string_class === f && f.start_with?(code_file) }
+    frames = frames.first(max_traceback) + ["... #{frames.size - max_traceback} levels..."] if
+      frames.size > max_traceback + 1
     '{"name":' + str_json.(name) + ',"message":' + str_json.(message) + ',"traceback":' + list_json.(frames) + "}"
   end
 
@@ -175,9 +180,9 @@ sandbox_run = lambda do
   end
 
   lambda do |code, env_json|
-    sink = Sandbox::Sink.new
-    out = Sandbox::Stream.new(sink, 1)
-    err = Sandbox::Stream.new(sink, 2)
+    sink = sink_class.new
+    out = stream_class.new(sink, 1)
+    err = stream_class.new(sink, 2)
     env = {}
     (parse.call(env_json) || {}).each { |k, v| env[text.(k.to_s).freeze] = text.(v.to_s).freeze } if env_json
     code = scrub.bind_call(force.bind_call(code, utf8), "\uFFFD")
@@ -186,7 +191,7 @@ sandbox_run = lambda do
     $stderr = err
     value = error = nil
     begin
-      value = toplevel_proc.call.eval(code, Sandbox::CODE_FILE, 1)
+      value = toplevel_proc.call.eval(code, code_file, 1)
     rescue Exception => e # rubocop:disable Lint/RescueException -- every guest failure is an outcome
       error = e
     end
@@ -210,7 +215,7 @@ sandbox_run = lambda do
            '},"results":[' << (entry || "") << "]"
     body << ',"error":' << error_json.(error) if error
     body << "}"
-    return limit_outcome.("Result limit exceeded") if bytesize.bind_call(body) > Sandbox::MAX_RESULT_BYTES
+    return limit_outcome.("Result limit exceeded") if bytesize.bind_call(body) > max_result
 
     body
   rescue Exception => e # rubocop:disable Lint/RescueException -- the guest broke something the encoder needs

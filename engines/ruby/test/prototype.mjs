@@ -114,7 +114,7 @@ export function boot(module, { stdlibDir, mode = 'throw', rawOut, driver = true 
   const state = { jsCalls: [] };
   const preopens = stdlibDir ? { '/stdlib': stdlibDir } : {};
   const wasi = new WASI({ version: 'preview1', args: ['sandbox'], env: {}, preopens,
-    stdout: rawOut ?? 1, stderr: rawOut ?? 2, returnOnExit: false });
+    stdout: rawOut ?? 1, stderr: rawOut ?? 2, returnOnExit: true });
   const instance = new WebAssembly.Instance(module, { wasi_snapshot_preview1: wasi.wasiImport,
     ...makeImports(module, state, mode) });
   const rt = { instance, x: exportsByName(instance), memory: instance.exports.memory, state };
@@ -232,7 +232,7 @@ async function main() {
   }
   const mode = flag('--json-stubs') ? 'failure' : 'throw';
   const rawOutFile = path.join(os.tmpdir(), `ruby-raw-${process.pid}.txt`);
-  const rawOut = fs.openSync(rawOutFile, 'w');
+  const rawOut = flag('--raw-to-terminal') ? undefined : fs.openSync(rawOutFile, 'w');
   const t0 = performance.now();
   const module = loadModule(wasmFile);
   const compileMs = performance.now() - t0;
@@ -240,6 +240,18 @@ async function main() {
   let rt = fresh();
   if (flag('--measure')) {
     fs.writeFileSync('/tmp/ruby-boot-memory.bin', new Uint8Array(rt.memory.buffer));
+    // What a boot image stores: the 4 KiB blocks boot changed relative to a freshly instantiated module.
+    const pristine = new Uint8Array(new WebAssembly.Instance(module, { wasi_snapshot_preview1: new WASI({ version: 'preview1' }).wasiImport,
+      ...makeImports(module, { jsCalls: [] }, 'throw') }).exports.memory.buffer);
+    const booted = new Uint8Array(rt.memory.buffer);
+    const changed = [];
+    for (let at = 0; at < booted.length; at += 4096) {
+      const a = booted.subarray(at, at + 4096), b = at < pristine.length ? pristine.subarray(at, at + 4096) : null;
+      if (b ? !Buffer.from(a).equals(Buffer.from(b)) : a.some((x) => x !== 0)) changed.push(a);
+    }
+    fs.writeFileSync('/tmp/ruby-boot-delta.bin', Buffer.concat(changed));
+    console.log(`boot changed ${changed.length} non-trivial 4 KiB blocks (${changed.length * 4096} bytes; /tmp/ruby-boot-delta.bin); ` +
+      `fresh instance memory ${pristine.length}`);
     const b = rt.bootTimes;
     console.log(`compile ${compileMs.toFixed(1)} ms; boot: instantiate ${b.instantiate.toFixed(1)} + _initialize/ruby-init/loadpath ` +
       `${b.init.toFixed(1)} + driver.rb ${b.driver.toFixed(1)} = ${b.total.toFixed(1)} ms; memory after boot ${rt.bootMemory}`);
@@ -251,7 +263,7 @@ async function main() {
       if (JSON.stringify(o.results) !== '[{"text":"2"}]') throw new Error(JSON.stringify(o));
     }
     times.sort((a, b) => a - b);
-    console.log(`request "1 + 1": first ${times[0].toFixed(2)}.. p50 ${times[10].toFixed(2)} ms; memory after 20 requests ` +
+    console.log(`request "1 + 1" x20: min ${times[0].toFixed(2)}, p50 ${times[10].toFixed(2)} ms; memory after 20 requests ` +
       `${rt.memory.buffer.byteLength}; memory image /tmp/ruby-boot-memory.bin`);
   }
   if (opt('-e')) console.log(JSON.stringify(run(rt, opt('-e'), JSON.parse(opt('--env', '{}')))));
@@ -272,7 +284,7 @@ async function main() {
     const raw = fs.readFileSync(rawOutFile, 'utf8');
     console.log(`raw fd 1/2 writes that reached the host: ${JSON.stringify(raw)}`);
   }
-  fs.closeSync(rawOut);
+  if (rawOut !== undefined) fs.closeSync(rawOut);
   fs.rmSync(rawOutFile, { force: true });
 }
 
