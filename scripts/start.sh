@@ -11,7 +11,10 @@ case "$language" in
   python)
     config="engines/python/wrangler.jsonc"
     body='{"code":"import os\nprint(\"hi\")\n[n * int(os.environ[\"X\"]) for n in (1, 2, 3)]","envVars":{"X":"12"}}' ;;
-  *) echo "unknown language: $language (javascript, python)"; exit 2 ;;
+  perl)
+    config="engines/perl/wrangler.jsonc"
+    body='{"code":"print \"hi\\n\"; [map { $_ * $ENV{X} } 1 .. 3]","envVars":{"X":"12"}}' ;;
+  *) echo "unknown language: $language (javascript, python, perl)"; exit 2 ;;
 esac
 bash scripts/bootstrap.sh
 bash scripts/build-engines.sh "$language"

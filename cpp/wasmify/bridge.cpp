@@ -14,7 +14,7 @@
 extern "C" {
 // wasmify_bridge.js
 int64_t sw_guest_call(uint32_t host, uint32_t id, const char* name, uint32_t nameLen, uint32_t argc, uint32_t a0,
-                      uint32_t a1, sw_guest_call_status* status);
+                      uint32_t a1, uint32_t a2, uint32_t a3, sw_guest_call_status* status);
 // cpp/wasi/wasi_bridge.js
 void sw_guest_read(uint32_t host, uint32_t guestPtr, void* corePtr, uint32_t len);
 void sw_guest_write(uint32_t host, uint32_t guestPtr, const void* corePtr, uint32_t len);
@@ -51,15 +51,16 @@ uint32_t exportId(std::string_view name, const std::string** stored) {
 Result<uint64_t> HostGuestCaller::call(std::string_view name, std::initializer_list<uint32_t> args) {
   const std::string* stored = nullptr;
   uint32_t id = exportId(name, &stored);
-  uint32_t a[2] = {0, 0};
+  uint32_t a[4] = {0, 0, 0, 0};
   uint32_t argc = 0;
   for (uint32_t v : args) {
-    if (argc < 2) a[argc] = v;
+    if (argc < 4) a[argc] = v;
     argc++;
   }
-  if (argc > 2) return engineFailure("sw_guest_call: more than two arguments");
+  if (argc > 4) return engineFailure("sw_guest_call: more than four arguments");
   sw_guest_call_status status{};
-  int64_t r = sw_guest_call(host_, id, stored->data(), uint32_t(stored->size()), argc, a[0], a[1], &status);
+  int64_t r =
+      sw_guest_call(host_, id, stored->data(), uint32_t(stored->size()), argc, a[0], a[1], a[2], a[3], &status);
   if (!status.threw) return uint64_t(r);
   switch (wasi::TrapKind(sw_wasi_trap_kind(host_))) {
     case wasi::TrapKind::Fuel:

@@ -23,10 +23,11 @@ const WasmifyDriver& pythonDriver() {
   return d;
 }
 
-const std::array<BuiltinEngine, 2>& registry() {
-  static const std::array<BuiltinEngine, 2> engines{{
+const std::array<BuiltinEngine, 3>& registry() {
+  static const std::array<BuiltinEngine, 3> engines{{
       {"javascript", javascriptDriver()},
       {"python", pythonDriver()},
+      {"perl", perlDriver()},
   }};
   return engines;
 }

@@ -144,6 +144,16 @@ Result<std::string> invoke(GuestCaller& guest, uint32_t service, uint32_t method
 
 Result<Instance> bootInstance(GuestCaller& guest, const WasmifyDriver& driver) {
   if (auto r = guest.call("_initialize", {}); !r) return r.failure();
+  if (driver.boot) {
+    auto handle = driver.boot(guest);
+    if (!handle) return handle.failure();
+    if (handle.value() == 0) return engineFailure(driver.initFailedMessage);
+    Instance instance{guest, driver.service, handle.value()};
+    if (driver.afterInit) {
+      if (auto r = driver.afterInit(instance); !r) return r.failure();
+    }
+    return instance;
+  }
   if (auto r = guest.call("wasm_init", {}); !r) return r.failure();
   auto response = invoke(guest, driver.service, driver.initMethod, driver.initRequest ? driver.initRequest() : "");
   if (!response) return response.failure();

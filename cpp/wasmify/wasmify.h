@@ -163,6 +163,9 @@ struct WasmifyDriver {
   uint32_t initMethod = 0;                                   // the method that creates the interpreter handle
   std::function<std::string()> initRequest;                  // its request (e.g. heap/stack limits, "/stdlib")
   std::string_view initFailedMessage = kInitializationFailed;  // a zero handle
+  // A prebuilt engine that does not speak the wasmify ABI (Perl): after `_initialize`, this creates the interpreter
+  // through the engine's own exports and returns the handle, instead of wasm_init and the init method.
+  std::function<Result<uint64_t>(GuestCaller&)> boot;
   // Fresh instances only, right after the handle exists (e.g. JavaScript registers its fuel interrupt word).
   std::function<Result<Unit>(Instance&)> afterInit;
   std::string sessionBoot;                                   // a script run once when a session boots ("" none)
@@ -177,7 +180,7 @@ struct WasmifyDriver {
 };
 
 // Fresh-instance boot (SPEC §5.6): WASI `_initialize`, `wasm_init`, the driver's init method (zero handle ->
-// driver.initFailedMessage), afterInit.
+// driver.initFailedMessage), afterInit. With driver.boot: `_initialize`, then boot instead of the wasmify steps.
 Result<Instance> bootInstance(GuestCaller& guest, const WasmifyDriver& driver);
 
 // Stateless execution on a freshly instantiated guest: bootInstance, then driver.runOnce. Returns the EngineOutcome
@@ -317,6 +320,9 @@ struct BuiltinEngine {
 const BuiltinEngine* findBuiltinEngine(std::string_view name);
 // The registered names, comma-separated (for error messages).
 std::string builtinEngineNames();
+
+// The Perl engine (zeroperl, a prebuilt module driven through its own exports; perl.cpp).
+const WasmifyDriver& perlDriver();
 
 // The JavaScript engine's New limits (SPEC §5.6).
 inline constexpr uint32_t kJavaScriptHeapLimit = 33554432;   // 32 MiB

@@ -3,9 +3,9 @@
 // core.wasmifyBind(host, instance) after instantiating it (and bindGuestMemory for its memory), and
 // core.wasmifyUnbind(host) when it is dropped. No wasmify logic lives here: cpp/wasmify does the ABI.
 //
-// sw_guest_call(host, id, namePtr, nameLen, argc, a0, a1, status) -> i64 (BigInt)
+// sw_guest_call(host, id, namePtr, nameLen, argc, a0, a1, a2, a3, status) -> i64 (BigInt)
 //   id      the core's interned number for the export name; the function is looked up once per instance and id
-//   argc    0, 1 or 2 i32 arguments (a0, a1)
+//   argc    0 to 4 i32 arguments (a0..a3)
 //   status  core address of a sw_guest_call_status (cpp/abi/abi.def, here swAbi): threw = 1 when the guest threw (a
 //           trap, or a WasiTrap from one of its WASI imports, which re-entered the core); the message is the error's
 //           text, cut to GUEST_CALL_MESSAGE_BYTES.
@@ -21,7 +21,7 @@ mergeInto(LibraryManager.library, {
     "  if (Module['wasmifyInstances']) Module['wasmifyInstances'].delete(host);" +
     "};",
   sw_guest_call__deps: ['$swWasmify', '$swAbi'],
-  sw_guest_call: function (host, id, namePtr, nameLen, argc, a0, a1, status) {
+  sw_guest_call: function (host, id, namePtr, nameLen, argc, a0, a1, a2, a3, status) {
     status >>>= 0;
     var layout = swAbi.GuestCallStatus;
     function fail(message) {
@@ -45,7 +45,7 @@ mergeInto(LibraryManager.library, {
     var r;
     var depth = Module['_sw_wasi_call_depth'] ? Module['_sw_wasi_call_depth']() : 0;
     try {
-      r = argc === 0 ? fn() : argc === 1 ? fn(a0) : fn(a0, a1);
+      r = argc === 0 ? fn() : argc === 1 ? fn(a0) : argc === 2 ? fn(a0, a1) : argc === 3 ? fn(a0, a1, a2) : fn(a0, a1, a2, a3);
     } catch (e) {
       Module['wasmifyLastError'] = e;
       // Thrown inside core code the guest re-entered (a syscall that never returned, e.g. a RangeError for the stack):

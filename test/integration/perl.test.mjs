@@ -1,0 +1,256 @@
+// The Perl runtime Worker (engines/perl/wrangler.jsonc) in workerd through Miniflare: stateless results (SPEC §10.3
+// items 58-62), hostile and odd input, and code contexts through a caller Worker with a real getFiles callback and
+// on-disk Durable Object storage, across a restart (§10.5 items 123-126).
+import { describe, it, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { startRuntime, assertExecutionResult, jsonBody } from "./helpers.mjs";
+
+const persist = mkdtempSync(path.join(tmpdir(), "sw-perl-"));
+
+async function start() {
+  const rt = await startRuntime(
+    [
+      { helper: { name: "caller", entry: "context-caller.js", serviceBindings: { RUNTIME: "runtime" } } },
+      { name: "runtime", language: "perl", routes: ["runtime.test/*"] },
+    ],
+    { resourcePersistencePath: persist },
+  );
+  const post = (p, body) =>
+    rt.fetch(p, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return {
+    ...rt,
+    /** POST /execute on the Perl Worker; the parsed ExecutionResult. */
+    exec: async (code, envVars) =>
+      assertExecutionResult(await rt.execute(envVars ? { code, envVars } : { code }, { host: "runtime.test" })),
+    /** executeInContext from the caller Worker. */
+    run: async (body) => (await post("/run", body)).json(),
+    files: async (map) => (await post("/files", map)).json(),
+    sandbox: async () => (await rt.fetch("/sandbox")).json(),
+    createContext: async (key, id) => {
+      const res = await rt.fetch(`https://runtime.test/interpreters/${key}/contexts`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ id }),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+  };
+}
+
+let rt;
+before(async () => {
+  rt = await start();
+});
+after(async () => {
+  await rt?.dispose();
+  rmSync(persist, { recursive: true, force: true });
+});
+
+const text = (r) => {
+  assert.equal(r.ok, true, JSON.stringify(r).slice(0, 500));
+  assert.equal(r.result.error, undefined, `unexpected error: ${JSON.stringify(r.result.error)}`);
+  return r.result.results[0]?.text;
+};
+
+describe("the Perl runtime Worker: probe and stateless results", () => {
+  it("GET /interpreter reports perl with contexts", async () => {
+    const body = await jsonBody(await rt.fetch("https://runtime.test/interpreter"));
+    assert.equal(body.language, "perl");
+    assert.match(body.engine, /^Perl 5\.42/);
+    assert.equal(body.contexts, true);
+  });
+
+  it("item 58: a hash reference becomes json; print goes to stdout; envVars are %ENV", async () => {
+    const r = await rt.exec('print "hello"; +{ name => $ENV{NAME}, sum => 45 };', { NAME: "世界" });
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results, [{ json: { name: "世界", sum: 45 } }]);
+    assert.ok(r.logs.stdout.includes("hello"));
+    assert.equal(r.language, "perl");
+    assert.equal(r.usage.fuelLimit, 10_000_000);
+    assert.ok(r.usage.fuelConsumed > 0, JSON.stringify(r.usage));
+  });
+
+  it("item 59: die is a PerlError whose message has no trailing newline", async () => {
+    const r = await rt.exec('die "broken";');
+    assert.equal(r.error.name, "PerlError");
+    assert.match(r.error.message, /broken/);
+    assert.ok(!r.error.message.endsWith("\n"));
+    assert.deepEqual(r.error.traceback, []);
+  });
+
+  it("item 60: print lines are stdout entries", async () => {
+    const r = await rt.exec('print "a\\n"; print "b\\n";');
+    assert.deepEqual(r.logs.stdout, ["a", "b"]);
+  });
+
+  it("item 61: UTF-8 in code, %ENV and stdout round-trips as text, with nothing on stderr", async () => {
+    const r = await rt.exec('print "$ENV{NAME}\\n"; print "こんにちは\\n"; +{ name => $ENV{NAME} };', { NAME: "世界" });
+    assert.deepEqual(r.logs.stdout, ["世界", "こんにちは"]);
+    assert.deepEqual(r.logs.stderr, []);
+    assert.deepEqual(r.results, [{ json: { name: "世界" } }]);
+  });
+
+  it("item 62: while(1) {} ends as ExecutionLimitError with empty logs", async () => {
+    const r = await rt.exec('print "x\\n"; while(1) {}');
+    assert.equal(r.error.name, "ExecutionLimitError");
+    assert.equal(r.error.message, "Execution fuel exhausted");
+    assert.deepEqual(r.logs, { stdout: [], stderr: [] });
+  });
+
+  it("results: strings and numbers are Perl's stringification; undef is no result; blessed and code refs are text", async () => {
+    assert.deepEqual((await rt.exec('"hi " . "world"')).results, [{ text: "hi world" }]);
+    assert.deepEqual((await rt.exec("0.1 + 0.2")).results, [{ text: "0.3" }]);
+    assert.deepEqual((await rt.exec("undef")).results, []);
+    assert.deepEqual((await rt.exec("[1, 'two', { three => 3 }]")).results, [{ json: [1, "two", { three: 3 }] }]);
+    assert.match((await rt.exec("bless {}, 'Foo'")).results[0].text, /^Foo=HASH\(0x[0-9a-f]+\)$/);
+    assert.match((await rt.exec("sub { 1 }")).results[0].text, /^CODE\(0x[0-9a-f]+\)$/);
+  });
+
+  it("warn and STDERR go to stderr; the host environment never leaks", async () => {
+    const r = await rt.exec('warn "careful\\n"; print STDERR "e\\n"; printf("%03d\\n", 7); [sort keys %ENV]', { ONLY: "1" });
+    assert.deepEqual(r.logs, { stdout: ["007"], stderr: ["careful", "e"] });
+    assert.deepEqual(r.results, [{ json: ["ONLY"] }]);
+  });
+
+  it("an exception object names the error by its class", async () => {
+    const r = await rt.exec("package My::Err; use overload '\"\"' => sub { 'custom text' }; package main; die bless({}, 'My::Err')");
+    assert.deepEqual(r.error, { name: "My::Err", message: "custom text", traceback: [] });
+  });
+
+  it("output and result limits are ExecutionLimitErrors with empty logs", async () => {
+    const out = await rt.exec('print "x" x 40000; 1');
+    assert.deepEqual([out.error.name, out.error.message], ["ExecutionLimitError", "Output limit exceeded"]);
+    assert.deepEqual(out.logs, { stdout: [], stderr: [] });
+    const res = await rt.exec('"y" x 70000');
+    assert.deepEqual([res.error.name, res.error.message], ["ExecutionLimitError", "Result limit exceeded"]);
+  });
+
+  it("the bundled modules load and work", async () => {
+    const r = await rt.exec(
+      "use List::Util qw(sum max first); use Scalar::Util qw(blessed looks_like_number); use Data::Dumper;\n" +
+        "use JSON::PP; use Digest::MD5 qw(md5_hex); use MIME::Base64; use Time::Local; use Math::BigInt;\n" +
+        "$Data::Dumper::Indent = 0; $Data::Dumper::Terse = 1;\n" +
+        "[sum(1..10), max(3, 9, 2), md5_hex('abc'), encode_base64('hi', ''), Dumper([1]),\n" +
+        " JSON::PP->new->canonical->encode({b => 1, a => [2]}), Math::BigInt->new(2)->bpow(70)->bstr, looks_like_number('1e3') ? 1 : 0]",
+    );
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, [55, 9, "900150983cd24fb0d6963f7d28e17f72", "aGk=", "[1]", '{"a":[2],"b":1}', "1180591620717411303424", 1]);
+  });
+
+  it("two requests never share globals or a rand sequence", async () => {
+    const a = await rt.exec("our $leak = 5; [map { int(rand(1e9)) } 1 .. 3]");
+    const b = await rt.exec("[defined $main::leak ? 1 : 0, map { int(rand(1e9)) } 1 .. 3]");
+    assert.equal(b.results[0].json[0], 0);
+    assert.notDeepEqual(a.results[0].json, b.results[0].json.slice(1));
+  });
+});
+
+describe("the Perl runtime Worker: the file system outside /workspace", () => {
+  it("paths outside the preopens do not exist and /stdlib is read-only", async () => {
+    const r = await rt.exec(
+      "my @out; for my $p ('/etc/passwd', '/tmp/x') { push @out, open(my $f, '<', $p) ? 'ok' : \"$!\" }\n" +
+        "push @out, open(my $w, '>', '/stdlib/x.txt') ? 'ok' : \"$!\"; push @out, -e '/dev/null' ? 1 : 0; \\@out",
+    );
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, ["No such file or directory", "No such file or directory", "Operation not permitted", 1]);
+  });
+});
+
+describe("the Perl runtime Worker: hostile and odd input ends as an error inside a 200 result", () => {
+  const cases = [
+    ["a syntax error", "1 +", "PerlError"],
+    ["exit 3", "exit 3", "PerlError"],
+    ["exit 0 ends the program normally", 'print "bye\\n"; exit 0; print "not here\\n"', undefined],
+    ["die with a hash reference", "die { code => 5 }", "HASH"],
+    ["fork", "fork()", "PerlError"],
+    ["system", 'system("ls")', undefined],
+    ["backticks", "my $o = `ls`; $?", undefined],
+    ["sleep returns at once", "sleep 1000", undefined],
+    ["a memory bomb", '"x" x (2**40)', null],
+    ["a growing string", "my $s = 'x'; $s .= $s for 1 .. 40; length $s", null],
+    ["runaway recursion", "sub f { f($_[0] + 1) } f(0)", null],
+    ["a catastrophic regex", "('a' x 40 . '!') =~ /^(a+)+$/", null],
+    ["an infinite loop in a sort comparator", "sort { while (1) {} } 1, 2", "ExecutionLimitError"],
+    ["a deeply nested structure as the result", "my $r = []; $r = [$r] for 1 .. 100000; $r", undefined],
+    ["a cyclic structure as the result", "my $r = {}; $r->{self} = $r; $r", undefined],
+    ["redefining the driver's package", "no warnings; *Sandbox::_entry = sub { die \"mine\\n\" }; 1", "PerlError"],
+    ["untie STDOUT and print", 'untie *STDOUT; print "x\\n"; 1', undefined],
+    ["require of a missing module", "require POSIX", "PerlError"],
+  ];
+  for (const [what, code, name] of cases) {
+    it(`${what} → ${name === undefined ? "a result" : name ?? "a guest error or limit"}, and the next request works`, async () => {
+      const r = await rt.exec(code);
+      if (name === undefined) assert.equal(r.error, undefined, JSON.stringify(r.error));
+      else {
+        assert.ok(r.error, `an error for ${what}: ${JSON.stringify(r).slice(0, 300)}`);
+        assert.notEqual(r.error.name, "EngineError", JSON.stringify(r.error));
+        if (name) assert.equal(r.error.name, name, JSON.stringify(r.error));
+      }
+      assert.deepEqual((await rt.exec("1 + 1")).results, [{ text: "2" }]);
+    });
+  }
+});
+
+describe("Perl code contexts (SPEC §10.5 items 123-126)", () => {
+  const run = (contextId, code, extra = {}) => rt.run({ key: "pl", contextId, code, ...extra });
+
+  it("item 123: our variables and subs persist; my variables do not", async () => {
+    assert.equal((await rt.createContext("pl", "c123")).status, 201);
+    assert.equal(text(await run("c123", "our $counter = 1; my $gone = 2; sub greet { \"hi $_[0]\" } 1;")), "1");
+    assert.equal(text(await run("c123", "$counter + 1")), "2");
+    assert.equal(text(await run("c123", "greet('world')")), "hi world");
+    assert.equal(text(await run("c123", "defined $gone ? 'kept' : 'gone'")), "gone");
+  });
+
+  it("item 124: loaded modules persist", async () => {
+    await rt.createContext("pl", "c124");
+    assert.equal(text(await run("c124", "use List::Util qw(max); max(1, 5, 3);")), "5");
+    assert.equal(text(await run("c124", "max(7, 2)")), "7");
+  });
+
+  it("item 125: while(1) {} is an ExecutionLimitError; the instance is dropped and the last snapshot restored", async () => {
+    await rt.createContext("pl", "c125");
+    await run("c125", "our $kept = 'before'; 1");
+    const r = await run("c125", "$kept = 'lost'; while(1) {}");
+    assert.equal(r.result.error.name, "ExecutionLimitError");
+    assert.equal(text(await run("c125", "$kept")), "before");
+  });
+
+  it("a Perl error keeps the instance and its state", async () => {
+    await rt.createContext("pl", "c125b");
+    await run("c125b", "our $earlier = 7; 1");
+    assert.equal((await run("c125b", 'die "boom\\n"')).result.error.name, "PerlError");
+    assert.equal(text(await run("c125b", "$earlier")), "7");
+  });
+
+  it("files written by Perl reach the workspace; chdir under /workspace is the context's cwd", async () => {
+    await rt.createContext("pl", "c-files");
+    const r = await run("c-files", "mkdir '/workspace/sub'; chdir 'sub'; open(my $f, '>', 'out.txt') or die $!; print $f 'from perl'; close $f; 1");
+    assert.equal(r.result.error, undefined, JSON.stringify(r.result.error));
+    assert.equal(r.result.context.cwd, "/workspace/sub");
+    assert.equal((await rt.sandbox())["/workspace/sub/out.txt"], "from perl");
+    assert.equal(text(await run("c-files", "use Cwd; getcwd()")), "/workspace/sub");
+    await rt.files({ "/workspace/in.txt": "from the caller" });
+    assert.equal(text(await run("c-files", "open(my $f, '<', '/workspace/in.txt') or die $!; local $/; <$f>")), "from the caller");
+  });
+
+  it("item 126: a disabled workspace answers Permission denied; getcwd is still /workspace", async () => {
+    await rt.createContext("pl", "c126");
+    const r = await run("c126", "my @r; push @r, open(my $f, '>', '/workspace/n.txt') ? 'ok' : \"$!\"; use Cwd; push @r, getcwd(); \\@r", { disabled: true });
+    assert.equal(r.result.error, undefined, JSON.stringify(r.result.error));
+    assert.deepEqual(r.result.results[0].json, ["Permission denied", "/workspace"]);
+  });
+
+  it("after a restart (a new Interpreter over the same storage) subs and our variables survive", async () => {
+    await rt.createContext("pl", "c-restart");
+    await run("c-restart", "our $n = 41; sub inc { ++$n } 1");
+    await rt.dispose();
+    rt = await start();
+    const r = await run("c-restart", "[inc(), $n]");
+    assert.equal(r.result.error, undefined, JSON.stringify(r.result.error));
+    assert.deepEqual(r.result.results[0].json, [42, 42]);
+  });
+});
