@@ -25,11 +25,12 @@ const WasmifyDriver& pythonDriver() {
   return d;
 }
 
-const std::array<BuiltinEngine, 3>& registry() {
-  static const std::array<BuiltinEngine, 3> engines{{
+const std::array<BuiltinEngine, 4>& registry() {
+  static const std::array<BuiltinEngine, 4> engines{{
       {"javascript", javascriptDriver()},
       {"python", pythonDriver()},
       {"perl", perlDriver()},
+      {"ruby", rubyDriver(), rubyImportStubs()},
   }};
   return engines;
 }

@@ -344,6 +344,9 @@ std::string importStubsJson(const BuiltinEngine& engine);
 
 // The Perl engine (zeroperl, a prebuilt module driven through its own exports; perl.cpp).
 const WasmifyDriver& perlDriver();
+// The Ruby engine (ruby.wasm, prebuilt, stateless; ruby.cpp) and the stubs its non-WASI imports need.
+const WasmifyDriver& rubyDriver();
+std::span<const ImportStub> rubyImportStubs();
 
 // The JavaScript engine's New limits (SPEC §5.6).
 inline constexpr uint32_t kJavaScriptHeapLimit = 33554432;   // 32 MiB
