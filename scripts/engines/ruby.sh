@@ -6,18 +6,25 @@
 #
 #   bash scripts/engines/ruby.sh      fetch (npm pack, pinned, sha256-verified) + build, cached by source hash
 #
+# ruby.wasm does not speak the wasmify ABI: the core drives it through its own exports (cpp/wasmify/ruby.cpp), and the
+# driver's Ruby half (engines/ruby/driver.rb) is stdlib.tar's sandbox_driver.rb, loaded at boot.
+#
 # Stages, each cached under $SW_CACHE/engines/ruby by a hash of what determines it:
 #   npm/          the package tarball as npm pack fetched it (sha256-checked on every run)
 #   stdlib-<h>    stdlib.tar: the Ruby files engines/ruby/stdlib.txt's libraries load, read out of ruby+stdlib.wasm
-#                 (engines/ruby/buildtool.mjs), as a ustar archive with sorted names, mtime 0, read-only modes
-# Not written yet: engine-build.json/.js (write_engine_build) — they wait for the boot image and the C++ driver
-# (engines/ruby/README.md "Missing").
+#                 (engines/ruby/buildtool.mjs) plus driver.rb as sandbox_driver.rb, as a ustar archive with sorted
+#                 names, mtime 0, read-only modes
+#   engine-<h>    engine.wasm: ruby.wasm fuel-metered and capped at 96 MiB by our tool (scripts/tools/wasm-fuel.sh)
+# Then write_engine_build: engines/ruby/build/{engine.wasm,stdlib.tar,engine-build.json,engine-build.js}; the boot
+# image is scripts/build.sh's (scripts/boot-images.mjs).
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 RB_PACKAGE="@ruby/3.4-wasm-wasi@2.10.1"
 RB_TARBALL="ruby-3.4-wasm-wasi-2.10.1.tgz"
 RB_SHA256="2e709bd9eddefe1c5d63e9fc0391a35cce4754e936d8a2f24b8582f6d5c2ea88"   # observed 2026-12-01
 RB_ENGINE_NAME="CRuby 3.4.1 / ruby.wasm 2.10.1"
+RB_MAX_PAGES=1536   # 96 MiB (SPEC §6.1)
 RB_CACHE="$SW_CACHE/engines/ruby"
 RB_ENGINE_DIR="$SW_ROOT/engines/ruby"
 RB_NODE=("$SW_NODE" --no-turbo-fast-api-calls --no-warnings)   # TOOLCHAIN: node:wasi needs the flag past 32 MiB
@@ -47,13 +54,14 @@ fetch_package() {
 build_stdlib() {
   local key; key=$(printf '%s\n' "$RB_SHA256" "$("${RB_NODE[@]}" --version)" "$(tar --version | head -1)" \
                      "$(declare -f build_stdlib)" \
-                     "$(cd "$RB_ENGINE_DIR" && sha256sum stdlib.txt buildtool.mjs test/prototype.mjs)" | hash_of)
+                     "$(cd "$RB_ENGINE_DIR" && sha256sum stdlib.txt buildtool.mjs driver.rb)" | hash_of)
   STDLIB_OUT="$RB_CACHE/stdlib-$key"
   if [ -f "$STDLIB_OUT/stdlib.tar" ]; then echo "    cached $STDLIB_OUT/stdlib.tar"; return 0; fi
   local work="$STDLIB_OUT.work.$$"
   rm -rf "$work" && mkdir -p "$work/root"
   nice -n 10 "${RB_NODE[@]}" "$RB_ENGINE_DIR/buildtool.mjs" stdlib "$RB_DIST/ruby+stdlib.wasm" \
     "$RB_ENGINE_DIR/stdlib.txt" "$work/root" || { rm -rf "$work"; return 1; }
+  cp "$RB_ENGINE_DIR/driver.rb" "$work/root/sandbox_driver.rb"
   (cd "$work/root" && find . -type f | LC_ALL=C sort >../files &&
     tar --no-recursion --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --mode=a=r \
       -cf ../stdlib.tar -T ../files) || { rm -rf "$work"; return 1; }
@@ -61,16 +69,19 @@ build_stdlib() {
   echo "    $(stat -c %s "$STDLIB_OUT/stdlib.tar") bytes ($(gzip -9 -c "$STDLIB_OUT/stdlib.tar" | wc -c) gzip -9)"
 }
 
-# engines/ruby/build: engine.wasm (ruby.wasm as published) and stdlib.tar. The identity files come with the boot
-# image (write_engine_build, once the core can boot this engine).
-write_outputs() {
-  local dir="$RB_ENGINE_DIR/build"
-  mkdir -p "$dir"
-  cp "$RB_DIST/ruby.wasm" "$dir/engine.wasm"
-  cp "$STDLIB_OUT/stdlib.tar" "$dir/stdlib.tar"
-  echo "    engine.wasm $(stat -c %s "$dir/engine.wasm") bytes ($(gzip -9 -c "$dir/engine.wasm" | wc -c) gzip -9)," \
-    "stdlib.tar $(stat -c %s "$dir/stdlib.tar") bytes ($(gzip -9 -c "$dir/stdlib.tar" | wc -c) gzip -9)"
-  echo "    not written yet: boot-image.bin, engine-build.json/.js (engines/ruby/README.md \"Missing\")"
+# engine.wasm: ruby.wasm with the fuel meter (imports sandbox.charge) and its memory capped at RB_MAX_PAGES.
+build_engine() {
+  local fuel_tool; fuel_tool=$(bash "$SW_ROOT/scripts/tools/wasm-fuel.sh") || return 1
+  local key; key=$(printf '%s\n' "$RB_SHA256" "$RB_MAX_PAGES" "$(sha256sum <"$fuel_tool")" "$(declare -f build_engine)" |
+                     hash_of)
+  ENGINE_OUT="$RB_CACHE/engine-$key"
+  if [ -f "$ENGINE_OUT/engine.wasm" ]; then echo "    cached $ENGINE_OUT/engine.wasm"; return 0; fi
+  local work="$ENGINE_OUT.work.$$"
+  rm -rf "$work" && mkdir -p "$work"
+  nice -n 10 "$fuel_tool" "$RB_DIST/ruby.wasm" "$work/engine.wasm" --max-pages "$RB_MAX_PAGES" ||
+    { rm -rf "$work"; return 1; }
+  mkdir -p "$ENGINE_OUT" && mv "$work/engine.wasm" "$ENGINE_OUT/engine.wasm" && rm -rf "$work"
+  echo "    $(stat -c %s "$ENGINE_OUT/engine.wasm") bytes ($(gzip -9 -c "$ENGINE_OUT/engine.wasm" | wc -c) gzip -9)"
 }
 
 mkdir -p "$RB_CACHE"
@@ -79,4 +90,7 @@ flock 9
 
 step "Ruby package ($RB_PACKAGE; sha256-pinned)" fetch_package
 step "stdlib.tar (trimmed, from ruby+stdlib.wasm)" build_stdlib
-step "engines/ruby/build" write_outputs
+step "engine.wasm (fuel-metered, $RB_MAX_PAGES pages)" build_engine
+step "engines/ruby/build" write_engine_build ruby "$RB_ENGINE_NAME" \
+  "$(printf '%s\n' "$(basename "$STDLIB_OUT")" "$(basename "$ENGINE_OUT")" | hash_of)" \
+  "$ENGINE_OUT/engine.wasm" "$STDLIB_OUT/stdlib.tar"
