@@ -28,6 +28,8 @@ run_fuzzer() {
 t_start=$(sw_now_ms)
 step "bootstrap" bash scripts/bootstrap.sh
 suite "build native" bash scripts/build.sh native
+suite "wasm fuel tool (native C++): a C guest and zeroperl, instrumented, under Node" \
+  "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec test/tools/wasm-fuel.test.mjs
 suite "unit tests (native, ASan+UBSan)" build/native/sw_unit_tests --use-colour no
 suite "build engines" bash scripts/build-engines.sh
 suite "build wasm (and the engines' boot images)" bash scripts/build.sh wasm

@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// Benchmark (not a test): what sw-wasm-fuel's metering costs (docs/fuel-tool.md). The same work, original module
+// versus instrumented (batch 1024, a JS `sandbox.charge` that only counts), interleaved in rounds whose order
+// alternates so that background load hits both alike; median wall time of each, and their ratio.
+//   1. the C guest test/tools/guests/fuel_work.c, `work N` (fib, qsort, calls through function pointers);
+//   2. zeroperl 1.0.10: one eval of `my $s=0; $s += $_ for 1..3_000_000; $s` in a freshly booted instance.
+// Modules are compiled once; only the run (C: wasi.start; Perl: zeroperl_eval) is timed. Also prints zeroperl's
+// size, raw and gzip -9, before and after.
+//
+//   node --no-turbo-fast-api-calls bench/wasm-fuel.mjs [--reps 7] [--rounds 300]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import zlib from 'node:zlib';
+
+import { bootPerl, buildDir, buildGuest, buildTool, instrument, meter, runCommand, ticks, zeroperlPath }
+  from '../test/tools/fuel-harness.mjs';
+
+const { values: opts } = parseArgs({ options: { reps: { type: 'string', default: '7' },
+  rounds: { type: 'string', default: '300' } } });
+const reps = Number(opts.reps);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
+
+const cpu = (fs.readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) ?? [])[1];
+console.log(`machine: ${os.availableParallelism()} CPUs, ${cpu}; Node ${process.version}`);
+console.log(`load average at start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+
+const tool = buildTool();
+fs.mkdirSync(buildDir, { recursive: true });
+
+// Interleaved rounds: [original, instrumented], order alternating; returns the medians and the last tick count.
+function compare(name, runOriginal, runMetered) {
+  const times = { original: [], metered: [] };
+  let lastTicks = 0;
+  runOriginal();  // warm-up: lazy compilation and tier-up happen here, not in the timed runs
+  runMetered();
+  for (let i = 0; i < reps; ++i) {
+    const order = i % 2 ? ['metered', 'original'] : ['original', 'metered'];
+    for (const which of order) {
+      const t0 = process.hrtime.bigint();
+      const r = which === 'original' ? runOriginal() : runMetered();
+      times[which].push(ms(t0));
+      if (which === 'metered') lastTicks = r;
+    }
+  }
+  const o = median(times.original), m = median(times.metered);
+  console.log(`${name}: original ${o.toFixed(1)} ms, instrumented ${m.toFixed(1)} ms, ratio ${(m / o).toFixed(3)} ` +
+    `(median of ${reps}; ${lastTicks.toLocaleString('en-US')} ticks per run)`);
+}
+
+// 1. The C guest.
+const guest = buildGuest();
+const guestOriginal = new WebAssembly.Module(fs.readFileSync(guest));
+const guestMetered = new WebAssembly.Module(instrument(tool, guest, path.join(buildDir, 'fuel_work.fuel.wasm')));
+const args = ['work', opts.rounds];
+let expected;
+compare(`C guest (fuel_work work ${opts.rounds})`,
+  () => { const r = runCommand(guestOriginal, args); expected ??= r.stdout; return 0; },
+  () => {
+    const r = runCommand(guestMetered, args, meter());
+    if (r.stdout !== expected) throw new Error(`output differs: ${r.stdout} vs ${expected}`);
+    return r.ticks;
+  });
+
+// 2. zeroperl.
+const perlWasm = zeroperlPath();
+const perlBytes = fs.readFileSync(perlWasm);
+const perlFuelBytes = instrument(tool, perlWasm, path.join(buildDir, 'zeroperl.fuel.wasm'));
+const perlOriginal = new WebAssembly.Module(perlBytes);
+const perlMetered = new WebAssembly.Module(perlFuelBytes);
+const code = 'my $s=0; $s += $_ for 1..3_000_000; print "$s\\n";';
+function perlRun(module, withMeter) {
+  const m = withMeter ? meter() : undefined;
+  const perl = bootPerl(module, m);
+  const before = m ? ticks(m, perl.exports) : 0;
+  const t0 = process.hrtime.bigint();
+  const r = perl.eval(code);
+  const t = ms(t0);
+  const spent = m ? ticks(m, perl.exports) - before : 0;
+  perl.close();
+  if (r.rc !== 0 || r.stdout !== '4500001500000\n') throw new Error(`perl: rc ${r.rc} ${r.stdout}`);
+  return { t, spent };
+}
+{
+  // Boot is not timed: time only the eval (perlRun measures it itself).
+  const times = { original: [], metered: [] };
+  let spent = 0;
+  perlRun(perlOriginal, false);
+  perlRun(perlMetered, true);
+  for (let i = 0; i < reps; ++i) {
+    for (const which of i % 2 ? ['metered', 'original'] : ['original', 'metered']) {
+      const r = perlRun(which === 'original' ? perlOriginal : perlMetered, which === 'metered');
+      times[which].push(r.t);
+      if (which === 'metered') spent = r.spent;
+    }
+  }
+  const o = median(times.original), m = median(times.metered);
+  console.log(`zeroperl eval ($s += $_ for 1..3_000_000): original ${o.toFixed(1)} ms, instrumented ${m.toFixed(1)} ms, ` +
+    `ratio ${(m / o).toFixed(3)} (median of ${reps}; ${spent.toLocaleString('en-US')} ticks per eval)`);
+}
+
+const gz = (b) => zlib.gzipSync(b, { level: 9 }).length;
+const fmt = (n) => n.toLocaleString('en-US');
+console.log(`zeroperl.wasm size: raw ${fmt(perlBytes.length)} -> ${fmt(perlFuelBytes.length)} ` +
+  `(+${((perlFuelBytes.length / perlBytes.length - 1) * 100).toFixed(2)}%), gzip -9 ${fmt(gz(perlBytes))} -> ` +
+  `${fmt(gz(perlFuelBytes))} (+${((gz(perlFuelBytes) / gz(perlBytes) - 1) * 100).toFixed(2)}%)`);
+console.log(`load average at end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);

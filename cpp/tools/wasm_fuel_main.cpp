@@ -1,0 +1,89 @@
+// sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N]: the CLI around instrumentFuel (docs/fuel-tool.md).
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tools/wasm_fuel.h"
+
+namespace {
+
+int usage() {
+  std::fprintf(stderr, "usage: sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N]\n");
+  return 2;
+}
+
+bool parseU32(const char* s, uint32_t& out) {
+  if (!*s || *s == '-' || *s == '+') return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s, &end, 10);
+  if (errno || *end || v > UINT32_MAX) return false;
+  out = uint32_t(v);
+  return true;
+}
+
+bool readFile(const char* path, std::vector<uint8_t>& out) {
+  FILE* f = std::fopen(path, "rb");
+  if (!f) return false;
+  uint8_t buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.insert(out.end(), buf, buf + n);
+  bool ok = !std::ferror(f);
+  std::fclose(f);
+  return ok;
+}
+
+bool writeFile(const std::string& path, const std::vector<uint8_t>& data) {
+  // Write beside the target, then rename: a failed run never leaves a half-written module behind.
+  std::string tmp = path + ".tmp";
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) return false;
+  bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+  ok = (std::fclose(f) == 0) && ok;
+  if (ok) ok = std::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) std::remove(tmp.c_str());
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<const char*> files;
+  sw::tools::FuelOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--batch" || arg == "--max-pages") {
+      uint32_t v;
+      if (i + 1 >= argc || !parseU32(argv[i + 1], v)) return usage();
+      ++i;
+      if (arg == "--batch") options.batch = v; else options.maxPages = v;
+    } else if (arg.starts_with("--")) {
+      return usage();
+    } else {
+      files.push_back(argv[i]);
+    }
+  }
+  if (files.size() != 2) return usage();
+  std::vector<uint8_t> in;
+  if (!readFile(files[0], in)) {
+    std::fprintf(stderr, "sw-wasm-fuel: cannot read %s: %s\n", files[0], std::strerror(errno));
+    return 1;
+  }
+  std::string error;
+  sw::tools::FuelStats stats;
+  auto out = sw::tools::instrumentFuel(in, options, &error, &stats);
+  if (!out) {
+    std::fprintf(stderr, "sw-wasm-fuel: %s: %s\n", files[0], error.c_str());
+    return 1;
+  }
+  if (!writeFile(files[1], *out)) {
+    std::fprintf(stderr, "sw-wasm-fuel: cannot write %s: %s\n", files[1], std::strerror(errno));
+    return 1;
+  }
+  std::fprintf(stderr, "sw-wasm-fuel: %s: %u functions, %u loops metered (batch %u); %zu -> %zu bytes\n", files[1],
+               stats.functions, stats.loops, options.batch, in.size(), out->size());
+  return 0;
+}

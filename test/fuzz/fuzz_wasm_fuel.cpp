@@ -1,0 +1,23 @@
+// libFuzzer target for sw-wasm-fuel (cpp/tools/wasm_fuel.cpp): any input either fails with a message or gives a
+// module that, instrumented again, is refused as already instrumented.
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+#include <string>
+
+#include "tools/wasm_fuel.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  sw::tools::FuelOptions options;
+  if (size > 0 && (data[0] & 1)) options.maxPages = 1u << (data[0] >> 4);
+  options.batch = 1 + (size > 1 ? data[1] % 4096 : 0);
+  std::string error;
+  auto out = sw::tools::instrumentFuel(std::span(data, size), options, &error);
+  if (!out) {
+    if (error.empty()) std::abort();
+    return 0;
+  }
+  auto again = sw::tools::instrumentFuel(*out, sw::tools::FuelOptions{}, &error);
+  if (again || error.find("already imports sandbox.charge") == std::string::npos) std::abort();
+  return 0;
+}

@@ -1,0 +1,290 @@
+// cpp/tools/wasm_fuel: fuel instrumentation of prebuilt modules (docs/fuel-tool.md). Modules are assembled by hand
+// here; test/tools/wasm-fuel.test.mjs runs real ones (a C guest, zeroperl) under V8.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tools/wasm_fuel.h"
+
+using sw::tools::FuelOptions;
+using sw::tools::FuelStats;
+using sw::tools::instrumentFuel;
+using Bytes = std::vector<uint8_t>;
+
+namespace {
+
+Bytes leb(uint32_t v) {
+  Bytes out;
+  do {
+    uint8_t b = v & 0x7f;
+    v >>= 7;
+    out.push_back(v ? (b | 0x80) : b);
+  } while (v);
+  return out;
+}
+
+Bytes cat(std::initializer_list<Bytes> parts) {
+  Bytes out;
+  for (const Bytes& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+Bytes str(const std::string& s) { return cat({leb(uint32_t(s.size())), Bytes(s.begin(), s.end())}); }
+
+Bytes section(uint8_t id, const Bytes& payload) { return cat({{id}, leb(uint32_t(payload.size())), payload}); }
+
+Bytes module(std::initializer_list<Bytes> sections) {
+  Bytes out = {0x00, 'a', 's', 'm', 0x01, 0x00, 0x00, 0x00};
+  for (const Bytes& s : sections) out.insert(out.end(), s.begin(), s.end());
+  return out;
+}
+
+Bytes body(const Bytes& code) { return cat({leb(uint32_t(code.size())), code}); }
+
+// The payload of the first section with `id` (and, for custom sections, `name`) in a module we produced.
+std::optional<Bytes> findSection(const Bytes& m, uint8_t id, const std::string& name = "") {
+  size_t p = 8;
+  while (p < m.size()) {
+    uint8_t sid = m[p++];
+    uint32_t size = 0;
+    for (int shift = 0;; shift += 7) {
+      uint8_t b = m.at(p++);
+      size |= uint32_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+    }
+    Bytes payload(m.begin() + long(p), m.begin() + long(p + size));
+    p += size;
+    if (sid != id) continue;
+    if (id != 0) return payload;
+    Bytes prefix = str(name);
+    if (payload.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), payload.begin())) return payload;
+  }
+  return std::nullopt;
+}
+
+std::vector<uint8_t> sectionIds(const Bytes& m) {
+  std::vector<uint8_t> ids;
+  size_t p = 8;
+  while (p < m.size()) {
+    ids.push_back(m[p++]);
+    uint32_t size = 0;
+    for (int shift = 0;; shift += 7) {
+      uint8_t b = m.at(p++);
+      size |= uint32_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+    }
+    p += size;
+  }
+  return ids;
+}
+
+// The inserted sequence for $left = global `g`, $refill = function `f` (both indices below 128 here).
+Bytes tick(uint8_t g, uint8_t f) {
+  return {0x23, g, 0x41, 0x01, 0x6b, 0x24, g, 0x23, g, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10, f, 0x0b};
+}
+
+const Bytes kVoidType = {0x60, 0x00, 0x00};
+const Bytes kI32Type = {0x60, 0x01, 0x7f, 0x00};
+
+// One imported function (0), two defined ones (1, 2), referenced from everywhere a function index can appear.
+Bytes sampleModule() {
+  return module({
+      section(1, cat({{0x02}, kVoidType, kI32Type})),
+      section(2, cat({{0x01}, str("env"), str("f"), {0x00, 0x00}})),
+      section(3, {0x02, 0x00, 0x00}),
+      section(4, {0x01, 0x70, 0x00, 0x04}),
+      section(6, {0x01, 0x70, 0x00, 0xd2, 0x01, 0x0b}),  // (global funcref (ref.func 1))
+      section(7, cat({{0x02}, str("f1"), {0x00, 0x01}, str("t"), {0x01, 0x00}})),
+      section(8, {0x02}),
+      section(9, {0x03,
+                  0x00, 0x41, 0x00, 0x0b, 0x02, 0x01, 0x02,              // active, table 0, funcs [1 2]
+                  0x04, 0x41, 0x02, 0x0b, 0x01, 0xd2, 0x02, 0x0b,        // active, expressions [(ref.func 2)]
+                  0x03, 0x00, 0x01, 0x01}),                              // declarative [1]
+      section(10, cat({{0x02},
+                       body({0x00, 0x10, 0x02, 0xd2, 0x01, 0x1a, 0x03, 0x40, 0x0b, 0x12, 0x02, 0x0b}),
+                       body({0x00, 0x0b})})),
+      section(0, cat({str("name"), {0x01}, body(cat({{0x02, 0x01}, str("one"), {0x02}, str("two")}))})),
+      section(0, cat({str(".debug_info"), {0x01, 0x02}})),
+  });
+}
+
+}  // namespace
+
+TEST_CASE("wasm fuel: function indices shift by one everywhere (call, return_call, ref.func, exports, start, elem, "
+          "globals, names)", "[wasm_fuel]") {
+  std::string error;
+  FuelStats stats;
+  auto out = instrumentFuel(sampleModule(), FuelOptions{}, &error, &stats);
+  REQUIRE(out);
+  CHECK(error.empty());
+  // Types (i32)->() and ()->() already exist: reused, nothing appended.
+  CHECK(*findSection(*out, 1) == cat({{0x02}, kVoidType, kI32Type}));
+  CHECK(*findSection(*out, 2) == cat({{0x02}, str("env"), str("f"), {0x00, 0x00}, str("sandbox"), str("charge"), {0x00, 0x01}}));
+  CHECK(*findSection(*out, 3) == Bytes{0x03, 0x00, 0x00, 0x00});  // + $refill
+  CHECK(*findSection(*out, 6) == Bytes{0x03, 0x70, 0x00, 0xd2, 0x02, 0x0b,    // ref.func 1 -> 2
+                                       0x7f, 0x01, 0x41, 0x80, 0x08, 0x0b,   // $left = 1024
+                                       0x7f, 0x00, 0x41, 0x80, 0x08, 0x0b}); // sw_fuel_batch = 1024
+  CHECK(*findSection(*out, 7) == cat({{0x04}, str("f1"), {0x00, 0x02}, str("t"), {0x01, 0x00},
+                                      str("sw_fuel_left"), {0x03, 0x01}, str("sw_fuel_batch"), {0x03, 0x02}}));
+  CHECK(*findSection(*out, 8) == Bytes{0x03});
+  CHECK(*findSection(*out, 9) == Bytes{0x03, 0x00, 0x41, 0x00, 0x0b, 0x02, 0x02, 0x03,
+                                       0x04, 0x41, 0x02, 0x0b, 0x01, 0xd2, 0x03, 0x0b,
+                                       0x03, 0x00, 0x01, 0x02});
+  // $left = global 1, $refill = function 4 (1 import + charge + 2 defined), charge = function 1.
+  Bytes f1 = cat({{0x00}, tick(1, 4), {0x10, 0x03, 0xd2, 0x02, 0x1a, 0x03, 0x40}, tick(1, 4), {0x0b, 0x12, 0x03, 0x0b}});
+  Bytes f2 = cat({{0x00}, tick(1, 4), {0x0b}});
+  Bytes refill = {0x00, 0x41, 0x80, 0x08, 0x23, 0x01, 0x6b, 0x10, 0x01, 0x41, 0x80, 0x08, 0x24, 0x01, 0x0b};
+  CHECK(*findSection(*out, 10) == cat({{0x03}, body(f1), body(f2), body(refill)}));
+  CHECK(*findSection(*out, 0, "name") ==
+        cat({str("name"), {0x01}, body(cat({{0x04, 0x01}, str("sandbox.charge"), {0x02}, str("one"), {0x03}, str("two"),
+                                            {0x04}, str("sw_fuel_refill")}))}));
+  CHECK_FALSE(findSection(*out, 0, ".debug_info"));
+  CHECK(stats.functions == 2);
+  CHECK(stats.loops == 1);
+  CHECK(stats.droppedCustomSections == 1);
+  // Deterministic.
+  CHECK(*instrumentFuel(sampleModule(), FuelOptions{}, &error) == *out);
+}
+
+TEST_CASE("wasm fuel: an empty module gets the import, the globals, the exports and $refill in section order",
+          "[wasm_fuel]") {
+  std::string error;
+  FuelOptions options;
+  options.batch = 7;
+  auto out = instrumentFuel(module({}), options, &error);
+  REQUIRE(out);
+  CHECK(sectionIds(*out) == std::vector<uint8_t>{1, 2, 3, 6, 7, 10});
+  CHECK(*findSection(*out, 1) == cat({{0x02}, kI32Type, kVoidType}));
+  CHECK(*findSection(*out, 10) ==
+        cat({{0x01}, body({0x00, 0x41, 0x07, 0x23, 0x00, 0x6b, 0x10, 0x00, 0x41, 0x07, 0x24, 0x00, 0x0b})}));
+}
+
+TEST_CASE("wasm fuel: loops inside blocks, ifs and try are all metered; a body with bytes after its end is refused",
+          "[wasm_fuel]") {
+  Bytes code = {0x00, 0x02, 0x40, 0x03, 0x40, 0x04, 0x40, 0x03, 0x7f, 0x41, 0x00, 0x0b, 0x1a, 0x0b, 0x0b, 0x0b,
+                0x06, 0x40, 0x03, 0x40, 0x0b, 0x19, 0x0b, 0x0b};
+  Bytes m = module({section(1, cat({{0x01}, kVoidType})), section(3, {0x01, 0x00}),
+                    section(10, cat({{0x01}, body(code)}))});
+  std::string error;
+  FuelStats stats;
+  REQUIRE(instrumentFuel(m, FuelOptions{}, &error, &stats));
+  CHECK(stats.loops == 3);
+  Bytes trailing = code;
+  trailing.push_back(0x01);
+  Bytes bad = module({section(1, cat({{0x01}, kVoidType})), section(3, {0x01, 0x00}),
+                      section(10, cat({{0x01}, body(trailing)}))});
+  CHECK_FALSE(instrumentFuel(bad, FuelOptions{}, &error));
+  CHECK(error.find("after the end") != std::string::npos);
+}
+
+TEST_CASE("wasm fuel: a module that already imports sandbox.charge is refused", "[wasm_fuel]") {
+  Bytes m = module({section(1, cat({{0x01}, kI32Type})),
+                    section(2, cat({{0x01}, str("sandbox"), str("charge"), {0x00, 0x00}}))});
+  std::string error;
+  CHECK_FALSE(instrumentFuel(m, FuelOptions{}, &error));
+  CHECK(error.find("already imports sandbox.charge") != std::string::npos);
+  // Our own output, fed back in.
+  auto once = instrumentFuel(sampleModule(), FuelOptions{}, &error);
+  REQUIRE(once);
+  CHECK_FALSE(instrumentFuel(*once, FuelOptions{}, &error));
+  CHECK(error.find("already imports sandbox.charge") != std::string::npos);
+}
+
+TEST_CASE("wasm fuel: truncated, garbage and malformed input is refused with a message", "[wasm_fuel]") {
+  const Bytes good = sampleModule();
+  std::string error;
+  // A prefix that ends between two sections can be a valid module (8: the bare header); any other must fail.
+  std::vector<size_t> boundaries = {8};
+  for (size_t p = 8, k = 0; k < sectionIds(good).size(); ++k) {
+    ++p;
+    uint32_t size = 0;
+    for (int shift = 0;; shift += 7) {
+      uint8_t b = good[p++];
+      size |= uint32_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+    }
+    p += size;
+    boundaries.push_back(p);
+  }
+  for (size_t n = 0; n < good.size(); ++n) {
+    error.clear();
+    Bytes cut(good.begin(), good.begin() + long(n));
+    INFO("prefix of " << n << " bytes");
+    auto out = instrumentFuel(cut, FuelOptions{}, &error);
+    if (std::find(boundaries.begin(), boundaries.end(), n) != boundaries.end()) {
+      CHECK((out.has_value() || !error.empty()));
+    } else {
+      CHECK_FALSE(out);
+      CHECK_FALSE(error.empty());
+    }
+  }
+  // Every single-byte corruption either fails cleanly or gives a module (ASan/UBSan watch the rest).
+  for (size_t i = 8; i < good.size(); ++i) {
+    for (uint8_t v : {uint8_t(0x00), uint8_t(0x7f), uint8_t(0x80), uint8_t(0xff)}) {
+      Bytes m = good;
+      m[i] = v;
+      auto out = instrumentFuel(m, FuelOptions{}, &error);
+      CHECK((out.has_value() || !error.empty()));
+    }
+  }
+  std::mt19937 rng(42);
+  for (int k = 0; k < 2000; ++k) {
+    Bytes m = {0x00, 'a', 's', 'm', 0x01, 0x00, 0x00, 0x00};
+    size_t len = rng() % 64;
+    for (size_t i = 0; i < len; ++i) m.push_back(uint8_t(rng()));
+    (void)instrumentFuel(m, FuelOptions{}, &error);
+  }
+  CHECK_FALSE(instrumentFuel(Bytes{'n', 'o', 't', 'w', 'a', 's', 'm', '!'}, FuelOptions{}, &error));
+  CHECK(error.find("magic") != std::string::npos);
+  // Overlong and out-of-range LEB128 section sizes.
+  CHECK_FALSE(instrumentFuel(module({{0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}}), FuelOptions{}, &error));
+  CHECK(error.find("LEB128") != std::string::npos);
+  CHECK_FALSE(instrumentFuel(module({{0x01, 0xff, 0xff, 0xff, 0xff, 0x7f}}), FuelOptions{}, &error));
+  CHECK(error.find("LEB128") != std::string::npos);
+  // An unknown opcode.
+  Bytes unknown = module({section(1, cat({{0x01}, kVoidType})), section(3, {0x01, 0x00}),
+                          section(10, cat({{0x01}, body({0x00, 0xff, 0x0b})}))});
+  CHECK_FALSE(instrumentFuel(unknown, FuelOptions{}, &error));
+  CHECK(error.find("unknown opcode 255") != std::string::npos);
+  // A call to a function that does not exist.
+  Bytes badCall = module({section(1, cat({{0x01}, kVoidType})), section(3, {0x01, 0x00}),
+                          section(10, cat({{0x01}, body({0x00, 0x10, 0x05, 0x0b})}))});
+  CHECK_FALSE(instrumentFuel(badCall, FuelOptions{}, &error));
+  CHECK(error.find("out of range") != std::string::npos);
+  // Sections out of order.
+  CHECK_FALSE(instrumentFuel(module({section(3, {0x00}), section(1, {0x00})}), FuelOptions{}, &error));
+  CHECK(error.find("out of order") != std::string::npos);
+  FuelOptions zero;
+  zero.batch = 0;
+  CHECK_FALSE(instrumentFuel(module({}), zero, &error));
+}
+
+TEST_CASE("wasm fuel: --max-pages adds or lowers the memory maximum and refuses what cannot fit", "[wasm_fuel]") {
+  FuelOptions options;
+  options.maxPages = 10;
+  std::string error;
+  auto memoryOf = [&](const Bytes& limits) {
+    auto out = instrumentFuel(module({section(5, cat({{0x01}, limits}))}), options, &error);
+    return out ? findSection(*out, 5) : std::nullopt;
+  };
+  CHECK(memoryOf({0x00, 0x02}) == Bytes{0x01, 0x01, 0x02, 0x0a});        // no maximum: added
+  CHECK(memoryOf({0x01, 0x02, 0x64}) == Bytes{0x01, 0x01, 0x02, 0x0a});  // 100: lowered
+  CHECK(memoryOf({0x01, 0x02, 0x05}) == Bytes{0x01, 0x01, 0x02, 0x05});  // 5: kept
+  CHECK(memoryOf({0x03, 0x02, 0x64}) == Bytes{0x01, 0x03, 0x02, 0x0a});  // shared stays shared
+  CHECK_FALSE(memoryOf({0x00, 0x14}));                                   // initial 20 > 10
+  CHECK(error.find("initial size is 20") != std::string::npos);
+  Bytes imported = module({section(2, cat({{0x01}, str("env"), str("memory"), {0x02, 0x00, 0x01}}))});
+  CHECK_FALSE(instrumentFuel(imported, options, &error));
+  CHECK(error.find("imported") != std::string::npos);
+  CHECK_FALSE(instrumentFuel(module({}), options, &error));
+  CHECK(error.find("exactly one memory") != std::string::npos);
+  // Without the option the memory is untouched.
+  auto out = instrumentFuel(module({section(5, {0x01, 0x00, 0x02})}), FuelOptions{}, &error);
+  REQUIRE(out);
+  CHECK(*findSection(*out, 5) == Bytes{0x01, 0x00, 0x02});
+}
