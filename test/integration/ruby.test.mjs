@@ -60,6 +60,7 @@ describe("the Ruby runtime Worker: stateless results (SPEC §10.3)", () => {
     assert.deepEqual(r.logs.stdout, ["hello"]);
     assert.equal(r.language, "ruby");
     assert.equal(r.usage.fuelLimit, 30_000_000);
+    assert.ok(r.usage.fuelConsumed > 0, JSON.stringify(r.usage));
     assert.ok(r.usage.memoryBytes > 0 && r.usage.memoryBytes <= 100_663_296, JSON.stringify(r.usage));
   });
 
@@ -190,6 +191,10 @@ describe("the Ruby runtime Worker: hostile and odd input ends inside a 200 resul
     ["recursion through C (each) traps", "def g(n) = [1].each { g(n + 1) }; g(0)", "EngineError"],
     ["recursion through C (inspect) traps", "a = []; 100_000.times { a = [a] }; a.inspect.size", "EngineError"],
     ["a memory bomb", '"x" * (2**40)', null],
+    ["a string doubling past the 96 MiB cap", 's = "x"; 40.times { s << s }; s.size', "NoMemoryError"],
+    ["a huge Array", "Array.new(50_000_000, 1).size", "NoMemoryError"],
+    // Ruby's own fatal out-of-memory path (inside GC) calls proc_exit(1): a trap, reported as EngineError.
+    ["allocating until memory runs out", 'a = []; loop { a << "x" * 1000 }', "EngineError"],
     ["ENV.clear", "ENV.clear; ENV.to_h", undefined],
     ["File.read /etc/passwd", 'File.read("/etc/passwd")', "Errno::ENOENT"],
     ["writing to /stdlib", 'File.write("/stdlib/x.rb", "1")', null],
