@@ -7,7 +7,7 @@
 //   node scripts/boot-images.mjs [name...]      default: every engines/<name>/build/engine-build.json
 import fs from "node:fs";
 import path from "node:path";
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from
+import { core, root, encoder, decoder, makeImportObject, importStubsOf, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from
   "../engines/javascript/test/core-harness.mjs";
 
 function message() {
@@ -44,7 +44,7 @@ export function makeBootImage(name) {
   const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, archive));
   if (!host) throw new Error(`${name}: sw_wasi_host_new failed`);
   try {
-    const instance = new WebAssembly.Instance(module, makeImportObject(core, host, module));
+    const instance = new WebAssembly.Instance(module, makeImportObject(core, host, module, importStubsOf(core, name)));
     bindGuestMemory(core, host, instance.exports.memory);
     core.wasmifyBind(host, instance);
     // What worker-shim/core.js gives the core for exported globals (the fuel tool's counter is flushed at boot's end).

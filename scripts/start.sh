@@ -14,7 +14,10 @@ case "$language" in
   perl)
     config="engines/perl/wrangler.jsonc"
     body='{"code":"print \"hi\\n\"; [map { $_ * $ENV{X} } 1 .. 3]","envVars":{"X":"12"}}' ;;
-  *) echo "unknown language: $language (javascript, python, perl)"; exit 2 ;;
+  ruby)
+    config="engines/ruby/wrangler.jsonc"
+    body='{"code":"puts \"hi\"\n[1, 2, 3].map { |n| n * ENV[\"X\"].to_i }","envVars":{"X":"12"}}' ;;
+  *) echo "unknown language: $language (javascript, python, perl, ruby)"; exit 2 ;;
 esac
 bash scripts/bootstrap.sh
 bash scripts/build-engines.sh "$language"

@@ -2,7 +2,7 @@
 // the core decides every status, header and body; this file only moves bytes and awaits what the core asks for.
 import createCore from "./generated/core.mjs";
 import coreWasm from "./generated/core.wasm";
-import { makeImportObject, bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
+import { makeImportObject, importStubsOf, bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
 // Every number shared with the core, generated from cpp/abi/abi.def.
 import {
   ACTION_RESPOND,
@@ -38,6 +38,7 @@ function loadCore(wasmModule = coreWasm) {
     },
     servers: new Map(), // engine object -> server handle
     enginesByServer: new Map(), // server handle -> engine object
+    importStubs: new Map(), // server handle -> its built-in engine's import stubs (the core's table, read once)
     pendingRuns: new Map(), // exchange handle -> promise of the engine's outcome
     hostEngineRun(server, exchange, payloadPtr, payloadLen) {
       const engine = this.enginesByServer.get(server);
@@ -62,7 +63,8 @@ function loadCore(wasmModule = coreWasm) {
       const engine = this.enginesByServer.get(server);
       try {
         const binding = { host }; // retargeted when the instance is recycled under another host
-        const instance = new WebAssembly.Instance(engine.module, makeImportObject(this, binding, engine.module));
+        const stubs = this.importStubs.get(server);
+        const instance = new WebAssembly.Instance(engine.module, makeImportObject(this, binding, engine.module, stubs));
         this.bindGuest(host, { instance, binding });
         return 1;
       } catch (error) {
@@ -293,6 +295,13 @@ export function serverFor(core, engine) {
       console.error("[sandbox-workers] invalid Engine:", cString(core, core._sw_last_error()));
     } else {
       core.enginesByServer.set(server, engine);
+      if (engine.builtin) {
+        try {
+          core.importStubs.set(server, importStubsOf(core, engine.builtin));
+        } catch (error) {
+          console.error("[sandbox-workers] invalid Engine:", error.message);
+        }
+      }
       // A built-in engine's /stdlib archive: copied into the core once per isolate and server.
       if (engine.builtin && engine.stdlib && !withCoreBytes(core, new Uint8Array(engine.stdlib),
         (p, n) => core._sw_builtin_set_stdlib(server, p, n))) {

@@ -1,6 +1,7 @@
 // The C ABI of cpp/wasmify inside the Emscripten core (compiled only under __EMSCRIPTEN__).
 //
 // * sw_wasmify_run: one stateless execution on a freshly instantiated built-in engine under a WASI host.
+// * sw_wasmify_import_stubs: the non-WASI imports an engine's instances get (registry.cpp's table), for the shim.
 // * sw_wasmify_session_*: a session (SPEC §5.2) on a built-in engine's instance under a WASI host, for tests and
 //   tools; the core's Interpreter calls the C++ API (wasmify.h, bridge.h) directly.
 // Every entry point names its engine (the registry's name: "javascript", "python", ...).
@@ -126,6 +127,24 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_run(uint32_t host, const char* engine, 
     return finish(Failure{FailureKind::Engine, std::string("wasmify host failure: ") + e.what()});
   } catch (...) {
     return finish(Failure{FailureKind::Engine, "wasmify host failure"});
+  }
+}
+
+// The import stubs built-in engine `engine` needs besides WASI (the registry's table as importStubsJson writes it): the
+// shim asks once per engine and passes them to makeImportObject. Returns the NUL-terminated JSON array (valid until
+// the next sw_wasmify_* call), or NULL for an unknown engine (the message is the result).
+EMSCRIPTEN_KEEPALIVE const char* sw_wasmify_import_stubs(const char* engine, uint32_t engineLen) {
+  try {
+    const BuiltinEngine* e = findBuiltinEngine(std::string_view(engine, engineLen));
+    if (!e) {
+      driverNamed(engine, engineLen);  // sets the message
+      return nullptr;
+    }
+    g_result = importStubsJson(*e);
+    return g_result.c_str();
+  } catch (...) {
+    g_result = "wasmify host failure";
+    return nullptr;
   }
 }
 

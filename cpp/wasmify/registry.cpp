@@ -3,6 +3,8 @@
 // host side fits in an engine::Spec. docs/adding-an-engine.md lists the other files a new language touches.
 #include <array>
 
+#include "../json/json.h"
+
 #include "wasmify.h"
 
 namespace sw::wasmify {
@@ -23,11 +25,12 @@ const WasmifyDriver& pythonDriver() {
   return d;
 }
 
-const std::array<BuiltinEngine, 3>& registry() {
-  static const std::array<BuiltinEngine, 3> engines{{
+const std::array<BuiltinEngine, 4>& registry() {
+  static const std::array<BuiltinEngine, 4> engines{{
       {"javascript", javascriptDriver()},
       {"python", pythonDriver()},
       {"perl", perlDriver()},
+      {"ruby", rubyDriver(), rubyImportStubs()},
   }};
   return engines;
 }
@@ -48,6 +51,25 @@ std::string builtinEngineNames() {
     out += e.name;
   }
   return out;
+}
+
+std::string importStubsJson(const BuiltinEngine& engine) {
+  json::Value rows = json::Value::array();
+  for (const ImportStub& stub : engine.importStubs) {
+    json::Value row = json::Value::object();
+    row.set("module", json::Value::string(std::string(stub.module)));
+    row.set("name", json::Value::string(std::string(stub.name)));
+    switch (stub.kind) {
+      case ImportStubKind::FirstArgument: row.set("kind", json::Value::string("first-argument")); break;
+      case ImportStubKind::Zero: row.set("kind", json::Value::string("zero")); break;
+      case ImportStubKind::Throw:
+        row.set("kind", json::Value::string("throw"));
+        row.set("message", json::Value::string(std::string(stub.message)));
+        break;
+    }
+    rows.push(std::move(row));
+  }
+  return json::stringify(rows);
 }
 
 }  // namespace sw::wasmify

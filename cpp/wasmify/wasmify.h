@@ -15,6 +15,7 @@
 #include <functional>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -315,19 +316,42 @@ WasmifyDriver makeDriver(const Spec& spec);
 
 // --- the registry of built-in engines ----------------------------------------------------------------------------
 
+// A function import of a prebuilt engine that neither WASI nor the core provides (e.g. ruby.wasm's JavaScript bridge).
+// The shim builds exactly these functions from the table (importStubsJson) when it instantiates the engine; any other
+// unknown import throws `Unsupported host capability: m.n` (SPEC §5.4). A throw unwinds the guest: the guest call
+// fails as a Trap with the message, and the instance is discarded.
+enum class ImportStubKind : uint8_t {
+  FirstArgument,  // returns its first argument (an identity resource handle)
+  Zero,           // returns 0 (nothing for a void import)
+  Throw,          // throws an Error with `message`
+};
+struct ImportStub {
+  std::string_view module;
+  std::string_view name;  // "*": every function import of `module`
+  ImportStubKind kind = ImportStubKind::Zero;
+  std::string_view message = {};  // Throw only
+};
+
 // One line per language in registry.cpp: the name a runtime's Engine gives as `builtin` (and the name the build
 // scripts, boot images and the shim use for engines/<name>/).
 struct BuiltinEngine {
   std::string_view name;
   const WasmifyDriver& driver;
+  std::span<const ImportStub> importStubs = {};
 };
 // nullptr when `name` is not a built-in engine.
 const BuiltinEngine* findBuiltinEngine(std::string_view name);
 // The registered names, comma-separated (for error messages).
 std::string builtinEngineNames();
+// The engine's import stubs as the shim reads them: a JSON array of {"module", "name", "kind": "first-argument" |
+// "zero" | "throw", "message"?}, in table order (the first row that matches an import wins).
+std::string importStubsJson(const BuiltinEngine& engine);
 
 // The Perl engine (zeroperl, a prebuilt module driven through its own exports; perl.cpp).
 const WasmifyDriver& perlDriver();
+// The Ruby engine (ruby.wasm, prebuilt, stateless; ruby.cpp) and the stubs its non-WASI imports need.
+const WasmifyDriver& rubyDriver();
+std::span<const ImportStub> rubyImportStubs();
 
 // The JavaScript engine's New limits (SPEC §5.6).
 inline constexpr uint32_t kJavaScriptHeapLimit = 33554432;   // 32 MiB

@@ -471,7 +471,9 @@ TEST_CASE("wasmify: the registry knows every built-in engine; hard-mode engines 
   REQUIRE(findBuiltinEngine("javascript") != nullptr);
   REQUIRE(findBuiltinEngine("python") != nullptr);
   CHECK(findBuiltinEngine("cobol") == nullptr);
-  CHECK(builtinEngineNames() == "javascript, python");
+  REQUIRE(findBuiltinEngine("perl") != nullptr);
+  REQUIRE(findBuiltinEngine("ruby") != nullptr);
+  CHECK(builtinEngineNames() == "javascript, python, perl, ruby");
   FakeGuest guest;
   guest.expectHeapLimit = guest.expectStackLimit = 0;  // Python sizes itself
   auto r = runWasmify(guest, findBuiltinEngine("python")->driver, {"1", ""});
@@ -521,3 +523,14 @@ TEST_CASE("wasmify: a generic session driver: sessionBoot, afterRestore", "[wasm
   CHECK(r->instance.handle == 77);
 }
 
+
+TEST_CASE("wasmify: import stubs are the registry's table as JSON; engines speaking only WASI have none", "[wasmify]") {
+  CHECK(importStubsJson(*findBuiltinEngine("python")) == "[]");
+  const std::string ruby = importStubsJson(*findBuiltinEngine("ruby"));
+  CHECK(ruby.find(R"({"module":"canonical_abi","name":"resource_new_rb-abi-value","kind":"first-argument"})") !=
+        std::string::npos);
+  CHECK(ruby.find(R"({"module":"canonical_abi","name":"resource_drop_js-abi-value","kind":"zero"})") !=
+        std::string::npos);
+  CHECK(ruby.find(R"({"module":"rb-js-abi-host","name":"*","kind":"throw",)"
+                  R"("message":"JavaScript host access is disabled"})") != std::string::npos);
+}

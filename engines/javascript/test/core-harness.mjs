@@ -9,7 +9,7 @@ const generated = path.join(root, 'worker-shim', 'generated');
 export const encoder = new TextEncoder();
 export const decoder = new TextDecoder();
 
-export const { makeImportObject, bindGuestMemory, unbindGuestMemory, WasiTrap } =
+export const { makeImportObject, importStubsOf, bindGuestMemory, unbindGuestMemory, WasiTrap } =
   await import(pathToFileURL(path.join(generated, 'wasi_imports.mjs')).href);
 /** The numbers shared with the core (cpp/abi/abi.def), e.g. abi.WASMIFY_OK. */
 export const abi = await import(pathToFileURL(path.join(generated, 'abi.mjs')).href);

@@ -1,0 +1,202 @@
+// The Ruby engine's host-side driver. ruby.wasm (CRuby 3.4, @ruby/3.4-wasm-wasi; engines/ruby/) is a prebuilt reactor
+// we cannot relink, so the host drives it through its own exports, whose names carry their WIT signatures (legacy
+// wit-bindgen). The language work lives in Ruby: engines/ruby/driver.rb, mounted as /stdlib/sandbox_driver.rb and
+// loaded at boot, defines Sandbox.run_hex, which runs one request and returns the outcome JSON (SPEC §3, §6.5). One
+// request is one evaluation of `Sandbox.run_hex("<code hex>","<env JSON hex>")`: hex, so the host builds no Ruby
+// syntax. Stateless only (SPEC §6.5): no sessionExecute. engines/ruby/README.md has the call sequence.
+#include <random>
+#include <string>
+
+#include "wasmify.h"
+
+namespace sw::wasmify {
+
+namespace {
+
+constexpr std::string_view kLanguage = "ruby";
+
+// The exports, by their full names.
+constexpr std::string_view kRealloc = "cabi_realloc";
+constexpr std::string_view kRubyInit = "ruby-init: func(args: list<string>) -> ()";
+constexpr std::string_view kRubyInitLoadpath = "ruby-init-loadpath: func() -> ()";
+constexpr std::string_view kEvalProtect =
+    "rb-eval-string-protect: func(str: string) -> tuple<handle<rb-abi-value>, s32>";
+constexpr std::string_view kStringPtr = "rstring-ptr: func(value: handle<rb-abi-value>) -> string";
+constexpr std::string_view kPostStringPtr = "cabi_post_rstring-ptr";
+constexpr std::string_view kDropValue = "canonical_abi_drop_rb-abi-value";
+
+// ruby's argv: the stdlib archive's root on the load path, no RubyGems (the stdlib is a flat, trimmed copy), UTF-8
+// source and external encodings; `-e_=0` keeps ruby_options from reading a script from stdin (it is parsed only).
+constexpr std::string_view kRubyArgs[] = {"ruby", "-I/stdlib", "--disable-gems", "-EUTF-8", "-e_=0"};
+// Evaluates to the String "ok", or to what failed (an exception here would leave only a nonzero state).
+constexpr std::string_view kBootScript =
+    "begin; load '/stdlib/sandbox_driver.rb'; 'ok'; rescue Exception => e; \"#{e.class}: #{e.message}\"; end";
+constexpr std::string_view kDriverFailed = "Ruby driver failed";
+
+// The recursion-through-C trap (README "Recursion through C traps"): a raise unwinding many C frames overflows
+// asyncify's buffer and asyncify_stop_unwind executes `unreachable`. The module has no name section, so the host
+// cannot tell it from any other `unreachable` (rb_bug, abort): it stays an EngineError, with a hint.
+constexpr std::string_view kUnreachableTrap = "RuntimeError: unreachable";
+constexpr std::string_view kUnreachableHint =
+    " (the Ruby VM trapped; most often recursion too deep through C methods such as each or inspect)";
+
+Result<uint32_t> guestAlloc(GuestCaller& guest, uint32_t size) {
+  auto p = guest.call(kRealloc, {0, 0, 1, size});
+  if (!p) return p.failure();
+  if (uint32_t(p.value()) == 0) return engineFailure(std::string(kMethodFailed) + ": out of memory");
+  return uint32_t(p.value());
+}
+
+// A copy of `bytes` in guest memory (cabi_realloc), NUL-terminated when `nul` (ruby-init reads argv as C strings).
+Result<uint32_t> guestBytes(GuestCaller& guest, std::string_view bytes, bool nul = false) {
+  if (bytes.size() >= UINT32_MAX - 1) return engineFailure(kMethodFailed);
+  auto p = guestAlloc(guest, uint32_t(bytes.size() + (nul ? 1 : 0)));
+  if (!p) return p.failure();
+  const char zero = 0;
+  if ((!bytes.empty() && !guest.write(p.value(), bytes.data(), uint32_t(bytes.size()))) ||
+      (nul && !guest.write(p.value() + uint32_t(bytes.size()), &zero, 1))) {
+    return engineFailure(std::string(kMethodFailed) + ": request outside guest memory");
+  }
+  return p;
+}
+
+// Two u32 at a return area (the exports' retptrs point at a static area: read before the next call).
+bool readPair(GuestCaller& guest, uint32_t at, uint32_t& a, uint32_t& b) {
+  uint32_t pair[2];
+  if (!guest.read(at, pair, sizeof pair)) return false;
+  a = pair[0];
+  b = pair[1];
+  return true;
+}
+
+Result<Unit> rubyInit(GuestCaller& guest) {
+  constexpr uint32_t n = std::size(kRubyArgs);
+  uint32_t list[2 * n];
+  for (uint32_t i = 0; i < n; i++) {
+    auto p = guestBytes(guest, kRubyArgs[i], true);
+    if (!p) return p.failure();
+    list[2 * i] = p.value();
+    list[2 * i + 1] = uint32_t(kRubyArgs[i].size());  // without the NUL
+  }
+  auto listPtr = guestAlloc(guest, sizeof list);
+  if (!listPtr) return listPtr.failure();
+  if (!guest.write(listPtr.value(), list, sizeof list)) return engineFailure(kInitializationFailed);
+  if (auto r = guest.call(kRubyInit, {listPtr.value(), n}); !r) return r.failure();
+  if (auto r = guest.call(kRubyInitLoadpath, {}); !r) return r.failure();
+  return Unit{};
+}
+
+// Evaluates `code` at the top level and returns the resulting String's bytes (at most kMaxResponseBytes). A nonzero
+// rb_protect state (an exception escaped) or a non-String value is `failed`; the caller guarantees a String.
+Result<std::string> evalToString(GuestCaller& guest, std::string_view code, std::string_view failed) {
+  auto src = guestBytes(guest, code);
+  if (!src) return src.failure();
+  auto ret = guest.call(kEvalProtect, {src.value(), uint32_t(code.size())});
+  if (!ret) {
+    Failure f = ret.failure();
+    if (f.kind == FailureKind::Trap && f.message == kUnreachableTrap) f.message += kUnreachableHint;
+    return f;
+  }
+  uint32_t handle = 0, state = 0;
+  if (!readPair(guest, uint32_t(ret.value()), handle, state)) return engineFailure(kTruncatedProtobuf);
+  if (state != 0) return engineFailure(std::string(failed) + " (state " + std::to_string(int32_t(state)) + ")");
+  auto str = guest.call(kStringPtr, {handle});
+  if (!str) return str.failure();
+  uint32_t ptr = 0, len = 0;
+  if (!readPair(guest, uint32_t(str.value()), ptr, len)) return engineFailure(kTruncatedProtobuf);
+  if (len > kMaxResponseBytes) return engineFailure(kResponseLimitExceeded);
+  std::string out(len, '\0');
+  if (len && !guest.read(ptr, out.data(), len)) return engineFailure(kTruncatedProtobuf);
+  if (auto r = guest.call(kPostStringPtr, {uint32_t(str.value())}); !r) return r.failure();
+  if (auto r = guest.call(kDropValue, {handle}); !r) return r.failure();
+  return out;
+}
+
+// Evaluates `code` for its effect (its value is dropped); an exception is `failed`.
+Result<Unit> evalRuby(GuestCaller& guest, std::string_view code, std::string_view failed) {
+  auto src = guestBytes(guest, code);
+  if (!src) return src.failure();
+  auto ret = guest.call(kEvalProtect, {src.value(), uint32_t(code.size())});
+  if (!ret) return ret.failure();
+  uint32_t handle = 0, state = 0;
+  if (!readPair(guest, uint32_t(ret.value()), handle, state)) return engineFailure(kTruncatedProtobuf);
+  if (state != 0) return engineFailure(std::string(failed) + " (state " + std::to_string(int32_t(state)) + ")");
+  if (auto r = guest.call(kDropValue, {handle}); !r) return r.failure();
+  return Unit{};
+}
+
+void appendHex(std::string& out, std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  for (unsigned char c : bytes) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+}
+
+// One call of Sandbox.run_hex (driver.rb): its String is the outcome JSON.
+Result<std::string> runRuby(GuestCaller& guest, const ExecuteRequest& request) {
+  const std::string_view env = request.envJson.empty() ? std::string_view("{}") : request.envJson;
+  std::string call;
+  call.reserve(32 + 2 * (request.code.size() + env.size()));
+  call.append("Sandbox.run_hex(\"");
+  appendHex(call, request.code);
+  call.append("\",\"");
+  appendHex(call, env);
+  call.append("\")");
+  auto out = evalToString(guest, call, kDriverFailed);
+  if (!out) return out.failure();
+  if (out->empty()) return engineFailure(kInvalidProtobuf);
+  return out;
+}
+
+WasmifyDriver makeRubyDriver() {
+  WasmifyDriver d;
+  d.language = kLanguage;
+  d.boot = [](GuestCaller& guest) -> Result<uint64_t> {
+    if (auto r = rubyInit(guest); !r) return r.failure();
+    auto loaded = evalToString(guest, kBootScript, kInitializationFailed);
+    if (!loaded) return loaded.failure();
+    if (loaded.value() != "ok") return engineFailure(std::string(kInitializationFailed) + ": " + loaded.value());
+    // Warm-up: what the first request would compile or load lazily (the capture, JSON generation, the error and
+    // syntax-error paths) lands in the boot image instead of being paid by every request.
+    for (std::string_view code : {"puts 'x'; warn 'y'; {a: [1, 'b', 2.5, nil]}", "raise 'z'", "1 +", "'s'"}) {
+      if (auto r = runRuby(guest, ExecuteRequest{code, "{\"A\":\"b\"}"}); !r) return r.failure();
+    }
+    if (auto r = evalRuby(guest, "GC.start; nil", kInitializationFailed); !r) return r.failure();
+    return 1;  // one VM per instance
+  };
+  d.evaluate = [](Instance& instance, std::string_view code) -> Result<std::string> {
+    if (auto r = evalRuby(instance.guest, code, kDriverFailed); !r) return r.failure();
+    return std::string();
+  };
+  d.runOnce = [](Instance& instance, const ExecuteRequest& request) { return runRuby(instance.guest, request); };
+  d.afterRestore = [](Instance& instance, bool bootImage) -> Result<Unit> {
+    // Ruby seeded its default Random while booting: every instance restored from the shared boot image would draw
+    // the same numbers.
+    if (!bootImage) return Unit{};
+    std::random_device rd;
+    const uint64_t seed = (uint64_t(rd()) << 32) | rd();
+    return evalRuby(instance.guest, "Random.srand(" + std::to_string(seed) + "); nil", kDriverFailed);
+  };
+  return d;
+}
+
+// canonical_abi: a resource handle is the guest pointer itself; the JavaScript bridge is disabled (SPEC §6.5).
+// stdlib.tar's js.rb makes `require "js"` a guest NotImplementedError; only `require "js.so"` reaches these.
+constexpr ImportStub kRubyImportStubs[] = {
+    {"canonical_abi", "resource_new_rb-abi-value", ImportStubKind::FirstArgument},
+    {"canonical_abi", "resource_get_rb-abi-value", ImportStubKind::FirstArgument},
+    {"canonical_abi", "resource_drop_js-abi-value", ImportStubKind::Zero},
+    {"rb-js-abi-host", "*", ImportStubKind::Throw, "JavaScript host access is disabled"},
+};
+
+}  // namespace
+
+const WasmifyDriver& rubyDriver() {
+  static const WasmifyDriver d = makeRubyDriver();
+  return d;
+}
+
+std::span<const ImportStub> rubyImportStubs() { return kRubyImportStubs; }
+
+}  // namespace sw::wasmify

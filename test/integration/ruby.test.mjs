@@ -1,0 +1,227 @@
+// The Ruby runtime Worker (engines/ruby/wrangler.jsonc) in workerd through Miniflare: the probe, stateless results
+// (SPEC §10.3 items 63-68), code contexts refused (item 71 and executeInContext), result forms, logs, ENV, limits,
+// isolation between requests, and the hostile-code table of engines/ruby/README.md.
+import { describe, it, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startRuntime, assertExecutionResult, assertErrorResponse, jsonBody } from "./helpers.mjs";
+
+let rt;
+before(async () => {
+  const mf = await startRuntime([
+    { helper: { name: "caller", entry: "context-caller.js", serviceBindings: { RUNTIME: "runtime" } } },
+    { name: "runtime", language: "ruby", routes: ["runtime.test/*"] },
+  ]);
+  rt = {
+    ...mf,
+    /** POST /execute on the Ruby Worker; the parsed ExecutionResult. */
+    exec: async (code, envVars) =>
+      assertExecutionResult(await mf.execute(envVars ? { code, envVars } : { code }, { host: "runtime.test" })),
+    /** executeInContext(key, args) from the caller Worker. */
+    raw: async (key, args) =>
+      (await mf.fetch("/raw", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key, args }) })).json(),
+  };
+});
+after(async () => {
+  await rt?.dispose();
+});
+
+const NOT_SUPPORTED = "Code contexts are not supported for ruby";
+
+describe("the Ruby runtime Worker: probe and code contexts", () => {
+  it("GET /interpreter reports ruby without contexts", async () => {
+    const body = await jsonBody(await rt.fetch("https://runtime.test/interpreter"));
+    assert.equal(body.language, "ruby");
+    assert.match(body.engine, /^CRuby 3\.4/);
+    assert.equal(body.contexts, false);
+    assert.equal(body.protocol, 1);
+  });
+
+  it("item 71: POST /interpreters/k/contexts → 400 Code contexts are not supported for ruby", async () => {
+    await assertErrorResponse(await rt.fetch("https://runtime.test/interpreters/k/contexts", { method: "POST" }), 400, NOT_SUPPORTED);
+    await assertErrorResponse(await rt.fetch("https://runtime.test/interpreters/k/contexts/c1", { method: "DELETE" }), 400, NOT_SUPPORTED);
+    await assertErrorResponse(await rt.fetch("https://runtime.test/interpreters/k", { method: "GET" }), 400, NOT_SUPPORTED);
+  });
+
+  it("executeInContext answers the same 400 as an RPC failure", async () => {
+    const r = await rt.raw("k", { contextId: "c1", code: "1", workspace: { dirs: [], manifest: {} } });
+    assert.equal(r.ok, false, JSON.stringify(r));
+    assert.equal(r.status, 400);
+    assert.equal(r.body.code, "VALIDATION_FAILED");
+    assert.equal(r.body.message, NOT_SUPPORTED);
+    assert.equal(r.body.httpStatus, 400);
+  });
+});
+
+describe("the Ruby runtime Worker: stateless results (SPEC §10.3)", () => {
+  it("item 63: puts goes to stdout; a Hash is json; envVars are ENV", async () => {
+    const r = await rt.exec('puts "hello"\n{name: ENV["NAME"], sum: (0...10).sum}', { NAME: "世界" });
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results, [{ json: { name: "世界", sum: 45 } }]);
+    assert.deepEqual(r.logs.stdout, ["hello"]);
+    assert.equal(r.language, "ruby");
+    assert.equal(r.usage.fuelLimit, 30_000_000);
+    assert.ok(r.usage.fuelConsumed > 0, JSON.stringify(r.usage));
+    assert.ok(r.usage.memoryBytes > 0 && r.usage.memoryBytes <= 100_663_296, JSON.stringify(r.usage));
+  });
+
+  it("item 64: raise is a RuntimeError; stdout written before it is kept", async () => {
+    const r = await rt.exec('puts "before"\nraise "boom"');
+    assert.equal(r.error.name, "RuntimeError");
+    assert.equal(r.error.message, "boom");
+    assert.deepEqual(r.logs.stdout, ["before"]);
+    assert.ok(r.error.traceback.length > 0 && r.error.traceback.every((f) => f.startsWith("(sandbox)")), JSON.stringify(r.error));
+  });
+
+  it("item 65: a syntax error is a SyntaxError and nothing runs", async () => {
+    const r = await rt.exec('puts "before"\n1 +');
+    assert.equal(r.error.name, "SyntaxError");
+    assert.deepEqual(r.logs.stdout, []);
+  });
+
+  it("item 66: a top-level return is a LocalJumpError with logs kept; the engine keeps working", async () => {
+    const r = await rt.exec('puts "before"\nreturn 1');
+    assert.equal(r.error.name, "LocalJumpError");
+    assert.deepEqual(r.logs.stdout, ["before"]);
+    assert.deepEqual((await rt.exec("1 + 1")).results, [{ text: "2" }]);
+  });
+
+  it("item 67: require \"js\" fails with a message saying the JavaScript bridge is disabled", async () => {
+    const r = await rt.exec('require "js"; JS.global[:process].to_s');
+    assert.ok(r.error, JSON.stringify(r));
+    assert.match(r.error.message, /disabled/);
+  });
+
+  it("item 68: loop {} ends as ExecutionLimitError", async () => {
+    const r = await rt.exec('puts "x"; loop {}');
+    assert.equal(r.error.name, "ExecutionLimitError");
+    assert.deepEqual(r.logs, { stdout: [], stderr: [] });
+  });
+
+  it("break, next, redo and retry at the top level are LocalJumpErrors", async () => {
+    for (const code of ["break", "next", "redo", "retry"]) {
+      assert.equal((await rt.exec(code)).error?.name, "LocalJumpError", code);
+    }
+  });
+
+  it("result forms: inspect text, json for Hash/Array, nothing for nil", async () => {
+    assert.deepEqual((await rt.exec('"hi " + "world"')).results, [{ text: '"hi world"' }]);
+    assert.deepEqual((await rt.exec("0.1 + 0.2")).results, [{ text: "0.30000000000000004" }]);
+    assert.deepEqual((await rt.exec(":sym")).results, [{ text: ":sym" }]);
+    assert.deepEqual((await rt.exec("2**70")).results, [{ text: "1180591620717411303424" }]);
+    assert.deepEqual((await rt.exec("nil")).results, []);
+    assert.deepEqual((await rt.exec("puts 'x'")).results, []);
+    assert.deepEqual((await rt.exec('[1, "two", {three: 3}, nil, true]')).results, [{ json: [1, "two", { three: 3 }, null, true] }]);
+    assert.match((await rt.exec("Object.new")).results[0].text, /^#<Object:0x[0-9a-f]+>$/);
+    // JSON.generate refuses NaN: the Hash falls back to its inspect text.
+    assert.deepEqual((await rt.exec("{a: Float::NAN}")).results, [{ text: "{a: NaN}" }]);
+  });
+
+  it("stdout and stderr: puts, print, p, $stderr, warn", async () => {
+    const r = await rt.exec('puts "a"; $stderr.puts "b"; warn "c"; print "d\\n"; p 1; STDOUT.write("e\\n"); 2');
+    assert.deepEqual(r.logs, { stdout: ["a", "d", "1", "e"], stderr: ["b", "c"] });
+    assert.deepEqual(r.results, [{ text: "2" }]);
+  });
+
+  it("ENV has only the supplied variables; the host environment never leaks", async () => {
+    const r = await rt.exec("[ENV.to_h, ENV['HOME'], ENV['PATH']]", { ONLY: "1", TEXT: "é€" });
+    assert.deepEqual(r.results, [{ json: [{ ONLY: "1", TEXT: "é€" }, null, null] }]);
+    assert.deepEqual((await rt.exec("ENV.to_h")).results, [{ json: {} }]);
+  });
+
+  it("output and result limits are ExecutionLimitErrors with empty logs", async () => {
+    const out = await rt.exec('print "x" * 40000; 1');
+    assert.deepEqual([out.error.name, out.error.message], ["ExecutionLimitError", "Output limit exceeded"]);
+    assert.deepEqual(out.logs, { stdout: [], stderr: [] });
+    const res = await rt.exec('"y" * 70000');
+    assert.deepEqual([res.error.name, res.error.message], ["ExecutionLimitError", "Result limit exceeded"]);
+  });
+
+  it("two requests share nothing: globals, constants, methods and the Random sequence", async () => {
+    const a = await rt.exec("$leak = 5; LEAK = 1; def leaked = 1; [rand(2**60), rand(2**60)]");
+    const b = await rt.exec("[$leak, defined?(LEAK), respond_to?(:leaked, true), rand(2**60), rand(2**60)]");
+    assert.deepEqual(b.results[0].json.slice(0, 3), [null, null, false]);
+    assert.notDeepEqual(a.results[0].json, b.results[0].json.slice(3));
+  });
+
+  it("the bundled standard library loads and works", async () => {
+    const r = await rt.exec(
+      'require "json"; require "set"; require "time"; require "securerandom"; require "digest"; require "base64"\n' +
+        '[Set[1, 2, 2].size, Digest::MD5.hexdigest("abc"), SecureRandom.hex(4).size, Time.at(0).utc.iso8601,\n' +
+        ' Base64.strict_encode64("hi"), JSON.parse(\'{"a":[1]}\'), "%05.1f" % 3.14159]',
+    );
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, [2, "900150983cd24fb0d6963f7d28e17f72", 8, "1970-01-01T00:00:00Z", "aGk=", { a: [1] }, "003.1"]);
+    assert.equal((await rt.exec('require "socket"')).error?.name, "LoadError");
+  });
+});
+
+// engines/ruby/README.md "Hostile code": each case, then `1 + 1` still works. `name`: undefined = a result;
+// a string = that error; null = any guest error or limit. EngineError rows are traps (the instance is discarded).
+describe("the Ruby runtime Worker: hostile and odd input ends inside a 200 result", () => {
+  const cases = [
+    ["exit", 'puts "a"; exit', "SystemExit"],
+    ["exit 3", "exit 3", "SystemExit"],
+    ["exit!", "exit!", "SystemExit"],
+    ["abort", 'abort "bye"', "SystemExit"],
+    ["Process.kill", "Process.kill(:TERM, Process.pid)", "SignalException"],
+    ["backticks", "`ls`", null],
+    ["system", 'system("ls")', undefined],
+    ["fork", "fork { }", "NotImplementedError"],
+    ["spawn", 'spawn("ls")', undefined],
+    ["Thread.new", "Thread.new { 1 }.join; 2", "NotImplementedError"],
+    ["a Fiber", "Fiber.new { Fiber.yield 1; 2 }.resume", undefined],
+    ["require socket", 'require "socket"', "LoadError"],
+    ["ObjectSpace.each_object", "ObjectSpace.each_object(Module).count > 0", undefined],
+    ["closing every IO", 'ObjectSpace.each_object(IO).each { |io| io.close rescue nil }; puts "x"; 1', undefined],
+    ["redefining Sandbox", 'module Sandbox; def self.run_hex(*) = "x"; end; 7', undefined],
+    ["removing Sandbox", "Object.send(:remove_const, :Sandbox); 8", undefined],
+    ["redefining JSON.generate", 'module JSON; def self.generate(*) = raise("no"); end; [1, 2]', undefined],
+    ["removing JSON", "Object.send(:remove_const, :JSON); {a: 1}", undefined],
+    ["a raising Object#inspect", 'class Object; def inspect = raise("bad"); end; Object.new', "RuntimeError"],
+    ["a raising Kernel#puts", 'module Kernel; def puts(*) = raise("no puts"); end; puts "hi"', "RuntimeError"],
+    ["$stdout = nil", "$stdout = nil", "TypeError"],
+    ["$stdout = STDOUT", '$stdout = STDOUT; puts "via STDOUT"; 1', undefined],
+    ["IO.new(1).write", 'IO.new(1).write("raw\\n"); 1', undefined],
+    ["at_exit", 'at_exit { puts "late" }; 1', undefined],
+    ["an uncaught throw", "throw :x", "UncaughtThrowError"],
+    ["raise Exception", 'raise Exception, "base"', "Exception"],
+    ["raise NoMemoryError", 'raise NoMemoryError, "fake"', "NoMemoryError"],
+    ["raise Interrupt", "raise Interrupt", "Interrupt"],
+    ["runaway Ruby recursion", "def f(n) = f(n + 1) + 1; f(0)", "SystemStackError"],
+    ["recursion through C (each) traps", "def g(n) = [1].each { g(n + 1) }; g(0)", "EngineError"],
+    ["recursion through C (inspect) traps", "a = []; 100_000.times { a = [a] }; a.inspect.size", "EngineError"],
+    ["a memory bomb", '"x" * (2**40)', null],
+    ["a string doubling past the 96 MiB cap", 's = "x"; 40.times { s << s }; s.size', "NoMemoryError"],
+    ["a huge Array", "Array.new(50_000_000, 1).size", "NoMemoryError"],
+    // Ruby's own fatal out-of-memory path (inside GC) calls proc_exit(1): a trap, reported as EngineError.
+    ["allocating until memory runs out", 'a = []; loop { a << "x" * 1000 }', "EngineError"],
+    ["ENV.clear", "ENV.clear; ENV.to_h", undefined],
+    ["File.read /etc/passwd", 'File.read("/etc/passwd")', "Errno::ENOENT"],
+    ["writing to /stdlib", 'File.write("/stdlib/x.rb", "1")', null],
+    ["Dir.entries /", 'Dir.entries("/")', "Errno::ENOENT"],
+    ["require js.so and a JS call traps in a disabled import", 'require "js.so"; JS.global[:process].to_s', "EngineError"],
+    ["GC.start", "GC.start; 1", undefined],
+    ["trap", 'trap("INT") { }; 1', undefined],
+    ["set_trace_func", "set_trace_func(proc { }); 1", undefined],
+    ["an infinite loop in a block", "[1, 2].sort_by { loop {} }", "ExecutionLimitError"],
+  ];
+  for (const [what, code, name] of cases) {
+    it(`${what} → ${name === undefined ? "a result" : name ?? "a guest error or limit"}, and the next request works`, async () => {
+      const r = await rt.exec(code);
+      if (name === undefined) assert.equal(r.error, undefined, JSON.stringify(r.error));
+      else {
+        assert.ok(r.error, `an error for ${what}: ${JSON.stringify(r).slice(0, 300)}`);
+        if (name) assert.equal(r.error.name, name, JSON.stringify(r.error));
+        else assert.notEqual(r.error.name, "EngineError", JSON.stringify(r.error));
+        if (name === "EngineError") assert.deepEqual(r.logs, { stdout: [], stderr: [] });
+      }
+      assert.deepEqual((await rt.exec("1 + 1")).results, [{ text: "2" }]);
+    });
+  }
+
+  it("the JavaScript bridge's trap names the disabled host access", async () => {
+    const r = await rt.exec('require "js.so"; JS.global[:process].to_s');
+    assert.equal(r.error.name, "EngineError");
+    assert.match(r.error.message, /JavaScript host access is disabled/);
+  });
+});
