@@ -144,7 +144,19 @@ Result<std::string> runRuby(GuestCaller& guest, const ExecuteRequest& request) {
   appendHex(call, env);
   call.append("\")");
   auto out = evalToString(guest, call, kDriverFailed);
-  if (!out) return out.failure();
+  // The ticks of the last partial batch (docs/fuel-tool.md): usage is exact, and the budget holds to the tick.
+  if (out) {
+    if (auto r = guest.flushFuel(); !r) return r.failure();
+  }
+  if (!out) {
+    // Memory exhausted inside the VM (e.g. during GC) is fatal for Ruby: it prints "[FATAL] failed to allocate
+    // memory" and exits (a trap here whose message ends with that line), rather than raising NoMemoryError.
+    const Failure& f = out.failure();
+    if (f.kind == FailureKind::Trap && f.message.find("failed to allocate memory") != std::string::npos) {
+      return Failure{FailureKind::Limit, "Memory limit exceeded"};
+    }
+    return f;
+  }
   if (out->empty()) return engineFailure(kInvalidProtobuf);
   return out;
 }
@@ -163,6 +175,8 @@ WasmifyDriver makeRubyDriver() {
       if (auto r = runRuby(guest, ExecuteRequest{code, "{\"A\":\"b\"}"}); !r) return r.failure();
     }
     if (auto r = evalRuby(guest, "GC.start; nil", kInitializationFailed); !r) return r.failure();
+    // Boot's last partial batch of ticks: charged now, so the boot image stores a full batch.
+    if (auto r = guest.flushFuel(); !r) return r.failure();
     return 1;  // one VM per instance
   };
   d.evaluate = [](Instance& instance, std::string_view code) -> Result<std::string> {

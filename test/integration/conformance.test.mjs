@@ -37,6 +37,13 @@ describe("runEngineConformance", () => {
     });
   });
 
+  it("the Ruby engine (CRuby, stateless only)", async () => {
+    const { rubyEngine } = await import("../../engines/ruby/engine.js");
+    await runEngineConformance(rubyEngine, {
+      programs: { simple: { code: "1 + 1", expectResultText: "2" }, error: { code: "raise 'nope'" } },
+    });
+  });
+
   it("the calc example engine (stateless only)", async () => {
     const { engine } = await import("../../engines/calc/engine.js");
     await runEngineConformance(engine, {

@@ -13,7 +13,7 @@ const WRANGLER = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
 const LIMIT_KIB = 10 * 1024;
 
 describe("wrangler deploy --dry-run, one Worker per language", () => {
-  for (const [language, name] of [["javascript", "sandbox-javascript"], ["python", "sandbox-python"], ["perl", "sandbox-perl"]]) {
+  for (const [language, name] of [["javascript", "sandbox-javascript"], ["python", "sandbox-python"], ["perl", "sandbox-perl"], ["ruby", "sandbox-ruby"]]) {
     it(`${name} (${path.relative(ROOT, languageConfig(language))}) bundles on its own under ${LIMIT_KIB} KiB gzip`, () => {
       const out = mkdtempSync(path.join(tmpdir(), `sw-deploy-${language}-`));
       try {
