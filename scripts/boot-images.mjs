@@ -47,18 +47,6 @@ export function makeBootImage(name) {
     const instance = new WebAssembly.Instance(module, makeImportObject(core, host, module, importStubsOf(core, name)));
     bindGuestMemory(core, host, instance.exports.memory);
     core.wasmifyBind(host, instance);
-    // What worker-shim/core.js gives the core for exported globals (the fuel tool's counter is flushed at boot's end).
-    const exported = (p, n) => instance.exports[decoder.decode(core.HEAPU8.subarray(p, p + n))];
-    core.hostGuestGetGlobal = (h, p, n) => {
-      const g = exported(p, n);
-      return g instanceof WebAssembly.Global ? Number(g.value) : NaN;
-    };
-    core.hostGuestSetGlobal = (h, np, nn, vp, vn) => {
-      const g = exported(np, nn);
-      if (!(g instanceof WebAssembly.Global)) return 0;
-      g.value = Number(decoder.decode(core.HEAPU8.subarray(vp, vp + vn)));
-      return 1;
-    };
     const t0 = performance.now();
     const maker = core._sw_boot_image_begin(host, ...engineArg(name));
     if (!maker) throw new Error(`${name}: boot failed: ${message()}`);

@@ -94,10 +94,6 @@ function loadCore(wasmModule = coreWasm) {
       this.HEAPU8[p + bytes.length] = 0;
       return p;
     },
-    hostGuestGetGlobal(host, namePtr, nameLen) {
-      const global = this.guestInstances.get(host)?.exports[decoder.decode(this.HEAPU8.subarray(namePtr, namePtr + nameLen))];
-      return global instanceof WebAssembly.Global ? Number(global.value) : NaN;
-    },
     hostGuestSetGlobal(host, namePtr, nameLen, valuePtr, valueLen) {
       const instance = this.guestInstances.get(host);
       const name = decoder.decode(this.HEAPU8.subarray(namePtr, namePtr + nameLen));

@@ -46,10 +46,6 @@ mergeInto(LibraryManager.library, {
   sw_host_guest_set_global: function (host, namePtr, nameLen, valuePtr, valueLen) {
     return Module['hostGuestSetGlobal'](host, namePtr >>> 0, nameLen >>> 0, valuePtr >>> 0, valueLen >>> 0);
   },
-  // One exported global's value as a number (NaN when the guest has no such global): the fuel tool's counter.
-  sw_host_guest_get_global: function (host, namePtr, nameLen) {
-    return Module['hostGuestGetGlobal'] ? Module['hostGuestGetGlobal'](host, namePtr >>> 0, nameLen >>> 0) : NaN;
-  },
   // Grows a guest's memory to at least `pages` 64 KiB pages (snapshot restore); 1 = ok.
   sw_host_guest_grow: function (host, pages) {
     return Module['hostGuestGrow'](host, pages >>> 0);

@@ -31,10 +31,9 @@ void sw_wasi_fuel_set_interrupt(uint32_t h, uint32_t address, uint32_t bitsAddre
 int32_t sw_wasi_charge(uint32_t h, uint32_t units);
 const char* sw_wasi_output(uint32_t h, uint32_t fd);
 uint32_t sw_wasi_scratch_len(uint32_t h);
-// cpp/core/host_imports.js: a guest's exported global (NaN when it has none), and setting one.
-double sw_host_guest_get_global(uint32_t host, const char* name, uint32_t nameLen);
-uint32_t sw_host_guest_set_global(uint32_t host, const char* name, uint32_t nameLen, const char* value,
-                                  uint32_t valueLen);
+// wasmify_bridge.js: a guest's exported numeric global (NaN when it has none), and setting one (1 = ok).
+double sw_guest_get_global(uint32_t host, const char* name, uint32_t nameLen);
+uint32_t sw_guest_set_global(uint32_t host, const char* name, uint32_t nameLen, double value);
 }
 
 namespace sw::wasmify {
@@ -112,11 +111,10 @@ void HostGuestCaller::resetFuel(int64_t budget) {
 
 Result<Unit> HostGuestCaller::flushFuel() {
   static constexpr std::string_view kLeft = "sw_fuel_left", kBatch = "sw_fuel_batch";
-  const double left = sw_host_guest_get_global(host_, kLeft.data(), uint32_t(kLeft.size()));
-  const double batch = sw_host_guest_get_global(host_, kBatch.data(), uint32_t(kBatch.size()));
+  const double left = sw_guest_get_global(host_, kLeft.data(), uint32_t(kLeft.size()));
+  const double batch = sw_guest_get_global(host_, kBatch.data(), uint32_t(kBatch.size()));
   if (std::isnan(left) || std::isnan(batch) || left >= batch) return Unit{};
-  const std::string full = std::to_string(int64_t(batch));
-  if (!sw_host_guest_set_global(host_, kLeft.data(), uint32_t(kLeft.size()), full.data(), uint32_t(full.size()))) {
+  if (!sw_guest_set_global(host_, kLeft.data(), uint32_t(kLeft.size()), batch)) {
     return Failure{FailureKind::Trap, "the fuel counter of the engine cannot be set"};
   }
   // left is -1 at most below a refill (the tool refills at -1), so the spent ticks fit a u32.

@@ -20,6 +20,28 @@ mergeInto(LibraryManager.library, {
     "Module['wasmifyUnbind'] = function (host) {" +
     "  if (Module['wasmifyInstances']) Module['wasmifyInstances'].delete(host);" +
     "};",
+  // An exported numeric global of the guest under `host` (the fuel tool's sw_fuel_left / sw_fuel_batch): its value,
+  // NaN when there is no such global; and setting a mutable one (1 = ok).
+  sw_guest_get_global__deps: ['$swWasmify'],
+  sw_guest_get_global: function (host, namePtr, nameLen) {
+    var inst = Module['wasmifyInstances'] && Module['wasmifyInstances'].get(host);
+    if (!inst) return NaN;
+    var g = inst.exports[new TextDecoder().decode(HEAPU8.subarray(namePtr >>> 0, (namePtr >>> 0) + (nameLen >>> 0)))];
+    return g instanceof WebAssembly.Global ? Number(g.value) : NaN;
+  },
+  sw_guest_set_global__deps: ['$swWasmify'],
+  sw_guest_set_global: function (host, namePtr, nameLen, value) {
+    var inst = Module['wasmifyInstances'] && Module['wasmifyInstances'].get(host);
+    if (!inst) return 0;
+    var g = inst.exports[new TextDecoder().decode(HEAPU8.subarray(namePtr >>> 0, (namePtr >>> 0) + (nameLen >>> 0)))];
+    if (!(g instanceof WebAssembly.Global)) return 0;
+    try {
+      g.value = typeof g.value === 'bigint' ? BigInt(value) : value;
+      return 1;
+    } catch (e) {
+      return 0;
+    }
+  },
   sw_guest_call__deps: ['$swWasmify', '$swAbi'],
   sw_guest_call: function (host, id, namePtr, nameLen, argc, a0, a1, a2, a3, status) {
     status >>>= 0;
