@@ -639,7 +639,7 @@ static int result_entry(lua_State *L) {
   }
   size_t n;
   const char *s = luaL_tolstring(L, 1, &n);
-  buf_add(payload, s, n);
+  buf_add(payload, s, n > SW_MAX_RESULT_BYTES ? SW_MAX_RESULT_BYTES + 1 : n); /* enough to see the limit */
   lua_pushinteger(L, 1);
   return 1;
 }
@@ -761,7 +761,8 @@ int64_t EXPORT(sw_lua_eval)(Handle *h, const char *code, uint32_t code_len, cons
     else buf_free(&payload);
   }
   if (status == LUA_OK) {
-    /* the result entry is in payload */
+    /* the result entry is in payload, unless there was no memory to copy it */
+    if (kind && payload.failed) err_message = "not enough memory", err_len = strlen(err_message);
   } else if (lua_istable(L, -1)) {
     lua_getfield(L, -1, "message");
     lua_getfield(L, -2, "traceback");
@@ -797,7 +798,11 @@ int64_t EXPORT(sw_lua_eval)(Handle *h, const char *code, uint32_t code_len, cons
   }
   buf_char(&out, ']');
   if (limit) error_json(&out, "ExecutionLimitError", limit, strlen(limit), NULL);
-  else if (err_message) error_json(&out, "LuaError", err_message, err_len, traceback);
+  else if (err_message) {
+    /* error(string.rep("x", 1e7)) must not make a 10 MB outcome: messages are cut at the result limit */
+    if (err_len > SW_MAX_RESULT_BYTES) err_len = SW_MAX_RESULT_BYTES;
+    error_json(&out, "LuaError", err_message, err_len, traceback);
+  }
   if (session) {
     char now[sizeof h->cwd];
     if (getcwd(now, sizeof now) && (strcmp(now, "/workspace") == 0 || strncmp(now, "/workspace/", 11) == 0))

@@ -94,6 +94,7 @@ for (const kind of kinds) {
       assert.equal(e.message, '{"code":1}');
       assert.equal(errorOf('error(setmetatable({}, {__tostring = function() return "E!" end}))').message, 'E!');
       assert.equal(errorOf('error()').message, '(error object is a nil value)');
+      assert.equal(errorOf('error(string.rep("x", 1e6), 0)').message.length, 65536, 'long messages are cut');
     });
 
     it('os.exit, io.popen and os.execute do not reach the host', () => {
@@ -206,6 +207,7 @@ for (const kind of kinds) {
     it('result limit: a result over 65,536 bytes -> ExecutionLimitError', () => {
       assert.deepEqual(run('string.rep("x", 65536)').results[0].text.length, 65536);
       assert.deepEqual(run('string.rep("x", 65537)').error, limitError('Result limit exceeded'));
+      assert.deepEqual(run('string.rep("x", 20e6)').error, limitError('Result limit exceeded'));
       const big = run('local t = {} for i = 1, 20000 do t[i] = i end return t');
       assert.deepEqual(big.error, limitError('Result limit exceeded'));
       assert.deepEqual(big.results, []);
