@@ -113,6 +113,16 @@ for (const kind of kinds) {
       assert.deepEqual(run('load("return 7")()').results, [{ text: '7' }]);
     });
 
+    it('no temporary files, no C modules, no closing stdout, no reading outside the preopens, format widths capped', () => {
+      assert.deepEqual(run('io.open("/etc/passwd")').results, []);
+      assert.deepEqual(run('io.tmpfile()').results, []);
+      assert.match(errorOf('os.tmpname()').message, /unable to generate a unique filename/);
+      assert.deepEqual(run('select(2, io.stdout:close())').results, [{ text: 'cannot close standard file' }]);
+      assert.deepEqual(run('package.loadlib').results, []);
+      assert.match(errorOf('string.format("%099999d", 1)').message, /invalid conversion/);
+      assert.match(errorOf('require("nosuch")').message, /module 'nosuch' not found/);
+    });
+
     it('debug keeps traceback and getinfo only (no sethook: it would switch metering off)', () => {
       assert.deepEqual(run('debug.sethook').results, []);
       assert.deepEqual(run('debug.getregistry').results, []);
