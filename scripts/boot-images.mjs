@@ -5,6 +5,7 @@
 // the core and the engine it ships with; at run time an image whose build differs from the engine's is ignored.
 //
 //   node scripts/boot-images.mjs [name...]      default: every engines/<name>/build/engine-build.json
+//                                               (engines the core does not know as built-in are skipped)
 import fs from "node:fs";
 import path from "node:path";
 import { core, root, encoder, decoder, makeImportObject, importStubsOf, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from
@@ -49,6 +50,11 @@ export function makeBootImage(name) {
     core.wasmifyBind(host, instance);
     const t0 = performance.now();
     const maker = core._sw_boot_image_begin(host, ...engineArg(name));
+    // An engine the core does not drive itself (Lua: a JavaScript Engine drives it over its own C ABI) has no image.
+    if (!maker && message() === "unknown built-in engine") {
+      unbindGuestMemory(core, host);
+      return null;
+    }
     if (!maker) throw new Error(`${name}: boot failed: ${message()}`);
     const bootMs = performance.now() - t0;
     const globals = encoder.encode(JSON.stringify(mutableGlobals(instance.exports)));
@@ -74,6 +80,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   for (const name of names) {
     const r = makeBootImage(name);
+    if (!r) {
+      console.log(`    engines/${name}: not a built-in engine of the core, no boot image`);
+      continue;
+    }
     console.log(`    engines/${name}/build/boot-image.bin: ${r.bytes} bytes (memory ${r.memoryBytes} bytes, boot ${r.bootMs.toFixed(1)} ms)`);
   }
 }

@@ -43,6 +43,8 @@ suite "fuzz: /stdlib archive parser (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_archi
 suite "WASI host: C guests under the core (Node, then a workerd smoke subset)" bash test/wasi/run.sh
 suite "JavaScript engine (QuickJS): driver, upstream and smoke tests" bash engines/javascript/test/run.sh
 suite "Python engine (CPython): smoke under node:wasi, upstream tests under our host" bash engines/python/test/run.sh
+suite "Lua engine: its C ABI under our WASI host and node:wasi" \
+  "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec engines/lua/test/engine.test.mjs
 suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
 suite "integration tests (workerd via Miniflare)" "$SW_NODE" --test --test-reporter=spec test/integration/
 

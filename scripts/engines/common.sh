@@ -10,6 +10,24 @@ WASMIFY_PROTO_DIR="$SW_ROOT/proto/wasmify"
 ENGINE_COMMON_DIR="$SW_ROOT/engines/common"
 WASMIFY_EXPORTS=(wasm_init wasm_alloc wasm_free w_0_14 w_0_21 w_0_24 w_0_25 w_0_26 w_0_27)
 
+# A short cache key of stdin.
+hash_of() { sha256sum | cut -c1-16; }
+
+# fetch_debsrc CACHE SUITE SPEC TARBALL SHA256: the orig tarball of a Debian source package (SPEC = name=version)
+# into CACHE/apt-SUITE, through a private apt state directory (nothing under /etc/apt changes); sha256-verified.
+fetch_debsrc() {
+  local cache="$1" suite="$2" spec="$3" tarball="$4" sum="$5" dir="$1/apt-$2"
+  if [ -f "$dir/$tarball" ] && echo "$sum  $dir/$tarball" | sha256sum -c --quiet - 2>/dev/null; then return 0; fi
+  mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+  echo "deb-src http://deb.debian.org/debian $suite main" >"$dir/sources.list"
+  local opts=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+              -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache" -o APT::Sandbox::User=root)
+  rm -f "$dir/$tarball"
+  apt-get "${opts[@]}" update -qq
+  (cd "$dir" && apt-get "${opts[@]}" source --download-only -qq "$spec")
+  echo "$sum  $dir/$tarball" | sha256sum -c --quiet - || { echo "sha256 mismatch for $tarball"; return 1; }
+}
+
 # Lines to hash into an engine's source hash: everything of the glue that reaches engine.wasm.
 wasmify_guest_hash_inputs() {
   (cd "$WASMIFY_PROTO_DIR" && sha256sum engine.proto engine.options)

@@ -18,8 +18,6 @@ PERL_MAX_PAGES=1024   # 64 MiB (SPEC §6.1)
 PERL_CACHE="$SW_CACHE/engines/perl"
 PERL_ENGINE_DIR="$SW_ROOT/engines/perl"
 
-hash_of() { sha256sum | cut -c1-16; }
-
 fetch_zeroperl() {
   mkdir -p "$PERL_CACHE/npm"
   local tgz="$PERL_CACHE/npm/$PERL_TGZ"

@@ -304,28 +304,11 @@ PY
 
 install_packages() { sw_apt_install "${PY_APT_PACKAGES[@]}"; }
 
-# fetch_debsrc <suite> <spec> <tarball> <sha256>: the orig tarball of a Debian source package into
-# $PY_CACHE/apt-<suite>, through a private apt state directory.
-fetch_debsrc() {
-  local suite="$1" spec="$2" tarball="$3" sum="$4" dir="$PY_CACHE/apt-$1"
-  if [ -f "$dir/$tarball" ] && echo "$sum  $dir/$tarball" | sha256sum -c --quiet - 2>/dev/null; then return 0; fi
-  mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
-  echo "deb-src http://deb.debian.org/debian $suite main" >"$dir/sources.list"
-  local opts=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
-              -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache" -o APT::Sandbox::User=root)
-  rm -f "$dir/$tarball"
-  apt-get "${opts[@]}" update -qq
-  (cd "$dir" && apt-get "${opts[@]}" source --download-only -qq "$spec")
-  echo "$sum  $dir/$tarball" | sha256sum -c --quiet - || { echo "sha256 mismatch for $tarball"; return 1; }
-}
-
 fetch_sources() {
-  fetch_debsrc trixie "$PY_SPEC" "$PY_TARBALL" "$PY_SHA256" &&
-    fetch_debsrc bookworm "$ZLIB_SPEC" "$ZLIB_TARBALL" "$ZLIB_SHA256" &&
+  fetch_debsrc "$PY_CACHE" trixie "$PY_SPEC" "$PY_TARBALL" "$PY_SHA256" &&
+    fetch_debsrc "$PY_CACHE" bookworm "$ZLIB_SPEC" "$ZLIB_TARBALL" "$ZLIB_SHA256" &&
     echo "    $PY_TARBALL, $ZLIB_TARBALL: sha256 ok"
 }
-
-hash_of() { sha256sum | cut -c1-16; }
 
 # The patched source tree (also what --src-dir prints), keyed by the tarball and the patch function.
 PY_PATCH_HASH=$(printf '%s\n%s\n' "$PY_SHA256" "$(declare -f patch_cpython)" | hash_of)
