@@ -29,7 +29,6 @@ RB_CACHE="$SW_CACHE/engines/ruby"
 RB_ENGINE_DIR="$SW_ROOT/engines/ruby"
 RB_NODE=("$SW_NODE" --no-turbo-fast-api-calls --no-warnings)   # TOOLCHAIN: node:wasi needs the flag past 32 MiB
 
-hash_of() { sha256sum | cut -c1-16; }
 
 fetch_package() {
   local dir="$RB_CACHE/npm"
