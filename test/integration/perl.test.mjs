@@ -267,11 +267,14 @@ describe("Perl code contexts (SPEC §10.5 items 123-126)", () => {
   });
 
   it("after a restart (a new Interpreter over the same storage) subs and our variables survive", async () => {
-    await rt.createContext("pl", "c-restart");
-    await run("c-restart", "our $n = 41; sub inc { ++$n } 1");
+    // Its own Interpreter (key): one Interpreter holds at most 8 contexts.
+    const runR = (code) => rt.run({ key: "pl-restart", contextId: "c-restart", code });
+    assert.equal((await rt.createContext("pl-restart", "c-restart")).status, 201);
+    assert.equal(text(await runR("our $n = 41; sub inc { ++$n } 1")), "1");
     await rt.dispose();
     rt = await start();
-    const r = await run("c-restart", "[inc(), $n]");
+    const r = await runR("[inc(), $n]");
+    assert.equal(r.ok, true, JSON.stringify(r));
     assert.equal(r.result.error, undefined, JSON.stringify(r.result.error));
     assert.deepEqual(r.result.results[0].json, [42, 42]);
   });
