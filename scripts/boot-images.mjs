@@ -33,6 +33,14 @@ function mutableGlobals(exports) {
 export function makeBootImage(name) {
   const dir = path.join(root, "engines", name, "build");
   const { build } = JSON.parse(fs.readFileSync(path.join(dir, "engine-build.json"), "utf8"));
+  // An engine the core does not drive itself (Lua: a JavaScript Engine drives it over its own C ABI) has no image.
+  let stubs;
+  try {
+    stubs = importStubsOf(core, name);
+  } catch (error) {
+    if (/unknown built-in engine/.test(error.message)) return null;
+    throw error;
+  }
   const module = new WebAssembly.Module(fs.readFileSync(path.join(dir, "engine.wasm")));
   const stdlibPath = path.join(dir, "stdlib.tar");
   let archive = 0;
@@ -45,16 +53,11 @@ export function makeBootImage(name) {
   const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, archive));
   if (!host) throw new Error(`${name}: sw_wasi_host_new failed`);
   try {
-    const instance = new WebAssembly.Instance(module, makeImportObject(core, host, module, importStubsOf(core, name)));
+    const instance = new WebAssembly.Instance(module, makeImportObject(core, host, module, stubs));
     bindGuestMemory(core, host, instance.exports.memory);
     core.wasmifyBind(host, instance);
     const t0 = performance.now();
     const maker = core._sw_boot_image_begin(host, ...engineArg(name));
-    // An engine the core does not drive itself (Lua: a JavaScript Engine drives it over its own C ABI) has no image.
-    if (!maker && message() === "unknown built-in engine") {
-      unbindGuestMemory(core, host);
-      return null;
-    }
     if (!maker) throw new Error(`${name}: boot failed: ${message()}`);
     const bootMs = performance.now() - t0;
     const globals = encoder.encode(JSON.stringify(mutableGlobals(instance.exports)));
