@@ -6,39 +6,12 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { startRuntime, assertExecutionResult, jsonBody } from "./helpers.mjs";
+import { jsonBody } from "./helpers.mjs";
+import { startLanguageRuntime, hostileCases } from "./language-runtime.mjs";
 
 const persist = mkdtempSync(path.join(tmpdir(), "sw-perl-"));
 
-async function start() {
-  const rt = await startRuntime(
-    [
-      { helper: { name: "caller", entry: "context-caller.js", serviceBindings: { RUNTIME: "runtime" } } },
-      { name: "runtime", language: "perl", routes: ["runtime.test/*"] },
-    ],
-    { resourcePersistencePath: persist },
-  );
-  const post = (p, body) =>
-    rt.fetch(p, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  return {
-    ...rt,
-    /** POST /execute on the Perl Worker; the parsed ExecutionResult. */
-    exec: async (code, envVars) =>
-      assertExecutionResult(await rt.execute(envVars ? { code, envVars } : { code }, { host: "runtime.test" })),
-    /** executeInContext from the caller Worker. */
-    run: async (body) => (await post("/run", body)).json(),
-    files: async (map) => (await post("/files", map)).json(),
-    sandbox: async () => (await rt.fetch("/sandbox")).json(),
-    createContext: async (key, id) => {
-      const res = await rt.fetch(`https://runtime.test/interpreters/${key}/contexts`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ id }),
-      });
-      return { status: res.status, body: await res.json() };
-    },
-  };
-}
+const start = () => startLanguageRuntime("perl", { resourcePersistencePath: persist });
 
 let rt;
 before(async () => {
@@ -183,18 +156,7 @@ describe("the Perl runtime Worker: hostile and odd input ends as an error inside
     ["untie STDOUT and print", 'untie *STDOUT; print "x\\n"; 1', undefined],
     ["require of a missing module", "require POSIX", "PerlError"],
   ];
-  for (const [what, code, name] of cases) {
-    it(`${what} → ${name === undefined ? "a result" : name ?? "a guest error or limit"}, and the next request works`, async () => {
-      const r = await rt.exec(code);
-      if (name === undefined) assert.equal(r.error, undefined, JSON.stringify(r.error));
-      else {
-        assert.ok(r.error, `an error for ${what}: ${JSON.stringify(r).slice(0, 300)}`);
-        if (name !== "EngineError") assert.notEqual(r.error.name, "EngineError", JSON.stringify(r.error));
-        if (name) assert.equal(r.error.name, name, JSON.stringify(r.error));
-      }
-      assert.deepEqual((await rt.exec("1 + 1")).results, [{ text: "2" }]);
-    });
-  }
+  hostileCases((code) => rt.exec(code), cases);
 });
 
 describe("Perl code contexts (SPEC §10.5 items 123-126)", () => {

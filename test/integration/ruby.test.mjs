@@ -3,23 +3,12 @@
 // isolation between requests, and the hostile-code table of engines/ruby/README.md.
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startRuntime, assertExecutionResult, assertErrorResponse, jsonBody } from "./helpers.mjs";
+import { assertErrorResponse, jsonBody } from "./helpers.mjs";
+import { startLanguageRuntime, hostileCases } from "./language-runtime.mjs";
 
 let rt;
 before(async () => {
-  const mf = await startRuntime([
-    { helper: { name: "caller", entry: "context-caller.js", serviceBindings: { RUNTIME: "runtime" } } },
-    { name: "runtime", language: "ruby", routes: ["runtime.test/*"] },
-  ]);
-  rt = {
-    ...mf,
-    /** POST /execute on the Ruby Worker; the parsed ExecutionResult. */
-    exec: async (code, envVars) =>
-      assertExecutionResult(await mf.execute(envVars ? { code, envVars } : { code }, { host: "runtime.test" })),
-    /** executeInContext(key, args) from the caller Worker. */
-    raw: async (key, args) =>
-      (await mf.fetch("/raw", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key, args }) })).json(),
-  };
+  rt = await startLanguageRuntime("ruby");
 });
 after(async () => {
   await rt?.dispose();
@@ -206,19 +195,7 @@ describe("the Ruby runtime Worker: hostile and odd input ends inside a 200 resul
     ["set_trace_func", "set_trace_func(proc { }); 1", undefined],
     ["an infinite loop in a block", "[1, 2].sort_by { loop {} }", "ExecutionLimitError"],
   ];
-  for (const [what, code, name] of cases) {
-    it(`${what} → ${name === undefined ? "a result" : name ?? "a guest error or limit"}, and the next request works`, async () => {
-      const r = await rt.exec(code);
-      if (name === undefined) assert.equal(r.error, undefined, JSON.stringify(r.error));
-      else {
-        assert.ok(r.error, `an error for ${what}: ${JSON.stringify(r).slice(0, 300)}`);
-        if (name) assert.equal(r.error.name, name, JSON.stringify(r.error));
-        else assert.notEqual(r.error.name, "EngineError", JSON.stringify(r.error));
-        if (name === "EngineError") assert.deepEqual(r.logs, { stdout: [], stderr: [] });
-      }
-      assert.deepEqual((await rt.exec("1 + 1")).results, [{ text: "2" }]);
-    });
-  }
+  hostileCases((code) => rt.exec(code), cases);
 
   it("the JavaScript bridge's trap names the disabled host access", async () => {
     const r = await rt.exec('require "js.so"; JS.global[:process].to_s');
