@@ -36,6 +36,13 @@ export async function startLanguageRuntime(language, shared = {}) {
   };
 }
 
+/** The text result of an executeInContext answer (run()), which must have succeeded without a guest error. */
+export function contextText(r) {
+  assert.equal(r.ok, true, JSON.stringify(r).slice(0, 500));
+  assert.equal(r.result.error, undefined, `unexpected error: ${JSON.stringify(r.result.error)}`);
+  return r.result.results[0]?.text;
+}
+
 /**
  * One test per [what, code, name] case, run statelessly through exec(): `name` undefined → a result without error;
  * a string → an error of that name (an EngineError has empty logs); null → any error but EngineError. After each

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { jsonBody } from "./helpers.mjs";
-import { startLanguageRuntime, hostileCases } from "./language-runtime.mjs";
+import { startLanguageRuntime, hostileCases, contextText } from "./language-runtime.mjs";
 
 const persist = mkdtempSync(path.join(tmpdir(), "sw-python-"));
 
@@ -22,11 +22,7 @@ after(async () => {
   rmSync(persist, { recursive: true, force: true });
 });
 
-const text = (r) => {
-  assert.equal(r.ok, true, JSON.stringify(r).slice(0, 500));
-  assert.equal(r.result.error, undefined, `unexpected error: ${JSON.stringify(r.result.error)}`);
-  return r.result.results[0]?.text;
-};
+const text = contextText;
 
 describe("the Python runtime Worker: probe and stateless results", () => {
   it("GET /interpreter reports python with contexts", async () => {
