@@ -20,7 +20,7 @@
 //   (d) instantiate new WebAssembly.Instance of engine.wasm as shipped, and of the same module with an empty data
 //                  section (what instantiation costs beyond copying the data segments), ms p50.
 //
-//   node bench/engines.mjs [--requests 60] [--contexts 15] [--engines javascript,python,perl] [--json out.json]
+//   node bench/engines.mjs [--requests 60] [--contexts 15] [--engines javascript,python,perl,ruby] [--json out.json]
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -43,7 +43,7 @@ const { values: opts } = parseArgs({
   options: {
     requests: { type: "string", default: "60" },
     contexts: { type: "string", default: "15" },
-    engines: { type: "string", default: "javascript,python,perl" },
+    engines: { type: "string", default: "javascript,python,perl,ruby" },
     json: { type: "string" },
   },
 });
@@ -55,6 +55,7 @@ const ENGINES = {
   javascript: async () => (await import("../worker-shim/javascript.js")).javascriptEngine,
   python: async () => (await import("../engines/python/engine.js")).pythonEngine,
   perl: async () => (await import("../engines/perl/engine.js")).perlEngine,
+  ruby: async () => (await import("../engines/ruby/engine.js")).rubyEngine, // stateless only: no (b)
 };
 
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
@@ -75,8 +76,10 @@ async function stateless(engine, spare = false) {
   const ms = performance.now() - t0;
   await Promise.all(pending);
   if (body.results?.[0]?.text !== "2") throw new Error(`unexpected result: ${JSON.stringify(body).slice(0, 300)}`);
+  lastUsage = body.usage;
   return ms;
 }
+let lastUsage; // the usage of the last stateless request (memoryBytes: the engine's linear memory at the end)
 
 // A full GC on demand (the "GC while idle" variant): each restore leaves the previous Interpreter and its engine
 // memory (~11 MB for Python) as garbage, far faster than a real isolate evicts Durable Objects.
@@ -86,6 +89,16 @@ async function contexts(engine, label, { idle = false, gc = false } = {}) {
   const pending = [];
   const newState = (o) => Object.assign(createTestState(o), { waitUntil: (p) => pending.push(p) });
   const state = newState();
+  // What the Interpreter writes to the chunks table (rows and bytes per snapshot).
+  const written = { rows: 0, bytes: 0 };
+  const exec = state.storage.sql.exec;
+  state.storage.sql.exec = (query, ...args) => {
+    if (/^INSERT INTO chunks/.test(query)) {
+      written.rows++;
+      for (const a of args) if (a instanceof ArrayBuffer || ArrayBuffer.isView(a)) written.bytes += a.byteLength;
+    }
+    return exec(query, ...args);
+  };
   let interpreter = createTestInterpreter(engine, state);
   const key = "bench";
   const call = async (id, code) => {
@@ -111,11 +124,14 @@ async function contexts(engine, label, { idle = false, gc = false } = {}) {
     first.push((await call(`c${i}`, counter[0])).ms);
   }
   // Small executes in one context: rows and bytes written per snapshot.
-  const kib = [], snapMs = [];
+  const kib = [], snapMs = [], rows = [], bytes = [];
   for (let i = 0; i < CONTEXTS; i++) {
+    const before = { ...written };
     const { r } = await call("c0", counter[1]);
     snapMs.push(r.result.context.snapshotMs ?? 0);
     kib.push((r.result.context.snapshot.storedBytes ?? 0) / 1024);
+    rows.push(written.rows - before.rows);
+    bytes.push(written.bytes - before.bytes);
   }
   // Restore into a new Interpreter over the same storage (eviction).
   // `idle`: the isolate first runs what the previous response left in waitUntil (the spare), as between requests.
@@ -128,7 +144,7 @@ async function contexts(engine, label, { idle = false, gc = false } = {}) {
   }
   await Promise.all(pending.splice(0));
   state.db.close();
-  return { first, snapMs, storedKiB: kib.at(-1), restore };
+  return { first, snapMs, storedKiB: kib.at(-1), restore, rows, bytes };
 }
 
 // (a') sequential requests over HTTP to one Worker per variant, interleaved.
@@ -228,7 +244,8 @@ for (const name of opts.engines.split(",")) {
       times[v].push(await stateless(engine, spare));
     }
   }
-  const ctx = {
+  const memoryBytes = lastUsage?.memoryBytes;
+  const ctx = !withImage.sessions ? {} : {
     "image, new instance": await contexts(withPool(withImage, 0), `${name} image`),
     "image, pooled instance": await contexts(withPool(withImage, 1), `${name} image, pooled`, { idle: true }),
     "image, pooled, GC while idle": await contexts(withPool(withImage, 1), `${name} pooled, gc`, { idle: true, gc: true }),
@@ -239,8 +256,10 @@ for (const name of opts.engines.split(",")) {
   results[name] = {
     stateless: Object.fromEntries(Object.entries(times).map(([v, xs]) => [v, { p50: p50(xs), p99: p99(xs) }])),
     http: overHttp,
+    memoryBytes,
     contexts: Object.fromEntries(Object.entries(ctx).map(([v, c]) => [v, {
       firstP50: p50(c.first), snapshotMsP50: p50(c.snapMs), storedKiB: c.storedKiB,
+      rowsP50: p50(c.rows), bytesP50: p50(c.bytes),
       restoreP50: p50(c.restore), restoreP99: p99(c.restore),
     }])),
     instantiate: instantiate(path.join(dir, "engine.wasm")),
@@ -266,12 +285,13 @@ for (const [name, r] of Object.entries(results)) {
 console.log("\n(b) contexts, ms (first execute of a new context incl. its full snapshot; small execute's snapshot; restore into a new Interpreter p50 / p99):");
 for (const [name, r] of Object.entries(results)) {
   for (const [v, c] of Object.entries(r.contexts)) {
-    console.log(`${name.padEnd(10)} ${v.padEnd(28)} | first ${fmt(c.firstP50)} | snapshot ${fmt(c.snapshotMsP50)} ms, context stores ${fmt(c.storedKiB, 0)} KiB | restore ${fmt(c.restoreP50)} / ${fmt(c.restoreP99)}`);
+    console.log(`${name.padEnd(10)} ${v.padEnd(28)} | first ${fmt(c.firstP50)} | snapshot ${fmt(c.snapshotMsP50)} ms, ${c.rowsP50} rows / ${c.bytesP50} B written per small execute (p50), context stores ${fmt(c.storedKiB, 0)} KiB | restore ${fmt(c.restoreP50)} / ${fmt(c.restoreP99)}`);
   }
 }
-console.log("\n(c) sizes, bytes raw / gzip -9:");
+console.log("\n(c) sizes, bytes raw / gzip -9; the engine's linear memory after a stateless `1 + 1`:");
 for (const [name, r] of Object.entries(results)) {
   for (const [what, s] of Object.entries(r.sizes)) if (s) console.log(`${name.padEnd(10)} ${what.padEnd(9)} ${s.raw} / ${s.gzip}`);
+  console.log(`${name.padEnd(10)} memory    ${r.memoryBytes}`);
 }
 console.log("\n(d) new WebAssembly.Instance, ms p50: the module as shipped / with an empty data section:");
 for (const [name, r] of Object.entries(results)) {
