@@ -4,6 +4,9 @@
 // alternates so that background load hits both alike; median wall time of each, and their ratio.
 //   1. the C guest test/tools/guests/fuel_work.c, `work N` (fib, qsort, calls through function pointers);
 //   2. zeroperl 1.0.10: one eval of `my $s=0; $s += $_ for 1..3_000_000; $s` in a freshly booted instance.
+//   3. ruby.wasm 2.10.1 (Ruby 3.4): one request `s = 0; 1_000_000.times { |i| s += i }; s` through the Ruby driver
+//      (engines/ruby/test/prototype.mjs) in one booted instance each, the package's ruby.wasm against
+//      engines/ruby/build/engine.wasm (the same module metered; build it first: scripts/engines/ruby.sh).
 // Modules are compiled once; only the run (C: wasi.start; Perl: zeroperl_eval) is timed. Also prints zeroperl's
 // size, raw and gzip -9, before and after.
 //
@@ -99,6 +102,35 @@ function perlRun(module, withMeter) {
   const o = median(times.original), m = median(times.metered);
   console.log(`zeroperl eval ($s += $_ for 1..3_000_000): original ${o.toFixed(1)} ms, instrumented ${m.toFixed(1)} ms, ` +
     `ratio ${(m / o).toFixed(3)} (median of ${reps}; ${spent.toLocaleString('en-US')} ticks per eval)`);
+}
+
+// 3. Ruby.
+{
+  const { execFileSync } = await import('node:child_process');
+  const { boot, run } = await import('../engines/ruby/test/prototype.mjs');
+  const rubyBuild = path.join(buildDir, '..', '..', 'engines', 'ruby', 'build');
+  const cache = process.env.SW_CACHE ?? path.join(os.homedir(), '.cache', 'sandbox-workers');
+  const npmDir = path.join(cache, 'engines', 'ruby', 'npm');
+  const tgz = fs.readdirSync(npmDir).find((f) => f.endsWith('.tgz'));
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-ruby-fuel-'));
+  execFileSync('tar', ['-xzf', path.join(npmDir, tgz), '-C', work, 'package/dist/ruby.wasm']);
+  fs.mkdirSync(path.join(work, 'stdlib'));
+  execFileSync('tar', ['-xf', path.join(rubyBuild, 'stdlib.tar'), '-C', path.join(work, 'stdlib')]);
+  const original = new WebAssembly.Module(fs.readFileSync(path.join(work, 'package/dist/ruby.wasm')));
+  const metered = new WebAssembly.Module(fs.readFileSync(path.join(rubyBuild, 'engine.wasm')));
+  const rawOut = fs.openSync('/dev/null', 'w');
+  const vms = { original: boot(original, { stdlibDir: path.join(work, 'stdlib'), rawOut }),
+    metered: boot(metered, { stdlibDir: path.join(work, 'stdlib'), rawOut }) };
+  const rubyCode = 's = 0; 1_000_000.times { |i| s += i }; s';
+  const rubyRun = (which) => {
+    const vm = vms[which];
+    const before = vm.state.charged;
+    const out = run(vm, rubyCode);
+    if (out.results?.[0]?.text !== '499999500000') throw new Error(`ruby: ${JSON.stringify(out).slice(0, 200)}`);
+    return vm.state.charged - before;
+  };
+  compare(`ruby.wasm request (${rubyCode})`, () => rubyRun('original'), () => rubyRun('metered'));
+  fs.rmSync(work, { recursive: true, force: true });
 }
 
 const gz = (b) => zlib.gzipSync(b, { level: 9 }).length;

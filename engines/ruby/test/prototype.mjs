@@ -45,6 +45,11 @@ function makeImports(module, state, mode) {
     if (imp.module === 'wasi_snapshot_preview1') continue;
     const ns = (imports[imp.module] ??= {});
     const name = imp.name.split(':')[0];
+    if (imp.module === 'sandbox' && name === 'charge') {
+      // A module metered by our fuel tool (docs/fuel-tool.md): count what it charges.
+      ns[imp.name] = (units) => { state.charged += units; };
+      continue;
+    }
     if (imp.module === 'canonical_abi') {
       ns[imp.name] = name === 'resource_drop_js-abi-value' ? () => {} : (x) => x;
       continue;
@@ -111,7 +116,7 @@ export function readRString(rt, handle) {
 // Boot: instantiate, WASI _initialize, ruby-init(args), ruby-init-loadpath, eval driver.rb (must return true).
 export function boot(module, { stdlibDir, mode = 'throw', rawOut, driver = true } = {}) {
   const t0 = performance.now();
-  const state = { jsCalls: [] };
+  const state = { jsCalls: [], charged: 0 };
   const preopens = stdlibDir ? { '/stdlib': stdlibDir } : {};
   const wasi = new WASI({ version: 'preview1', args: ['sandbox'], env: {}, preopens,
     stdout: rawOut ?? 1, stderr: rawOut ?? 2, returnOnExit: true });
