@@ -43,15 +43,32 @@ mergeInto(LibraryManager.library, {
   sw_host_guest_globals: function (host) {
     return Module['hostGuestGlobals'](host);
   },
-  sw_host_guest_set_global: function (host, namePtr, nameLen, valuePtr, valueLen) {
-    return Module['hostGuestSetGlobal'](host, namePtr >>> 0, nameLen >>> 0, valuePtr >>> 0, valueLen >>> 0);
-  },
-  // One exported global's value as a number (NaN when the guest has no such global): the fuel tool's counter.
-  sw_host_guest_get_global: function (host, namePtr, nameLen) {
-    return Module['hostGuestGetGlobal'] ? Module['hostGuestGetGlobal'](host, namePtr >>> 0, nameLen >>> 0) : NaN;
-  },
+  // sw_host_guest_set_global and sw_host_guest_get_global live in cpp/wasmify/wasmify_bridge.js (cpp/wasmify calls them).
   // Grows a guest's memory to at least `pages` 64 KiB pages (snapshot restore); 1 = ok.
   sw_host_guest_grow: function (host, pages) {
     return Module['hostGuestGrow'](host, pages >>> 0);
+  },
+});
+// Sessions of an Engine written in JavaScript (cpp/core/js_sessions.cpp; worker-shim/js_sessions.js runs them). Every
+// call that answers returns a reply buffer in core memory (abi.def "sessions"); the core frees it.
+mergeInto(LibraryManager.library, {
+  sw_host_session_open: function (server, session, workspace, cwdPtr, cwdLen, restorePtr, restoreLen, source) {
+    return Module['hostSessionOpen'](server, session, workspace, cwdPtr >>> 0, cwdLen >>> 0, restorePtr >>> 0,
+                                     restoreLen >>> 0, source >>> 0);
+  },
+  sw_host_session_execute: function (session, codePtr, codeLen, envPtr, envLen) {
+    return Module['hostSessionExecute'](session, codePtr >>> 0, codeLen >>> 0, envPtr >>> 0, envLen >>> 0);
+  },
+  sw_host_session_snapshot: function (session) {
+    return Module['hostSessionSnapshot'](session);
+  },
+  sw_host_session_flags: function (session) {
+    return Module['hostSessionFlags'](session);
+  },
+  sw_host_session_can_snapshot: function (session) {
+    return Module['hostSessionCanSnapshot'](session);
+  },
+  sw_host_session_close: function (session) {
+    Module['hostSessionClose'](session);
   },
 });

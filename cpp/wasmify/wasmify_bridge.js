@@ -61,4 +61,12 @@ mergeInto(LibraryManager.library, {
     if (typeof r === 'bigint') return r;
     return BigInt(r === undefined ? 0 : (r >>> 0));
   },
+  // A guest's exported mutable global set from text (restore), and one read as a number (NaN when the guest has no
+  // such global: the fuel tool's counter). The shim implements both (worker-shim/core.js).
+  sw_host_guest_set_global: function (host, namePtr, nameLen, valuePtr, valueLen) {
+    return Module['hostGuestSetGlobal'] ? Module['hostGuestSetGlobal'](host, namePtr >>> 0, nameLen >>> 0, valuePtr >>> 0, valueLen >>> 0) : 0;
+  },
+  sw_host_guest_get_global: function (host, namePtr, nameLen) {
+    return Module['hostGuestGetGlobal'] ? Module['hostGuestGetGlobal'](host, namePtr >>> 0, nameLen >>> 0) : NaN;
+  },
 });

@@ -471,7 +471,7 @@ TEST_CASE("wasmify: the registry knows every built-in engine; hard-mode engines 
   REQUIRE(findBuiltinEngine("javascript") != nullptr);
   REQUIRE(findBuiltinEngine("python") != nullptr);
   CHECK(findBuiltinEngine("cobol") == nullptr);
-  CHECK(builtinEngineNames() == "javascript, python");
+  CHECK(builtinEngineNames() == "javascript, python, perl");
   FakeGuest guest;
   guest.expectHeapLimit = guest.expectStackLimit = 0;  // Python sizes itself
   auto r = runWasmify(guest, findBuiltinEngine("python")->driver, {"1", ""});
