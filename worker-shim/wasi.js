@@ -112,6 +112,16 @@ export class WasiHost {
     if (typeof instance.exports._initialize === "function") instance.exports._initialize();
   }
 
+  /** The meter's limits.fuel (0 when unmetered). */
+  get fuel() {
+    return this.#meter?.fuel ?? 0;
+  }
+
+  /** The core module this host lives in (for ./wasmify). */
+  get core() {
+    return this.#core;
+  }
+
   /** The bound memory (null before start/initialize/bind). */
   get memory() {
     return this.#memory;

@@ -276,6 +276,10 @@ EMSCRIPTEN_KEEPALIVE void sw_wasi_engine_reset(uint32_t h, double fuel, uint32_t
   }
 }
 
+// The meter budget of an engine's limits.fuel (bridge.h fuelBudgetOf: 0 = unmetered, -1), for callers that pass a
+// budget on (./wasmify).
+EMSCRIPTEN_KEEPALIVE double sw_wasi_fuel_budget_of(double fuel) { return double(fuelBudgetOf(fuel)); }
+
 // SPEC §3.3 read-out of fd 1 or 2 as a JSON array of lines; the length is sw_wasi_scratch_len.
 EMSCRIPTEN_KEEPALIVE const char* sw_wasi_output_lines(uint32_t h, uint32_t fd) {
   HostBox* box = boxOf(h);

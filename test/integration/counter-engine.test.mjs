@@ -174,6 +174,33 @@ describe("the counter engine (JavaScript, with sessions) in Node", () => {
   });
 });
 
+describe("./wasmify over a built-in driver (the JavaScript engine's module)", () => {
+  it("runWasmify, bootWasmifySession, and restoreWasmifySession from a captured memory", async () => {
+    const { createWasi, budget } = await import("../../worker-shim/wasi.js");
+    const { runWasmify, bootWasmifySession, restoreWasmifySession } = await import("../../worker-shim/wasmify.js");
+    const { captureMemory } = await import("../../worker-shim/snapshot.js");
+    const { javascriptEngine } = await import("../../worker-shim/javascript.js");
+    const m = javascriptEngine.module;
+    const host = () => createWasi(m, null, budget(javascriptEngine.limits.fuel), {}, null);
+    const w = host();
+    assert.equal(runWasmify(w, new WebAssembly.Instance(m, w.imports), "javascript", { code: "1 + 1" }).results[0].text, "2");
+    w.close();
+    const a = host();
+    const s = bootWasmifySession(a, new WebAssembly.Instance(m, a.imports), "javascript", { cwd: "/workspace" });
+    assert.equal(s.execute({ code: "var x = 41; x", envVars: {} }).results[0].text, "41");
+    assert.equal(s.canSnapshot(), true);
+    const snap = s.snapshot();
+    const image = captureMemory(snap.memory, { handle: snap.handle });
+    const b = host();
+    const r = restoreWasmifySession(b, new WebAssembly.Instance(m, b.imports), "javascript", image, { cwd: "/workspace" });
+    assert.equal(r.execute({ code: "x + 1", envVars: {} }).results[0].text, "42");
+    assert.throws(() => bootWasmifySession(host(), new WebAssembly.Instance(m, host().imports), {}), TypeError);
+    s.close();
+    r.close();
+    image.close();
+  });
+});
+
 describe("the counter engine in workerd (Miniflare, on-disk storage, a caller Worker)", () => {
   const persist = mkdtempSync(path.join(tmpdir(), "sw-counter-"));
   let rt;
