@@ -136,15 +136,17 @@ export const sessionHostImports = {
       entry.open = false;
       return reply(core, SESSION_FAILED, [messageOf(error) || String(error)]);
     }
-    this.jsSessions.set(session, entry);
     if (isThenable(value)) {
       value.then(undefined, () => {}); // never an unhandled rejection; the core refuses the call
+      entry.open = false;
       return reply(core, SESSION_PROMISE);
     }
-    entry.instance = value;
     if (value === null || typeof value !== "object" || typeof value.execute !== "function") {
+      entry.open = false;
       return reply(core, SESSION_FAILED, ["sessions.boot/restore did not return a SessionInstance"]);
     }
+    entry.instance = value;
+    this.jsSessions.set(session, entry);
     return reply(core, SESSION_OK);
   },
   hostSessionExecute(session, codePtr, codeLen, envPtr, envLen) {

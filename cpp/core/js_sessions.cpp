@@ -181,7 +181,7 @@ class JsSession final : public interp::Session {
   void open(uint32_t server, std::string_view restoreJson, const PageImage* image) {
     Reply r = takeReply(sw_host_session_open(server, id(), workspaceId_, cwd_.data(), uint32_t(cwd_.size()),
                                              restoreJson.data(), uint32_t(restoreJson.size()), address(image)));
-    opened_ = r.status == abi::SESSION_OK || r.status == abi::SESSION_PROMISE;  // the shim holds it: close it
+    opened_ = r.status == abi::SESSION_OK;  // the shim holds the instance only then: close it
     if (r.status == abi::SESSION_PROMISE)
       throw std::runtime_error("sessions.boot/restore returned a promise: session calls must be synchronous");
     if (r.status != abi::SESSION_OK) throw std::runtime_error("Engine session failed to start: " + r.field(0));
