@@ -267,11 +267,12 @@ describe("Perl code contexts (SPEC §10.5 items 123-126)", () => {
   });
 
   it("after a restart (a new Interpreter over the same storage) subs and our variables survive", async () => {
-    await rt.createContext("pl", "c-restart");
-    await run("c-restart", "our $n = 41; sub inc { ++$n } 1");
+    // A key of its own: "pl" already holds the 8 contexts an Interpreter allows (SPEC §4.2).
+    assert.equal((await rt.createContext("pl-restart", "c-restart")).status, 201);
+    await run("c-restart", "our $n = 41; sub inc { ++$n } 1", { key: "pl-restart" });
     await rt.dispose();
     rt = await start();
-    const r = await run("c-restart", "[inc(), $n]");
+    const r = await run("c-restart", "[inc(), $n]", { key: "pl-restart" });
     assert.equal(r.result.error, undefined, JSON.stringify(r.result.error));
     assert.deepEqual(r.result.results[0].json, [42, 42]);
   });
