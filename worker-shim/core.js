@@ -3,6 +3,7 @@
 import createCore from "./generated/core.mjs";
 import coreWasm from "./generated/core.wasm";
 import { makeImportObject, importStubsOf, bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
+import { sessionHostImports } from "./js_sessions.js";
 // Every number shared with the core, generated from cpp/abi/abi.def.
 import {
   ACTION_RESPOND,
@@ -184,6 +185,9 @@ function loadCore(wasmModule = coreWasm) {
         return 0;
       }
     },
+    // Sessions of an Engine written in JavaScript (js_sessions.js).
+    ...sessionHostImports,
+    jsSessions: new Map(),
     print: (line) => console.log("[core]", line),
     printErr: (line) => console.error("[core]", line),
   });

@@ -55,18 +55,64 @@ interface EngineIdentity {
   /** Identifies this build; a snapshot from a different build boots fresh instead of restoring. */
   build: string;
   limits: EngineLimits;
-  /**
-   * Durable sessions (code contexts). A built-in Wasm engine sets `{ builtin: true }`: the core boots, snapshots and
-   * restores its instances itself. Omit it for a stateless-only engine (GET /interpreter then reports
-   * `contexts: false` and every /interpreters route answers 400).
-   */
-  sessions?: { builtin: true };
+}
+
+/** The guest's /workspace of a session: an opaque handle to the Interpreter's mirror, for ./wasi `createWasi`. */
+export interface SessionWorkspace {
+  readonly __sessionWorkspace?: never;
+}
+
+/** What `sessions.boot`/`restore` receive (SPEC §5.1). */
+export interface SessionOptions {
+  workspace: SessionWorkspace;
+  /** The context's cwd (absolute, under /workspace). */
+  cwd: string;
+  /** May be called during execute whenever the guest changes directory. */
+  onCwdChange(cwd: string): void;
+}
+
+/** A stored snapshot, served from the core; `readPage` is synchronous and valid only during `restore`. */
+export interface SessionSnapshotSource {
+  handle: bigint;
+  extra: Record<string, JsonValue>;
+  memoryPages: number;
+  /** The page's 65,536 bytes, or undefined for an all-zero page. */
+  readPage(page: number): Uint8Array | undefined;
+}
+
+/** `EngineOutcome` plus the cwd after the call. */
+export interface SessionOutcome extends EngineOutcome {
+  cwd?: string;
+}
+
+/** One live engine instance of a code context (SPEC §5.2). Every member is called synchronously. */
+export interface SessionInstance {
+  readonly cwd: string;
+  /** True after a trap: the Interpreter drops the instance and restores the last snapshot next time. */
+  readonly invalid: boolean;
+  /** Never throws for a guest error or a limit; a throw is a host bug (EngineError, instance dropped). */
+  execute(request: { code: string; envVars: Record<string, string> }): SessionOutcome;
+  /** False while the guest holds a descriptor beyond the preopens (./wasi hasOpenGuestFds), or once invalid. */
+  canSnapshot(): boolean;
+  snapshot(): { handle: bigint; extra: Record<string, JsonValue>; memory: WebAssembly.Memory };
+  close(): void;
+}
+
+/** Durable sessions of an engine written in JavaScript (seed 000); both calls are synchronous. */
+export interface EngineSessions {
+  boot(options: SessionOptions): SessionInstance;
+  restore(options: SessionOptions, snapshot: SessionSnapshotSource): SessionInstance;
 }
 
 /** The Engine contract (seed 000) for an engine written in JavaScript: a stateless engine needs only `run`. */
 export interface JavaScriptEngine extends EngineIdentity {
   /** May throw `ExecutionLimitError` for a resource limit; any other throw becomes an `EngineError`. */
   run(payload: ExecutePayload): EngineOutcome | Promise<EngineOutcome>;
+  /**
+   * Durable sessions (code contexts), see docs/engine-authors.md. Omit it for a stateless-only engine (GET /interpreter
+   * then reports `contexts: false` and every /interpreters route answers 400).
+   */
+  sessions?: EngineSessions;
   builtin?: undefined;
 }
 
@@ -74,6 +120,8 @@ export interface JavaScriptEngine extends EngineIdentity {
 export interface BuiltinWasmEngine extends EngineIdentity {
   builtin: "javascript";
   module: WebAssembly.Module;
+  /** The core boots, snapshots and restores a built-in engine's instances itself. */
+  sessions?: { builtin: true };
 }
 
 export type Engine = JavaScriptEngine | BuiltinWasmEngine;

@@ -51,3 +51,26 @@ mergeInto(LibraryManager.library, {
     return Module['hostGuestGrow'](host, pages >>> 0);
   },
 });
+// Sessions of an Engine written in JavaScript (cpp/core/js_sessions.cpp; worker-shim/js_sessions.js runs them). Every
+// call that answers returns a reply buffer in core memory (abi.def "sessions"); the core frees it.
+mergeInto(LibraryManager.library, {
+  sw_host_session_open: function (server, session, workspace, cwdPtr, cwdLen, restorePtr, restoreLen, source) {
+    return Module['hostSessionOpen'](server, session, workspace, cwdPtr >>> 0, cwdLen >>> 0, restorePtr >>> 0,
+                                     restoreLen >>> 0, source >>> 0);
+  },
+  sw_host_session_execute: function (session, codePtr, codeLen, envPtr, envLen) {
+    return Module['hostSessionExecute'](session, codePtr >>> 0, codeLen >>> 0, envPtr >>> 0, envLen >>> 0);
+  },
+  sw_host_session_snapshot: function (session) {
+    return Module['hostSessionSnapshot'](session);
+  },
+  sw_host_session_flags: function (session) {
+    return Module['hostSessionFlags'](session);
+  },
+  sw_host_session_can_snapshot: function (session) {
+    return Module['hostSessionCanSnapshot'](session);
+  },
+  sw_host_session_close: function (session) {
+    Module['hostSessionClose'](session);
+  },
+});

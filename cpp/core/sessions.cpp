@@ -10,6 +10,7 @@
 #include "../wasmify/wasmify.h"
 #include "builtin.h"
 #include "guest.h"
+#include "js_sessions.h"
 
 namespace sw::core {
 
@@ -142,27 +143,14 @@ class BuiltinFactory final : public interp::SessionFactory {
   const wasmify::WasmifyDriver& driver_;
 };
 
-// An Engine written in JavaScript with `sessions`: its boot/restore live in JavaScript, which this runtime does not
-// bridge yet (docs/snapshots.md). Every execute answers 502 instead of pretending.
-class UnsupportedFactory final : public interp::SessionFactory {
- public:
-  std::unique_ptr<interp::Session> boot(const std::shared_ptr<wasi::Workspace>&, std::string_view) override {
-    throw std::runtime_error("sessions of engines written in JavaScript are not supported");
-  }
-  std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>&, std::string_view,
-                                           const std::function<bool(snapshot::Memory&)>&, uint64_t,
-                                           std::string_view) override {
-    return nullptr;
-  }
-};
-
 }  // namespace
 
 std::unique_ptr<interp::SessionFactory> makeSessionFactory(uint32_t server, const server::EngineInfo& engine) {
   if (const wasmify::BuiltinEngine* e = wasmify::findBuiltinEngine(engine.builtin)) {
     return std::make_unique<BuiltinFactory>(server, engine, e->driver);
   }
-  return std::make_unique<UnsupportedFactory>();
+  // An Engine written in JavaScript with `sessions`: its instances live in the shim (js_sessions.cpp).
+  return makeJsSessionFactory(server);
 }
 
 }  // namespace sw::core

@@ -224,11 +224,15 @@ struct Interpreter::SnapshotRecord {
     r.verified = ok && !r.manifest.empty() && r.check == r.computeCheck();
     return r;
   }
-  // {"globals": {name: integer or decimal string}} (Session::extraJson of the built-in engines) or {}.
+  // An object (SPEC §4.5: engine-defined), at most kMaxExtraBytes as JSON. Its "globals" member, when present, is
+  // what the built-in engines restore from (Session::extraJson): {name: integer or decimal string}. Other members
+  // belong to an Engine written in JavaScript (its snapshot().extra), handed back to its restore as they were.
+  static constexpr std::size_t kMaxExtraBytes = 65536;
   static bool validExtra(const Value& e) {
-    if (!e.isObject()) return false;
+    if (!e.isObject() || json::stringify(e).size() > kMaxExtraBytes) return false;
     for (const auto& [key, value] : e.members()) {
-      if (key != "globals" || !value.isObject() || value.members().size() > 64) return false;
+      if (key != "globals") continue;
+      if (!value.isObject() || value.members().size() > 64) return false;
       for (const auto& [name, g] : value.members()) {
         if (name.empty()) return false;
         if (g.isNumber() ? !std::isfinite(g.asNumber()) : !g.isString()) return false;
@@ -749,6 +753,9 @@ Step Interpreter::run() {
   bool threw = false;
   try {
     outcome = resident_->execute(pending_->code, pending_->envJson);
+  } catch (const SessionLimitThrow& e) {
+    threw = true;
+    outcome.outcomeJson = server::failedOutcomeJson("ExecutionLimitError", e.what());
   } catch (const std::runtime_error& e) {
     // The engine's failure as the session reports it (a trap, a missing export, an engine error message).
     threw = true;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,13 @@ namespace sw::interp {
 struct SessionOutcome {
   std::string outcomeJson;
   std::string cwd;
+};
+
+// What Session::execute throws when the engine itself threw an ExecutionLimitError (SPEC §4.4 step 4): the round is
+// reported as an ExecutionLimitError instead of an EngineError; otherwise it is a throw like any other (the resident
+// is dropped, nothing is snapshotted).
+struct SessionLimitThrow : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // One live engine instance of a code context (SPEC §5.2).

@@ -12,6 +12,15 @@ namespace sw::wasi {
 uint32_t newHostHandle(HostOptions options);
 Host& hostOf(uint32_t handle);
 
+// Workspaces an Engine written in JavaScript may mount as /workspace (its SessionOptions.workspace handle): the
+// Interpreter's mirror, registered by cpp/core/js_sessions.cpp while the session lives. Ids are never reused, so a
+// handle kept past its session names nothing (sw_wasi_engine_host_new refuses it).
+uint32_t registerWorkspace(std::shared_ptr<Workspace> workspace);
+void unregisterWorkspace(uint32_t id);
+
+// The fuel budget of an engine's limits.fuel: itself, or -1 (unmetered) when it is 0 or not a positive number.
+int64_t fuelBudgetOf(double fuel);
+
 }  // namespace sw::wasi
 
 extern "C" void sw_wasi_host_free(uint32_t h);

@@ -12,6 +12,8 @@
 #include <emscripten/emscripten.h>
 
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "../json/json.h"
@@ -58,6 +60,8 @@ uint32_t g_callDepth = 0;
 
 template <typename F>
 int32_t call(uint32_t h, F&& f) {
+  // A guest still calling after its host was closed (an engine bug in JavaScript): no host to reach.
+  if (h == 0) return int32_t(Errno::Badf);
   Host& host = *boxOf(h)->host;
   ++g_callDepth;
   try {
@@ -100,6 +104,16 @@ Workspace* workspaceFor(Host& host, std::string_view path, std::string_view& rel
   return nullptr;
 }
 
+// The registry behind registerWorkspace (bridge.h).
+struct WorkspaceRegistry {
+  uint32_t next = 1;
+  std::map<uint32_t, std::weak_ptr<Workspace>> entries;
+};
+WorkspaceRegistry& workspaces() {
+  static WorkspaceRegistry r;
+  return r;
+}
+
 void appendU32(std::string& out, uint32_t v) {
   char b[4];
   sw::wasi::detail::put32(reinterpret_cast<uint8_t*>(b), v);
@@ -125,6 +139,17 @@ uint32_t newHostHandle(HostOptions o) {
 }
 
 Host& hostOf(uint32_t handle) { return *boxOf(handle)->host; }
+
+uint32_t registerWorkspace(std::shared_ptr<Workspace> workspace) {
+  auto& r = workspaces();
+  const uint32_t id = r.next++;
+  r.entries[id] = workspace;
+  return id;
+}
+
+void unregisterWorkspace(uint32_t id) { workspaces().entries.erase(id); }
+
+int64_t fuelBudgetOf(double fuel) { return fuel > 0 && fuel < 9.0e18 ? int64_t(fuel) : -1; }
 
 }  // namespace sw::wasi
 
@@ -195,6 +220,89 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_host_new(const char* config, uint32_t len,
     g_error = e.what();
     return 0;
   }
+}
+
+// The WASI host of an Engine written in JavaScript (./wasi createWasi): SPEC §5.4's host as every engine gets it —
+// args ["sandbox"], captured stdio under the output limits, the reference policy, /stdlib from `archive` (0: empty),
+// /workspace only when config.workspace names a registered workspace (a session's mirror) — and its meter reset to
+// config.fuel (absent or 0: unmetered).
+// config: {"env": {"KEY": "VALUE", ...}, "workspace": id, "fuel": n}. Returns 0 with sw_wasi_error() on failure.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_engine_host_new(const char* config, uint32_t len, uint32_t archive) {
+  try {
+    auto parsed = sw::json::parseCopy(std::string_view(config, len));
+    if (!parsed.ok() || !parsed.value.isObject()) {
+      g_error = "Invalid WASI host configuration";
+      return 0;
+    }
+    const auto& c = parsed.value;
+    HostOptions o;
+    o.args = {"sandbox"};
+    o.stdio = StdioMode::Capture;
+    o.referencePolicy = true;
+    if (archive) o.stdlib = *reinterpret_cast<std::shared_ptr<const Archive>*>(uintptr_t(archive));
+    if (const auto* env = c.find("env"); env && env->isObject()) {
+      for (const auto& [key, value] : env->members()) {
+        if (value.isString()) o.env.push_back(std::string(key) + "=" + value.asString());
+      }
+    }
+    if (const auto* w = c.find("workspace"); w && w->isNumber()) {
+      auto it = workspaces().entries.find(uint32_t(w->asNumber()));
+      std::shared_ptr<Workspace> ws = it == workspaces().entries.end() ? nullptr : it->second.lock();
+      if (!ws) {
+        g_error = "createWasi: the workspace handle belongs to a session that was closed";
+        return 0;
+      }
+      o.workspace = std::move(ws);
+    }
+    const auto* fuel = c.find("fuel");
+    const int64_t budget = fuelBudgetOf(fuel && fuel->isNumber() ? fuel->asNumber() : 0);
+    const uint32_t h = sw::wasi::newHostHandle(std::move(o));
+    resetFuel(*boxOf(h)->host, budget);
+    return h;
+  } catch (const std::exception& e) {
+    g_error = e.what();
+    return 0;
+  }
+}
+
+// Resets an engine host's meter to `fuel` (limits.fuel semantics: 0 = unmetered) and, when `all`, its captured
+// output and any pending trap too: SPEC §5.5, the start of a session execute.
+EMSCRIPTEN_KEEPALIVE void sw_wasi_engine_reset(uint32_t h, double fuel, uint32_t all) {
+  Host& host = *boxOf(h)->host;
+  resetFuel(host, fuelBudgetOf(fuel));
+  if (all) {
+    host.stdio().reset();
+    host.clearTrap();
+  }
+}
+
+// The meter budget of an engine's limits.fuel (bridge.h fuelBudgetOf: 0 = unmetered, -1), for callers that pass a
+// budget on (./wasmify).
+EMSCRIPTEN_KEEPALIVE double sw_wasi_fuel_budget_of(double fuel) { return double(fuelBudgetOf(fuel)); }
+
+// SPEC §3.3 read-out of fd 1 or 2 as a JSON array of lines; the length is sw_wasi_scratch_len.
+EMSCRIPTEN_KEEPALIVE const char* sw_wasi_output_lines(uint32_t h, uint32_t fd) {
+  HostBox* box = boxOf(h);
+  try {
+    sw::json::Value lines = sw::json::Value::array();
+    for (auto& line : box->host->stdio().lines(fd)) lines.push(sw::json::Value::string(std::move(line)));
+    box->scratch = sw::json::stringify(lines);
+  } catch (...) {
+    box->scratch = "[]";
+  }
+  return box->scratch.data();
+}
+
+// SPEC §3.4 usage as JSON ({fuelConsumed, fuelLimit, memoryBytes}); null (0) when the budget is already exhausted
+// (SPEC §5.5: usage() throws the fuel error then). The length is sw_wasi_scratch_len.
+EMSCRIPTEN_KEEPALIVE const char* sw_wasi_usage(uint32_t h) {
+  HostBox* box = boxOf(h);
+  const Fuel& fuel = box->host->fuel();
+  if (fuel.exhausted()) return nullptr;
+  box->scratch = "{\"fuelConsumed\":" + std::to_string(fuel.consumed()) +
+                 ",\"fuelLimit\":" + std::to_string(fuel.metered() ? fuel.budget() : 0) +
+                 ",\"memoryBytes\":" + std::to_string(uint64_t(box->memory.size())) + "}";
+  return box->scratch.data();
 }
 
 EMSCRIPTEN_KEEPALIVE void sw_wasi_host_free(uint32_t h) { delete boxOf(h); }

@@ -1,5 +1,6 @@
 // ./testing's runEngineConformance (seed 000 "Testing") in plain Node, driving the real core over node:sqlite: the
-// JavaScript, Python and Perl engines (sessions, snapshots, simulated eviction) and the calc example (stateless only).
+// JavaScript, Python and Perl engines (sessions, snapshots, simulated eviction), the counter test engine (an Engine
+// written in JavaScript with sessions) and the calc example (stateless only).
 import { describe, it } from "node:test";
 import { runEngineConformance } from "../../worker-shim/testing.js";
 
@@ -41,6 +42,19 @@ describe("runEngineConformance", () => {
     const { rubyEngine } = await import("../../engines/ruby/engine.js");
     await runEngineConformance(rubyEngine, {
       programs: { simple: { code: "1 + 1", expectResultText: "2" }, error: { code: "raise 'nope'" } },
+    });
+  });
+
+  it("the counter test engine (written in JavaScript, with code contexts over ./wasi and ./snapshot)", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { buildCounterGuest } = await import("./fixtures/counter/build.mjs");
+    const { makeCounterEngine } = await import("./fixtures/counter/engine.js");
+    await runEngineConformance(makeCounterEngine(new WebAssembly.Module(readFileSync(buildCounterGuest()))), {
+      programs: {
+        simple: { code: "add 1; add 1", expectResultText: "2" },
+        error: { code: "fail" },
+        stateful: { define: "add 41", use: "get", expectResultText: "41" },
+      },
     });
   });
 

@@ -44,3 +44,69 @@ export class MyWorker extends InterpreterWorker {
 export function describe(r: ExecutionResult | ErrorResponse): string {
   return "results" in r ? `${r.language}: ${r.results.length}` : `${r.httpStatus} ${r.code}`;
 }
+
+// --- an Engine written in JavaScript with sessions, on ./wasi, ./snapshot and ./wasmify (docs/engine-authors.md) ---
+import {
+  createWasi,
+  budget,
+  hasOpenGuestFds,
+  type WasiHost,
+  ExecutionLimitError as WasiLimitError,
+} from "../../worker-shim/wasi.js";
+import { restoreMemory, captureMemory, PAGE_BYTES, type MemoryImage } from "../../worker-shim/snapshot.js";
+import { runWasmify, bootWasmifySession, restoreWasmifySession, type WasmifySession } from "../../worker-shim/wasmify.js";
+import type { SessionInstance, SessionOptions, SessionSnapshotSource, SessionOutcome, JavaScriptEngine } from "../../worker-shim/index.js";
+
+declare const guest: WebAssembly.Module;
+declare const stdlib: ArrayBuffer;
+
+class TypedSession implements SessionInstance {
+  #wasi: WasiHost;
+  #instance: WebAssembly.Instance;
+  invalid = false;
+  cwd: string;
+  constructor(options: SessionOptions, source?: SessionSnapshotSource) {
+    this.#wasi = createWasi(guest, stdlib, budget(1000), {}, options.workspace, { imports: { env: { now: () => 0 } } });
+    this.#instance = new WebAssembly.Instance(guest, this.#wasi.imports);
+    this.cwd = options.cwd;
+    if (source) {
+      restoreMemory(this.#instance.exports.memory as WebAssembly.Memory, source);
+      this.#wasi.bind(this.#instance);
+    } else {
+      this.#wasi.initialize(this.#instance);
+    }
+  }
+  execute({ code }: { code: string; envVars: Record<string, string> }): SessionOutcome {
+    this.#wasi.reset();
+    if (code.length > PAGE_BYTES) throw new WasiLimitError("too long");
+    return { logs: { stdout: this.#wasi.stdout(), stderr: this.#wasi.stderr() }, results: [], usage: this.#wasi.usage(), cwd: this.cwd };
+  }
+  canSnapshot(): boolean {
+    return !this.invalid && !hasOpenGuestFds(this.#wasi);
+  }
+  snapshot() {
+    return { handle: 1n, extra: { n: 1 }, memory: this.#instance.exports.memory as WebAssembly.Memory };
+  }
+  close(): void {
+    this.#wasi.close();
+  }
+}
+
+export const sessionEngine: JavaScriptEngine = {
+  language: "typed",
+  engineName: "typed 1.0",
+  build: "typed-1",
+  limits: { fuel: 1000, memoryBytes: 1 << 24, codeBytes: 65536, requestBytes: 98304 },
+  run: () => ({ logs: { stdout: [], stderr: [] }, results: [] }),
+  sessions: { boot: (o) => new TypedSession(o), restore: (o, s) => new TypedSession(o, s) },
+};
+export const sessionRuntime = defineInterpreterRuntime(sessionEngine);
+
+export function wasmifyUsage(module: WebAssembly.Module, memory: WebAssembly.Memory): [number, WasmifySession, WasmifySession] {
+  const image: MemoryImage = captureMemory(memory, { handle: 2n });
+  const out = runWasmify(createWasi(module, null, budget(10), null, null), new WebAssembly.Instance(module), "javascript", { code: "1" });
+  const s = bootWasmifySession(createWasi(module, null, null, null, null), new WebAssembly.Instance(module), "python", { cwd: "/workspace" });
+  const r = restoreWasmifySession(createWasi(module, null, null, null, null), new WebAssembly.Instance(module), "perl", image);
+  image.close();
+  return [out.results.length, s, r];
+}

@@ -42,6 +42,7 @@ class FakeAlarm final : public interp::Alarm {
 
 // A toy language: one command per execute.
 //   set N | get | throw | limit | trap | hostbug | write PATH DATA | stat PATH... | openfd | closefd | cd DIR | noise N
+//   | limitthrow (execute throws SessionLimitThrow) | extra JSON (what extraJson() reports from now on) | bigextra N
 // Its only state is a counter at kSlot in its memory (plus noise), so a snapshot must carry it.
 constexpr uint32_t kSlot = 70000;
 
@@ -52,6 +53,7 @@ class FakeSession final : public interp::Session {
   uint64_t handleValue = 42;
   bool invalid_ = false;
   bool openFd = false;
+  std::string extra = "{}";
 
   interp::SessionOutcome execute(std::string_view code, std::string_view envJson) override {
     std::istringstream in{std::string(code)};
@@ -92,6 +94,17 @@ class FakeSession final : public interp::Session {
       return err("EngineError");
     }
     if (cmd == "hostbug") throw std::runtime_error("host bug");
+    if (cmd == "limitthrow") throw interp::SessionLimitThrow("limit thrown by the engine");
+    if (cmd == "extra") {
+      std::getline(in >> std::ws, extra);
+      return ok("extra");
+    }
+    if (cmd == "bigextra") {  // an extra of about N bytes (more than a request's code may carry)
+      std::size_t n = 0;
+      in >> n;
+      extra = "{\"big\":\"" + std::string(n, 'x') + "\"}";
+      return ok("extra");
+    }
     if (cmd == "hostoom") throw std::bad_alloc();
     if (cmd == "write") {
       std::string path, data;
@@ -135,6 +148,7 @@ class FakeSession final : public interp::Session {
   bool canSnapshot() override { return !invalid_ && !openFd; }
   snapshot::Memory& memory() override { return mem; }
   uint64_t handle() const override { return handleValue; }
+  std::string extraJson() const override { return extra; }
 
  private:
   std::shared_ptr<wasi::Workspace> ws_;
@@ -145,6 +159,7 @@ class FakeFactory final : public interp::SessionFactory {
  public:
   int boots = 0;
   int restores = 0;
+  std::string restoredExtra;  // the extra the last restore received
   bool restoreThrows = false;  // stands in for an allocation failure while restoring
   std::unique_ptr<interp::Session> boot(const std::shared_ptr<wasi::Workspace>& ws, std::string_view cwd) override {
     ++boots;
@@ -154,9 +169,10 @@ class FakeFactory final : public interp::SessionFactory {
   }
   std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>& ws, std::string_view cwd,
                                            const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
-                                           std::string_view) override {
+                                           std::string_view extraJson) override {
     if (restoreThrows) throw std::bad_alloc();
     ++restores;
+    restoredExtra = std::string(extraJson);
     auto s = std::make_unique<FakeSession>(ws, std::string(cwd));
     s->mem.bytes[100] = 1;
     if (!fill(s->mem)) return nullptr;
@@ -394,6 +410,37 @@ TEST_CASE("interp: state, executions and snapshots (items 94-95, 99)", "[interp]
   f.execute("set 7");
   f.start();
   CHECK(Fixture::text(f.execute("get")) == "7");
+}
+
+TEST_CASE("interp: an engine that throws an ExecutionLimitError is reported as a limit, dropped, not snapshotted", "[interp]") {
+  Fixture f;
+  f.createContext();
+  auto r1 = f.execute("set 3");
+  const std::string snap1 = json::stringify(field(r1, {"result", "context", "snapshot"}));
+  auto r2 = f.execute("limitthrow");
+  CHECK(field(r2, {"result", "error", "name"}).asString() == "ExecutionLimitError");
+  CHECK(field(r2, {"result", "error", "message"}).asString() == "limit thrown by the engine");
+  CHECK_FALSE(f.interp->hasResident());
+  CHECK(json::stringify(field(r2, {"result", "context", "snapshot"})) == snap1);
+  CHECK(Fixture::text(f.execute("get")) == "3");
+  CHECK(f.factory.restores == 1);
+}
+
+TEST_CASE("interp: an engine-defined snapshot extra round-trips to restore; an oversized one keeps the last snapshot", "[interp]") {
+  Fixture f;
+  f.createContext();
+  f.execute("set 4");
+  f.execute("extra {\"engine\":\"toy\",\"n\":[1,2]}");
+  f.start();
+  CHECK(Fixture::text(f.execute("get")) == "4");
+  CHECK(f.factory.restoredExtra == "{\"engine\":\"toy\",\"n\":[1,2]}");
+  // Over 64 KiB: the snapshot fails, the resident is dropped, the stored one (4) stays.
+  f.execute("set 6");
+  f.execute("bigextra 70000");
+  CHECK_FALSE(f.interp->hasResident());
+  CHECK(Fixture::text(f.execute("get")) == "6");  // "set 6" was snapshotted before the extra grew
+  f.execute("extra {\"globals\":7}");           // the built-in engines' member keeps its rules
+  CHECK_FALSE(f.interp->hasResident());
 }
 
 TEST_CASE("interp: limit, invalid, stale and host-bug rounds (items 96-98, SPEC §5.3)", "[interp]") {

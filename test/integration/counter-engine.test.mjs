@@ -1,0 +1,257 @@
+// An Engine written in JavaScript with `sessions` (the counter engine, test/integration/fixtures/counter/), on the
+// public subpaths only (./wasi, ./snapshot, ./testing): runEngineConformance including `stateful`, every SPEC §5.3
+// rule through the real core in Node, the ./snapshot helpers, and the same rules in workerd through Miniflare with a
+// caller Worker (real getFiles callback) and on-disk Durable Object storage across restarts.
+import { describe, it, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { buildCounterGuest } from "./fixtures/counter/build.mjs";
+import { checkSessionRules } from "./fixtures/counter/rules.mjs";
+import { startRuntime, jsonBody, assertExecutionResult } from "./helpers.mjs";
+import { runEngineConformance, createTestInterpreter, createTestState } from "../../worker-shim/testing.js";
+
+const { makeCounterEngine } = await import("./fixtures/counter/engine.js");
+const guest = new WebAssembly.Module(readFileSync(buildCounterGuest()));
+const engine = makeCounterEngine(guest);
+
+// A stand-in for the caller's sandbox in Node: the /workspace files, sent as a manifest, pulled by getFiles, updated
+// from each result's diff (as the caller's Sandbox does).
+function nodeCaller(state, contextId) {
+  let interpreter = createTestInterpreter(engine, state);
+  const files = new Map();
+  const sha = (data) => "sha256:" + createHash("sha256").update(data).digest("hex");
+  return {
+    get interpreter() {
+      return interpreter;
+    },
+    async createContext() {
+      const res = await interpreter.fetch(new Request("https://interpreter.internal/contexts", {
+        method: "POST",
+        headers: { "x-interpreter-key": "k", "content-type": "application/json" },
+        body: JSON.stringify({ id: contextId }),
+      }));
+      assert.equal(res.status, 201);
+    },
+    async run(code, { dirs = [] } = {}) {
+      const manifest = Object.fromEntries([...files].map(([p, f]) => [p, sha(f.data)]));
+      // Every directory of the sandbox: the ones asked for and every file's parents (SPEC §2.8).
+      const all = new Set(dirs);
+      for (const p of files.keys()) {
+        for (let d = path.posix.dirname(p); d !== "/workspace" && d !== "/"; d = path.posix.dirname(d)) all.add(d);
+      }
+      const workspace = { dirs: [...all].sort(), manifest };
+      const r = await interpreter.executeInContext("k", { contextId, code, envVars: {}, workspace },
+        (paths) => paths.map((p) => ({ path: p, ...files.get(p) })));
+      if (r.ok) {
+        for (const f of r.result.workspace.files) files.set(f.path, { data: f.data, updatedAt: f.updatedAt });
+        for (const d of r.result.workspace.deleted) files.delete(d);
+      }
+      return r;
+    },
+    async restart() {
+      interpreter = createTestInterpreter(engine, createTestState({ db: state.db, alarm: state.alarm }));
+    },
+  };
+}
+
+describe("the counter engine (JavaScript, with sessions) in Node", () => {
+  it("passes runEngineConformance, stateful included", async () => {
+    await runEngineConformance(engine, {
+      programs: {
+        simple: { code: "add 1; add 1", expectResultText: "2" },
+        error: { code: "fail" },
+        stateful: { define: "add 41", use: "get", expectResultText: "41" },
+      },
+    });
+  });
+
+  it("SPEC §5.3: every InterpreterServer rule holds for a JavaScript engine, across evictions", async () => {
+    const caller = nodeCaller(createTestState(), "c1");
+    await caller.createContext();
+    await checkSessionRules({ run: (code, o) => caller.run(code, o), restart: () => caller.restart() });
+  });
+
+  it("a snapshot from another build boots fresh instead of restoring", async () => {
+    const state = createTestState();
+    const caller = nodeCaller(state, "c1");
+    await caller.createContext();
+    await caller.run("add 4");
+    const other = createTestInterpreter(makeCounterEngine(guest, { build: "counter-2" }), createTestState({ db: state.db }));
+    const r = await other.executeInContext("k", { contextId: "c1", code: "get", envVars: {}, workspace: { dirs: [], manifest: {} } }, () => []);
+    assert.equal(r.result.results[0].text, "0");
+    assert.equal(r.result.context.snapshot.build, "counter-2");
+  });
+
+  it("a failing boot is the generic 502, and a failing restore boots fresh", async () => {
+    const broken = { ...engine, build: "counter-broken", sessions: { boot() { throw new Error("no"); }, restore() { throw new Error("no"); } } };
+    const interpreter = createTestInterpreter(broken, createTestState());
+    await interpreter.fetch(new Request("https://interpreter.internal/contexts", {
+      method: "POST", headers: { "x-interpreter-key": "k", "content-type": "application/json" }, body: JSON.stringify({ id: "c1" }),
+    }));
+    const r = await interpreter.executeInContext("k", { contextId: "c1", code: "get", envVars: {}, workspace: { dirs: [], manifest: {} } }, () => []);
+    assert.equal(r.ok, false);
+    assert.equal(r.status, 502);
+    assert.equal(r.body.code, "INTERNAL_ERROR");
+
+    const state = createTestState();
+    const caller = nodeCaller(state, "c1");
+    await caller.createContext();
+    await caller.run("add 9");
+    const noRestore = { ...engine, sessions: { boot: engine.sessions.boot, restore() { throw new Error("cannot restore"); } } };
+    const fresh = createTestInterpreter(noRestore, createTestState({ db: state.db }));
+    const again = await fresh.executeInContext("k", { contextId: "c1", code: "get", envVars: {}, workspace: { dirs: [], manifest: {} } }, () => []);
+    assert.equal(again.result.results[0].text, "0", "booted fresh");
+  });
+
+  it("./snapshot: captureMemory and restoreMemory move an instance's state into a fresh one", async () => {
+    const { createWasi, budget } = await import("../../worker-shim/wasi.js");
+    const { captureMemory, restoreMemory, PAGE_BYTES } = await import("../../worker-shim/snapshot.js");
+    const start = () => {
+      const wasi = createWasi(guest, null, budget(0), {}, null);
+      const instance = new WebAssembly.Instance(guest, wasi.imports);
+      return { wasi, instance };
+    };
+    const call = ({ instance }, code) => {
+      const bytes = new TextEncoder().encode(code);
+      new Uint8Array(instance.exports.memory.buffer).set(bytes, instance.exports.input_buffer());
+      assert.equal(instance.exports.run(bytes.length), 0);
+      const mem = new Uint8Array(instance.exports.memory.buffer);
+      let p = instance.exports.output_buffer();
+      let s = "";
+      while (mem[p]) s += String.fromCharCode(mem[p++]);
+      return s;
+    };
+    const a = start();
+    a.wasi.initialize(a.instance);
+    assert.equal(call(a, "add 33"), "33");
+    const image = captureMemory(a.instance.exports.memory, { handle: 7n, extra: { x: 1 } });
+    assert.equal(image.memoryPages, a.instance.exports.memory.buffer.byteLength / PAGE_BYTES);
+    assert.equal(image.handle, 7n);
+    const b = start();
+    restoreMemory(b.instance.exports.memory, image);
+    b.wasi.bind(b.instance);
+    assert.equal(call(b, "add 1"), "34");
+    // A plain object with memoryPages/readPage works too (copied page by page).
+    const c = start();
+    restoreMemory(c.instance.exports.memory, { memoryPages: image.memoryPages, readPage: (p) => image.readPage(p) });
+    c.wasi.bind(c.instance);
+    assert.equal(call(c, "get"), "33");
+    image.close();
+    assert.throws(() => image.readPage(0), /no longer available/);
+    for (const x of [a, b, c]) x.wasi.close();
+  });
+
+  it("./wasi: stdout lines, usage, env, a closed host and the fuel meter", async () => {
+    const { createWasi, budget, hasOpenGuestFds, ExecutionLimitError } = await import("../../worker-shim/wasi.js");
+    const meter = budget(1000);
+    const wasi = createWasi(guest, null, meter, { A: "1" }, null);
+    const instance = new WebAssembly.Instance(guest, wasi.imports);
+    wasi.initialize(instance);
+    const run = (code) => {
+      const bytes = new TextEncoder().encode(code);
+      new Uint8Array(instance.exports.memory.buffer).set(bytes, instance.exports.input_buffer());
+      return instance.exports.run(bytes.length);
+    };
+    run("print a; print b");
+    assert.deepEqual(wasi.stdout(), ["a", "b"]);
+    assert.deepEqual(wasi.stderr(), []);
+    assert.equal(hasOpenGuestFds(wasi), false);
+    assert.equal(wasi.usage().fuelLimit, 1000);
+    assert.throws(() => run("spin"), (e) => e.name === "ExecutionLimitError");
+    assert.equal(meter.consumed(), 1000);
+    assert.throws(() => wasi.usage(), ExecutionLimitError);
+    wasi.reset();
+    assert.deepEqual(wasi.stdout(), []);
+    assert.equal(meter.consumed(), 0);
+    assert.equal(run("hold /dev/null"), 0);
+    assert.equal(hasOpenGuestFds(wasi), true);
+    assert.throws(() => createWasi(guest, null, null, {}, { not: "a workspace" }), TypeError);
+    wasi.close();
+    assert.throws(() => wasi.stdout(), /closed/);
+  });
+});
+
+describe("./wasmify over a built-in driver (the JavaScript engine's module)", () => {
+  it("runWasmify, bootWasmifySession, and restoreWasmifySession from a captured memory", async () => {
+    const { createWasi, budget } = await import("../../worker-shim/wasi.js");
+    const { runWasmify, bootWasmifySession, restoreWasmifySession } = await import("../../worker-shim/wasmify.js");
+    const { captureMemory } = await import("../../worker-shim/snapshot.js");
+    const { javascriptEngine } = await import("../../worker-shim/javascript.js");
+    const m = javascriptEngine.module;
+    const host = () => createWasi(m, null, budget(javascriptEngine.limits.fuel), {}, null);
+    const w = host();
+    assert.equal(runWasmify(w, new WebAssembly.Instance(m, w.imports), "javascript", { code: "1 + 1" }).results[0].text, "2");
+    w.close();
+    const a = host();
+    const s = bootWasmifySession(a, new WebAssembly.Instance(m, a.imports), "javascript", { cwd: "/workspace" });
+    assert.equal(s.execute({ code: "var x = 41; x", envVars: {} }).results[0].text, "41");
+    assert.equal(s.canSnapshot(), true);
+    const snap = s.snapshot();
+    const image = captureMemory(snap.memory, { handle: snap.handle });
+    const b = host();
+    const r = restoreWasmifySession(b, new WebAssembly.Instance(m, b.imports), "javascript", image, { cwd: "/workspace" });
+    assert.equal(r.execute({ code: "x + 1", envVars: {} }).results[0].text, "42");
+    assert.throws(() => bootWasmifySession(host(), new WebAssembly.Instance(m, host().imports), {}), TypeError);
+    s.close();
+    r.close();
+    image.close();
+  });
+});
+
+describe("the counter engine in workerd (Miniflare, on-disk storage, a caller Worker)", () => {
+  const persist = mkdtempSync(path.join(tmpdir(), "sw-counter-"));
+  let rt;
+  const start = () =>
+    startRuntime(
+      [
+        { helper: { name: "caller", entry: "context-caller.js", serviceBindings: { RUNTIME: "runtime" } } },
+        { name: "runtime", entry: "counter-runtime.js", interpreter: true, routes: ["runtime.test/*"] },
+      ],
+      { resourcePersistencePath: persist },
+    );
+  const post = (p, body) =>
+    rt.fetch(p, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+  before(async () => {
+    buildCounterGuest();
+    rt = await start();
+  });
+  after(async () => {
+    await rt?.dispose();
+    rmSync(persist, { recursive: true, force: true });
+  });
+
+  it("GET /interpreter reports contexts, and a stateless execute runs", async () => {
+    const probe = await jsonBody(await rt.fetch("https://runtime.test/interpreter"));
+    assert.equal(probe.contexts, true);
+    assert.equal(probe.language, "counter");
+    const r = await assertExecutionResult(await rt.execute({ code: "add 2; print x" }, { host: "runtime.test" }));
+    assert.equal(r.results[0].text, "2");
+    assert.deepEqual(r.logs.stdout, ["x"]);
+  });
+
+  it("SPEC §5.3: every rule, with executeInContext from a caller Worker and restarts of workerd", async () => {
+    const created = await rt.fetch("https://runtime.test/interpreters/k/contexts", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ id: "c1" }),
+    });
+    assert.equal(created.status, 201);
+    await checkSessionRules({
+      run: async (code, { dirs } = {}) => {
+        if (dirs) await post("/dirs", dirs);
+        return (await post("/run", { key: "k", contextId: "c1", code })).json();
+      },
+      restart: async () => {
+        // The caller's sandbox files live in its module state: carried over by hand, as its storage would.
+        const files = await (await rt.fetch("/sandbox")).json();
+        await rt.dispose();
+        rt = await start();
+        await post("/files", files);
+      },
+    });
+  });
+});

@@ -1,0 +1,239 @@
+// Sessions of an Engine written in JavaScript (seed 000 `sessions`), as the core drives them: the sw_host_session_*
+// imports (cpp/core/host_imports.js) land here. Marshalling only: every rule (when to boot, restore, snapshot, drop;
+// what a throw or a promise means; which cwd wins) is C++ (cpp/core/js_sessions.cpp, cpp/interp). This file calls the
+// engine, reports what JavaScript saw (a value, a throw, a promise) and copies bytes.
+import { bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
+import {
+  SESSION_OK,
+  SESSION_FAILED,
+  SESSION_THREW,
+  SESSION_THREW_LIMIT,
+  SESSION_PROMISE,
+  SESSION_UNSERIALIZABLE,
+  SESSION_INVALID,
+} from "./generated/abi.mjs";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const PAGE_BYTES = 65536;
+
+// SessionOptions.workspace: an opaque handle. Only ./wasi's createWasi can read what it names (a workspace registered
+// in the core, cpp/wasi/bridge.h registerWorkspace).
+const workspaces = new WeakMap();
+class SessionWorkspace {
+  toString() {
+    return "[SessionWorkspace]";
+  }
+}
+
+/** The core and workspace id a SessionOptions.workspace handle names, or undefined for anything else. */
+export function workspaceOf(handle) {
+  return handle !== null && typeof handle === "object" ? workspaces.get(handle) : undefined;
+}
+
+// A core-held page image behind a SessionSnapshotSource (the restore's, or ./snapshot's captureMemory): lets
+// ./snapshot's restoreMemory copy it inside the core instead of page by page.
+const sourceImages = new WeakMap();
+
+/** { core, image, live() } for a source served by the core, else undefined. */
+export function imageOf(source) {
+  return source !== null && typeof source === "object" ? sourceImages.get(source) : undefined;
+}
+
+/** Registers `source` as served by the core's page image `image` (valid while `live()` is true). */
+export function registerImage(source, core, image, live) {
+  sourceImages.set(source, { core, image, live });
+}
+
+/** A SessionSnapshotSource.readPage over the core's page image: a copy of the page, undefined for a zero page. */
+export function pageReader(core, image, live) {
+  return (page) => {
+    if (!live()) throw new Error("readPage: this snapshot source is no longer available");
+    const p = core._sw_page_image_page(image, page >>> 0);
+    return p === 0 ? undefined : core.HEAPU8.slice(p, p + PAGE_BYTES);
+  };
+}
+
+function isThenable(value) {
+  return value !== null && (typeof value === "object" || typeof value === "function") && typeof value.then === "function";
+}
+
+function messageOf(error) {
+  return error instanceof Error || typeof error?.message === "string" ? String(error.message) : "";
+}
+
+function isLimit(error) {
+  return error?.name === "ExecutionLimitError";
+}
+
+// The reply buffer of abi.def "sessions": u32 status, u32 count, then u32 length + bytes per field. 0 if out of memory.
+function reply(core, status, fields = []) {
+  const encoded = fields.map((f) => encoder.encode(f));
+  let size = 8;
+  for (const bytes of encoded) size += 4 + bytes.length;
+  const p = core._malloc(size);
+  if (p === 0) return 0;
+  const dv = new DataView(core.HEAPU8.buffer, p, size);
+  dv.setUint32(0, status, true);
+  dv.setUint32(4, encoded.length, true);
+  let o = 8;
+  for (const bytes of encoded) {
+    dv.setUint32(o, bytes.length, true);
+    core.HEAPU8.set(bytes, p + o + 4);
+    o += 4 + bytes.length;
+  }
+  return p;
+}
+
+function text(core, ptr, len) {
+  return decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
+}
+
+/** The Module members cpp/core/host_imports.js calls; `this` is the core module. */
+export const sessionHostImports = {
+  jsSessions: new Map(), // the core's JsSession id -> { instance, open, memoryBound }
+  hostSessionOpen(server, session, workspace, cwdPtr, cwdLen, restorePtr, restoreLen, source) {
+    const core = this;
+    const entry = { instance: null, open: true, memoryBound: false };
+    const handle = Object.freeze(new SessionWorkspace());
+    workspaces.set(handle, { core, id: workspace });
+    const options = {
+      workspace: handle,
+      cwd: text(core, cwdPtr, cwdLen),
+      onCwdChange(cwd) {
+        if (!entry.open || typeof cwd !== "string") return;
+        const bytes = encoder.encode(cwd);
+        const p = core._malloc(Math.max(1, bytes.length));
+        if (p === 0) return;
+        core.HEAPU8.set(bytes, p);
+        core._sw_session_cwd_changed(session, p, bytes.length);
+        core._free(p);
+      },
+    };
+    let value;
+    try {
+      const sessions = core.enginesByServer.get(server)?.sessions;
+      if (restoreLen === 0) {
+        value = sessions.boot(options);
+      } else {
+        const { handle: decimal, extra } = JSON.parse(text(core, restorePtr, restoreLen));
+        let restoring = true;
+        const live = () => restoring;
+        const snapshot = {
+          handle: BigInt(decimal),
+          extra,
+          memoryPages: core._sw_page_image_pages(source),
+          readPage: pageReader(core, source, live),
+        };
+        registerImage(snapshot, core, source, live);
+        try {
+          value = sessions.restore(options, snapshot);
+        } finally {
+          restoring = false; // the image is freed when this call returns
+        }
+      }
+    } catch (error) {
+      entry.open = false;
+      return reply(core, SESSION_FAILED, [messageOf(error) || String(error)]);
+    }
+    if (isThenable(value)) {
+      value.then(undefined, () => {}); // never an unhandled rejection; the core refuses the call
+      entry.open = false;
+      return reply(core, SESSION_PROMISE);
+    }
+    if (value === null || typeof value !== "object" || typeof value.execute !== "function") {
+      entry.open = false;
+      return reply(core, SESSION_FAILED, ["sessions.boot/restore did not return a SessionInstance"]);
+    }
+    entry.instance = value;
+    this.jsSessions.set(session, entry);
+    return reply(core, SESSION_OK);
+  },
+  hostSessionExecute(session, codePtr, codeLen, envPtr, envLen) {
+    const entry = this.jsSessions.get(session);
+    let outcome;
+    const depth = this._sw_wasi_call_depth();
+    try {
+      const code = text(this, codePtr, codeLen);
+      const envVars = envLen === 0 ? {} : JSON.parse(text(this, envPtr, envLen));
+      outcome = entry.instance.execute({ code, envVars });
+    } catch (error) {
+      // Thrown inside core code the guest re-entered (a WASI call that never returned): not the engine's throw but a
+      // core whose C++ state is half unwound; the shim drops this core (as wasmify_bridge.js does).
+      if (this._sw_wasi_call_depth() !== depth) this.coreCorrupted = error;
+      return reply(this, isLimit(error) ? SESSION_THREW_LIMIT : SESSION_THREW, [messageOf(error)]);
+    }
+    if (isThenable(outcome)) {
+      outcome.then(undefined, () => {});
+      return reply(this, SESSION_PROMISE);
+    }
+    let json;
+    try {
+      json = JSON.stringify(outcome ?? null) ?? "null";
+    } catch (error) {
+      return reply(this, SESSION_UNSERIALIZABLE, [messageOf(error) || String(error)]);
+    }
+    let cwd = "";
+    try {
+      if (typeof entry.instance.cwd === "string") cwd = entry.instance.cwd;
+    } catch {
+      // a throwing getter reports nothing
+    }
+    return reply(this, SESSION_OK, [json, cwd]);
+  },
+  // SESSION_INVALID when instance.invalid is truthy, or reading it threw.
+  hostSessionFlags(session) {
+    try {
+      return this.jsSessions.get(session)?.instance?.invalid ? SESSION_INVALID : 0;
+    } catch {
+      return SESSION_INVALID;
+    }
+  },
+  // 1 only when canSnapshot() returned true (a throw is 0).
+  hostSessionCanSnapshot(session) {
+    try {
+      return this.jsSessions.get(session)?.instance?.canSnapshot() === true ? 1 : 0;
+    } catch (error) {
+      console.error("[sandbox-workers] SessionInstance.canSnapshot threw:", error);
+      return 0;
+    }
+  },
+  // snapshot(): the handle as decimal text, the extra as JSON; the memory registered under the session's id.
+  hostSessionSnapshot(session) {
+    const entry = this.jsSessions.get(session);
+    let snap;
+    try {
+      snap = entry.instance.snapshot();
+    } catch (error) {
+      return reply(this, SESSION_FAILED, [messageOf(error) || String(error)]);
+    }
+    if (isThenable(snap)) {
+      snap.then(undefined, () => {});
+      return reply(this, SESSION_PROMISE);
+    }
+    if (!(snap?.memory instanceof WebAssembly.Memory)) {
+      return reply(this, SESSION_FAILED, ["snapshot().memory is not a WebAssembly.Memory"]);
+    }
+    let extra;
+    try {
+      extra = JSON.stringify(snap.extra ?? {}) ?? "{}";
+    } catch (error) {
+      return reply(this, SESSION_UNSERIALIZABLE, [messageOf(error) || String(error)]);
+    }
+    bindGuestMemory(this, session, snap.memory);
+    entry.memoryBound = true;
+    return reply(this, SESSION_OK, [String(snap.handle), extra]);
+  },
+  hostSessionClose(session) {
+    const entry = this.jsSessions.get(session);
+    this.jsSessions.delete(session);
+    if (!entry) return;
+    entry.open = false;
+    if (entry.memoryBound) unbindGuestMemory(this, session);
+    try {
+      entry.instance?.close?.();
+    } catch (error) {
+      console.error("[sandbox-workers] SessionInstance.close threw:", error);
+    }
+  },
+};
