@@ -14,6 +14,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "../json/json.h"
@@ -120,6 +121,16 @@ void appendU32(std::string& out, uint32_t v) {
   out.append(b, 4);
 }
 
+// A host configuration: a JSON object, or nullopt with sw_wasi_error() set.
+std::optional<sw::json::Value> parseHostConfig(const char* config, uint32_t len) {
+  auto parsed = sw::json::parseCopy(std::string_view(config, len));
+  if (!parsed.ok() || !parsed.value.isObject()) {
+    g_error = "Invalid WASI host configuration";
+    return std::nullopt;
+  }
+  return std::move(parsed.value);
+}
+
 }  // namespace
 
 namespace sw::wasi {
@@ -190,12 +201,9 @@ EMSCRIPTEN_KEEPALIVE void sw_wasi_archive_free(uint32_t archive) {
 //          "stdio":"capture"|"passthrough", "referencePolicy":bool}
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_host_new(const char* config, uint32_t len, uint32_t archive) {
   try {
-    auto parsed = sw::json::parseCopy(std::string_view(config, len));
-    if (!parsed.ok() || !parsed.value.isObject()) {
-      g_error = "Invalid WASI host configuration";
-      return 0;
-    }
-    const auto& c = parsed.value;
+    auto parsed = parseHostConfig(config, len);
+    if (!parsed) return 0;
+    const auto& c = *parsed;
     HostOptions o;
     if (const auto* a = c.find("args")) o.args = stringList(a);
     o.env = stringList(c.find("env"));
@@ -229,12 +237,9 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_host_new(const char* config, uint32_t len,
 // config: {"env": {"KEY": "VALUE", ...}, "workspace": id, "fuel": n}. Returns 0 with sw_wasi_error() on failure.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_engine_host_new(const char* config, uint32_t len, uint32_t archive) {
   try {
-    auto parsed = sw::json::parseCopy(std::string_view(config, len));
-    if (!parsed.ok() || !parsed.value.isObject()) {
-      g_error = "Invalid WASI host configuration";
-      return 0;
-    }
-    const auto& c = parsed.value;
+    auto parsed = parseHostConfig(config, len);
+    if (!parsed) return 0;
+    const auto& c = *parsed;
     HostOptions o;
     o.args = {"sandbox"};
     o.stdio = StdioMode::Capture;
