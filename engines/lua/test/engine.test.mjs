@@ -72,6 +72,12 @@ for (const kind of kinds) {
       assert.deepEqual(o.results, []);
     });
 
+    it('warn writes "Lua warning: …" lines to stderr once "@on" was given (off by default, as in lua.c)', () => {
+      assert.deepEqual(run('warn("silent")').logs.stderr, []);
+      const o = run('warn("@on") warn("a", "b") warn("@off") warn("gone") warn("@on") warn("@x is content", "!")');
+      assert.deepEqual(o.logs.stderr, ['Lua warning: ab', 'Lua warning: @x is content!']);
+    });
+
     it('output before an error is kept', () => {
       const o = run('print("before") error("boom")');
       assert.deepEqual(o.logs.stdout, ['before']);
