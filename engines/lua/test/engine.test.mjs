@@ -189,6 +189,14 @@ for (const kind of kinds) {
       });
     });
 
+    it('fuel: every throw (error, coroutine.yield) costs 200 units: a longjmp is a Wasm exception', () => {
+      const plain = engine.eval('for i = 1, 10000 do local x = i end');
+      const errors = engine.eval('for i = 1, 10000 do pcall(error) end');
+      const yields = engine.eval('local co = coroutine.wrap(function() while true do coroutine.yield() end end) for i = 1, 10000 do co() end');
+      assert.ok(errors.fuel >= plain.fuel + 2_000_000, `${errors.fuel} vs ${plain.fuel}`);
+      assert.ok(yields.fuel >= plain.fuel + 2_000_000, `${yields.fuel} vs ${plain.fuel}`);
+    });
+
     it('fuel: work in C without Lua instructions is charged (pattern matching, sort, allocation)', async () => {
       await fresh((e) => {
         const r = e.eval('string.find(string.rep("a", 5000), ".-.-.-.-b")', { budget: 5_000_000 });
