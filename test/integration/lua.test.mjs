@@ -229,16 +229,18 @@ describe("Lua code contexts", () => {
     assert.equal(r.result.context.cwd, "/workspace");
   });
 
-  it("after a restart (a new Interpreter over the same storage) globals and functions survive", async () => {
+  it("after a restart (a new Interpreter over the same storage) globals, functions and the random state survive", async () => {
     // Its own Interpreter (key): one Interpreter holds at most 8 contexts.
     const runR = (code) => rt.run({ key: "lua-restart", contextId: "c-restart", code });
     assert.equal((await rt.createContext("lua-restart", "c-restart")).status, 201);
-    assert.equal(text(await runR("n = 41 function inc() n = n + 1 return n end return 1")), "1");
+    assert.equal(text(await runR("n = 41 function inc() n = n + 1 return n end math.randomseed(7) return 1")), "1");
     await rt.dispose();
     rt = await start();
-    const r = await runR("return {inc(), n}");
+    const r = await runR("return {inc(), n, math.random(1e9)}");
     assert.equal(r.ok, true, JSON.stringify(r));
     assert.equal(r.result.error, undefined, JSON.stringify(r.result.error));
-    assert.deepEqual(r.result.results[0].json, [42, 42]);
+    // math.random continues from the snapshotted state (a context's own snapshot is not re-seeded).
+    const seeded = (await rt.exec("math.randomseed(7) return math.random(1e9)")).results[0].text;
+    assert.deepEqual(r.result.results[0].json, [42, 42, Number(seeded)]);
   });
 });
