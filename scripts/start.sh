@@ -17,7 +17,10 @@ case "$language" in
   ruby)
     config="engines/ruby/wrangler.jsonc"
     body='{"code":"puts \"hi\"\n[1, 2, 3].map { |n| n * ENV[\"X\"].to_i }","envVars":{"X":"12"}}' ;;
-  *) echo "unknown language: $language (javascript, python, perl, ruby)"; exit 2 ;;
+  lua)
+    config="engines/lua/wrangler.jsonc"
+    body='{"code":"print(\"hi\")\nlocal t = {} for n = 1, 3 do t[n] = n * tonumber(os.getenv(\"X\")) end return t","envVars":{"X":"12"}}' ;;
+  *) echo "unknown language: $language (javascript, python, perl, ruby, lua)"; exit 2 ;;
 esac
 bash scripts/bootstrap.sh
 bash scripts/build-engines.sh "$language"

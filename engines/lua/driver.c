@@ -237,7 +237,27 @@ typedef struct {
   lua_State *L;
   size_t heap_used;
   char cwd[1024];
+  int warn_state; /* warn(): 0 off (Lua's default, "@on" switches on), 1 on, 2 inside a multi-part message */
 } Handle;
+
+/* lauxlib's warning function, which only luaL_newstate installs (we use lua_newstate for the heap cap): warn() writes
+ * "Lua warning: <message>" lines to the captured stderr once "@on" was given; "@off" switches it off again. */
+static void warn_function(void *ud, const char *msg, int tocont) {
+  Handle *h = ud;
+  if (h->warn_state != 2 && !tocont && msg[0] == '@') { /* a control message */
+    if (strcmp(msg, "@on") == 0) h->warn_state = 1;
+    else if (strcmp(msg, "@off") == 0) h->warn_state = 0;
+    return;
+  }
+  if (h->warn_state == 0) return;
+  if (h->warn_state == 1) fputs("Lua warning: ", stderr);
+  fputs(msg, stderr);
+  if (tocont) h->warn_state = 2;
+  else {
+    fputs("\n", stderr);
+    h->warn_state = 1;
+  }
+}
 
 /* What a block really takes from malloc (dlmalloc: a 4-byte header, 8-byte alignment, 16 bytes at least), so that
  * millions of small objects cannot exhaust linear memory while their requested sizes are still under the limit. */
@@ -366,6 +386,7 @@ Handle *EXPORT(sw_lua_new)(void) {
     return NULL;
   }
   lua_State *L = h->L;
+  lua_setwarnf(L, warn_function, h);
   lua_pushcfunction(L, open_sandbox);
   if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
     lua_close(L);

@@ -62,6 +62,10 @@ sub("lstrlib.c", "      init++;   /* 1st char is already checked */\n",
     "      init++;   /* 1st char is already checked */\n      SW_FUEL(1 + (l2 >> 6));\n")
 sub("ltablib.c", "static int sort_comp (lua_State *L, int a, int b) {\n",
     "static int sort_comp (lua_State *L, int a, int b) {\n  SW_FUEL(1);\n")
+# Fuel for a throw (error, coroutine.yield): a longjmp is a Wasm exception, ~1.5 us against ~0.01 us per unit of plain
+# Lua, so 200 units each; unpriced, `while true do pcall(error) end` or a yield loop ran ~25x longer per unit.
+sub("ldo.c", "l_noret luaD_throw (lua_State *L, int errcode) {\n",
+    "l_noret luaD_throw (lua_State *L, int errcode) {\n  SW_FUEL(200);\n")
 PY
 }
 

@@ -1,5 +1,5 @@
 // ./testing's runEngineConformance (seed 000 "Testing") in plain Node, driving the real core over node:sqlite: the
-// JavaScript, Python and Perl engines (sessions, snapshots, simulated eviction), the counter test engine (an Engine
+// JavaScript, Python, Perl and Lua engines (sessions, snapshots, simulated eviction), the counter test engine (an Engine
 // written in JavaScript with sessions) and the calc example (stateless only).
 import { describe, it } from "node:test";
 import { runEngineConformance } from "../../worker-shim/testing.js";
@@ -34,6 +34,17 @@ describe("runEngineConformance", () => {
         simple: { code: "1 + 1", expectResultText: "2" },
         error: { code: "die 'nope'" },
         stateful: { define: "our $x = 1; sub f { $x + 1 } 1", use: "f()", expectResultText: "2" },
+      },
+    });
+  });
+
+  it("the Lua engine (Lua 5.4.7, written in JavaScript on ./wasi and ./snapshot, with code contexts)", async () => {
+    const { luaEngine } = await import("../../engines/lua/engine.js");
+    await runEngineConformance(luaEngine, {
+      programs: {
+        simple: { code: "1 + 1", expectResultText: "2" },
+        error: { code: "error('nope')" },
+        stateful: { define: "x = 1; function f() return x + 1 end", use: "f()", expectResultText: "2" },
       },
     });
   });

@@ -110,3 +110,10 @@ export function wasmifyUsage(module: WebAssembly.Module, memory: WebAssembly.Mem
   image.close();
   return [out.results.length, s, r];
 }
+
+// engines/lua/engine.d.ts: the Lua engine is a JavaScriptEngine with sessions.
+import { luaEngine } from "../../engines/lua/engine.js";
+const luaSessions: NonNullable<JavaScriptEngine["sessions"]> = luaEngine.sessions;
+const luaLimits: number = luaEngine.limits.fuel;
+void luaSessions;
+void luaLimits;

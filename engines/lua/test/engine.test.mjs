@@ -72,6 +72,12 @@ for (const kind of kinds) {
       assert.deepEqual(o.results, []);
     });
 
+    it('warn writes "Lua warning: …" lines to stderr once "@on" was given (off by default, as in lua.c)', () => {
+      assert.deepEqual(run('warn("silent")').logs.stderr, []);
+      const o = run('warn("@on") warn("a", "b") warn("@off") warn("gone") warn("@on") warn("@x is content", "!")');
+      assert.deepEqual(o.logs.stderr, ['Lua warning: ab', 'Lua warning: @x is content!']);
+    });
+
     it('output before an error is kept', () => {
       const o = run('print("before") error("boom")');
       assert.deepEqual(o.logs.stdout, ['before']);
@@ -181,6 +187,14 @@ for (const kind of kinds) {
         assert.ok(r.fuelExhausted, `expected the fuel trap, got ${r.trap}`);
         assert.ok(r.fuel >= 1_000_000 && r.fuel <= 1_020_000, String(r.fuel));
       });
+    });
+
+    it('fuel: every throw (error, coroutine.yield) costs 200 units: a longjmp is a Wasm exception', () => {
+      const plain = engine.eval('for i = 1, 10000 do local x = i end');
+      const errors = engine.eval('for i = 1, 10000 do pcall(error) end');
+      const yields = engine.eval('local co = coroutine.wrap(function() while true do coroutine.yield() end end) for i = 1, 10000 do co() end');
+      assert.ok(errors.fuel >= plain.fuel + 2_000_000, `${errors.fuel} vs ${plain.fuel}`);
+      assert.ok(yields.fuel >= plain.fuel + 2_000_000, `${yields.fuel} vs ${plain.fuel}`);
     });
 
     it('fuel: work in C without Lua instructions is charged (pattern matching, sort, allocation)', async () => {

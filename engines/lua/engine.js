@@ -1,0 +1,170 @@
+// The Lua engine: Lua 5.4.7 for wasm32-wasi with a small C driver (engines/lua/README.md, scripts/engines/lua.sh),
+// written as an Engine in JavaScript on the public engine-author API only (docs/engine-authors.md, "Worked example:
+// Lua"): ./wasi for the WASI host and its fuel meter, ./snapshot for restoring a context's linear memory. A third party
+// would import the same files as "sandbox-workers-cpp/wasi" and "sandbox-workers-cpp/snapshot". The Worker is
+// worker.js.
+//
+// The guest speaks its own small C ABI (not wasmify): sw_lua_new() → a handle (one lua_State), sw_lua_eval(handle,
+// code, env, session) → the outcome JSON (logs, results, error, cwd), sw_lua_after_restore(handle, bootImage). Fuel is
+// charged by the guest through `sandbox.charge` (1,000 units per 1,000 VM instructions, plus allocation, pattern
+// matching and sorting); the host traps the charge that overdraws the budget ("hard mode"), which kills the instance.
+import { createWasi, budget, hasOpenGuestFds, ExecutionLimitError } from "../../worker-shim/wasi.js";
+import { restoreMemory } from "../../worker-shim/snapshot.js";
+import engineModule from "./build/engine.wasm";
+import { engineName, build } from "./build/engine-build.js";
+
+// Fuel: ~1 unit per Lua VM instruction; a 1e6-iteration `for` loop costs ~2,000,000 units (~40 ms), so 50,000,000 is
+// about a second of tight Lua code, the QuickJS engine's budget (README "Limits"). Memory: the module's own cap (the
+// linker's --max-memory); the Lua heap is capped at 48 MiB inside it.
+const limits = { fuel: 50_000_000, memoryBytes: 67_108_864, codeBytes: 65_536, requestBytes: 98_304 };
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const noLogs = () => ({ stdout: [], stderr: [] });
+const failure = (name, message) => ({ name, message, traceback: [] });
+
+/** usage (SPEC §3.4) from the meter itself: wasi.usage() throws once the budget is exhausted. */
+function usageOf(meter, memory) {
+  return { fuelConsumed: meter.consumed(), fuelLimit: limits.fuel, memoryBytes: memory.buffer.byteLength };
+}
+
+/** Copies `bytes` into a fresh guest allocation. */
+function put(exports, bytes) {
+  const p = exports.sw_lua_alloc(bytes.length || 1);
+  if (!p) throw new Error("lua engine: sw_lua_alloc failed");
+  new Uint8Array(exports.memory.buffer).set(bytes, p);
+  return p;
+}
+
+/**
+ * One sw_lua_eval: `{ outcome }`, or `{ outcome, dead: true }` when the instance trapped. The fuel trap is an outcome
+ * (ExecutionLimitError, empty logs: the captured lines live in the dead instance); any other trap is rethrown (the
+ * runtime reports an EngineError; a session is dropped and restored from its last snapshot).
+ */
+function evaluate(exports, handle, code, envVars, session) {
+  const c = encoder.encode(code);
+  const e = encoder.encode(JSON.stringify(envVars ?? {}));
+  const cp = put(exports, c);
+  const ep = put(exports, e);
+  let packed;
+  try {
+    packed = exports.sw_lua_eval(handle, cp, c.length, ep, e.length, session ? 1 : 0);
+  } catch (err) {
+    if (err?.name === "ExecutionLimitError") {
+      return { outcome: { logs: noLogs(), results: [], error: failure("ExecutionLimitError", err.message) }, dead: true };
+    }
+    throw err;
+  }
+  exports.sw_lua_free(cp);
+  exports.sw_lua_free(ep);
+  if (packed === 0n) throw new Error("lua engine: sw_lua_eval failed (bad handle or env JSON)");
+  const ptr = Number(packed >> 32n);
+  const len = Number(packed & 0xffffffffn);
+  const outcome = JSON.parse(decoder.decode(new Uint8Array(exports.memory.buffer, ptr, len)));
+  exports.sw_lua_free(ptr);
+  return { outcome };
+}
+
+/** A fresh instance under `wasi` with one lua_State: its exports and handle. */
+function bootInstance(wasi) {
+  const instance = new WebAssembly.Instance(engineModule, wasi.imports);
+  wasi.initialize(instance); // _initialize: wasi-libc's constructors record the preopens
+  const handle = instance.exports.sw_lua_new(); // the standard libraries, sandboxed; chdir("/workspace"); seeded
+  if (!handle) throw new Error("lua engine: sw_lua_new failed");
+  return { instance, handle };
+}
+
+/** One code context's live instance (SessionInstance): booted fresh, or restored from the context's snapshot. */
+class LuaSession {
+  #meter;
+  #wasi;
+  #instance;
+  #handle;
+  #onCwdChange;
+  invalid = false;
+  cwd;
+
+  constructor(options, source) {
+    this.#meter = budget(limits.fuel);
+    // Sessions get an empty WASI environment (SPEC §5.4): env vars reach os.getenv through each sw_lua_eval.
+    this.#wasi = createWasi(engineModule, null, this.#meter, {}, options.workspace);
+    this.#onCwdChange = options.onCwdChange;
+    this.cwd = options.cwd;
+    try {
+      if (source) {
+        this.#instance = new WebAssembly.Instance(engineModule, this.#wasi.imports);
+        // The memory holds everything (the lua_State, wasi-libc's preopen table and cwd, the driver's streams);
+        // __stack_pointer, the only mutable global, is at its initial value between calls: no _initialize.
+        restoreMemory(this.#instance.exports.memory, source);
+        this.#wasi.bind(this.#instance);
+        this.#handle = Number(source.handle);
+        // 0: the context's own snapshot. Nothing to re-seed: a context keeps its math.random sequence (SPEC).
+        if (this.#instance.exports.sw_lua_after_restore(this.#handle, 0) !== 0) {
+          throw new Error("lua engine: sw_lua_after_restore failed");
+        }
+      } else {
+        ({ instance: this.#instance, handle: this.#handle } = bootInstance(this.#wasi));
+      }
+    } catch (e) {
+      this.#wasi.close();
+      throw e;
+    }
+  }
+
+  execute({ code, envVars }) {
+    if (this.invalid) throw new Error("lua engine: execute on an invalid session");
+    this.#wasi.reset(); // SPEC §5.5: the meter refilled for every execute
+    let result;
+    try {
+      result = evaluate(this.#instance.exports, this.#handle, code, envVars, true);
+    } catch (e) {
+      this.invalid = true; // any other trap: the instance can no longer be trusted
+      throw e;
+    }
+    const { outcome, dead } = result;
+    if (dead) this.invalid = true;
+    if (!dead && outcome.cwd && outcome.cwd !== this.cwd) {
+      this.cwd = outcome.cwd;
+      this.#onCwdChange?.(this.cwd);
+    }
+    return { ...outcome, usage: usageOf(this.#meter, this.#instance.exports.memory), cwd: this.cwd };
+  }
+
+  canSnapshot() {
+    return !this.invalid && !hasOpenGuestFds(this.#wasi);
+  }
+
+  snapshot() {
+    return { handle: BigInt(this.#handle), extra: { engine: "lua" }, memory: this.#instance.exports.memory };
+  }
+
+  close() {
+    this.#wasi.close();
+  }
+}
+
+export const luaEngine = {
+  language: "lua",
+  engineName,
+  build, // sha256 of engine.wasm: a snapshot from another build boots fresh
+  limits,
+  // Stateless: a fresh instance of the compiled module per request (instantiation + sw_lua_new is ~1 ms warm).
+  run(payload) {
+    const meter = budget(limits.fuel);
+    const wasi = createWasi(engineModule, null, meter, {}, null); // no /workspace (SPEC §5.4 stateless)
+    try {
+      const { instance, handle } = bootInstance(wasi);
+      wasi.reset(); // the boot is not the request's fuel
+      const { outcome } = evaluate(instance.exports, handle, payload.code, payload.envVars, false);
+      return { ...outcome, usage: usageOf(meter, instance.exports.memory) };
+    } finally {
+      wasi.close();
+    }
+  },
+  sessions: {
+    boot: (options) => new LuaSession(options),
+    restore: (options, source) => new LuaSession(options, source),
+  },
+};
+
+export { ExecutionLimitError };
