@@ -56,6 +56,9 @@ const ENGINES = {
   python: async () => (await import("../engines/python/engine.js")).pythonEngine,
   perl: async () => (await import("../engines/perl/engine.js")).perlEngine,
   ruby: async () => (await import("../engines/ruby/engine.js")).rubyEngine, // stateless only: no (b)
+  // An Engine written in JavaScript (no boot image, no pool): one variant each, no (a') (the variant Worker serves
+  // built-in engines only). Not in the default list.
+  lua: async () => (await import("../engines/lua/engine.js")).luaEngine,
 };
 
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
@@ -117,6 +120,7 @@ async function contexts(engine, label, { idle = false, gc = false } = {}) {
   const counter = {
     python: ["counter = 0", "counter += 1\ncounter"],
     perl: ["our $counter = 0; 1", "++$counter"],
+    lua: ["counter = 0", "counter = counter + 1; return counter"],
   }[engine.language] ?? ["var counter = 0", "++counter"];
   const first = [];
   for (let i = 0; i < Math.min(CONTEXTS, 8); i++) {
@@ -228,8 +232,8 @@ const results = {};
 for (const name of opts.engines.split(",")) {
   const withImage = await ENGINES[name]();
   // Each variant is another Engine object: its own server, so no variant's spare or pool serves another.
-  const withoutImage = withPool({ ...withImage, bootImage: undefined }, 0); // no image (and so no pool)
-  const variants = {
+  const withoutImage = withImage.builtin ? withPool({ ...withImage, bootImage: undefined }, 0) : withImage; // no image (and so no pool)
+  const variants = !withImage.builtin ? { "fresh instance": [withImage, false] } : {
     boot: [withoutImage, false],
     "image, new instance": [withPool(withImage, 0), false],
     "image, pooled instance": [withPool(withImage, 1), false],
@@ -245,13 +249,13 @@ for (const name of opts.engines.split(",")) {
     }
   }
   const memoryBytes = lastUsage?.memoryBytes;
-  const ctx = !withImage.sessions ? {} : {
+  const ctx = !withImage.sessions ? {} : !withImage.builtin ? { "fresh instance": await contexts(withImage, name) } : {
     "image, new instance": await contexts(withPool(withImage, 0), `${name} image`),
     "image, pooled instance": await contexts(withPool(withImage, 1), `${name} image, pooled`, { idle: true }),
     "image, pooled, GC while idle": await contexts(withPool(withImage, 1), `${name} pooled, gc`, { idle: true, gc: true }),
     boot: await contexts(withoutImage, `${name} boot`),
   };
-  const overHttp = await http(name);
+  const overHttp = withImage.builtin ? await http(name) : {};
   const dir = path.join(ROOT, "engines", name, "build");
   results[name] = {
     stateless: Object.fromEntries(Object.entries(times).map(([v, xs]) => [v, { p50: p50(xs), p99: p99(xs) }])),
@@ -276,7 +280,7 @@ console.log("\n(a) cold stateless `1 + 1` through handleRequest (in-isolate, no 
 for (const [name, r] of Object.entries(results)) {
   const boot = r.stateless.boot;
   console.log(`${name.padEnd(10)} | ` + Object.entries(r.stateless).map(([v, x]) =>
-    `${v} ${fmt(x.p50)} / ${fmt(x.p99)}${v === "boot" ? "" : ` (${fmt(boot.p50 / x.p50, 1)}x)`}`).join(" | "));
+    `${v} ${fmt(x.p50)} / ${fmt(x.p99)}${v === "boot" || !boot ? "" : ` (${fmt(boot.p50 / x.p50, 1)}x)`}`).join(" | "));
 }
 console.log("\n(a') the same over HTTP in workerd (Miniflare dispatchFetch, sequential), ms p50 / p99:");
 for (const [name, r] of Object.entries(results)) {
