@@ -3,11 +3,13 @@
 #   OUT/snapshot  real take() output and a boot image, by build/fuzz/sw_fuzz_snapshot_seeds (test/fuzz/make_snapshot_seeds.cpp)
 #   OUT/archive   a ustar and a pax tar (a long path, so pax headers appear), a stored zip, a deflated zip (rejected)
 #   OUT/paths     WASI path-operation programs for sw_fuzz_wasi_paths (test/wasi/fuzz_path_resolution.cpp's encoding)
+#   OUT/wasm      modules for sw_fuzz_wasm_fuel: test/tools/guests/features.wat (SIMD, legacy exceptions, bulk memory,
+#                 atomics, tail calls, reference types) and fuel_work.c compiled for wasm32-wasi
 # Needs the fuzz build (bash scripts/build.sh fuzz). Deterministic: the same bytes on every run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-build/fuzz/seeds}"
-rm -rf "$out" && mkdir -p "$out/snapshot" "$out/archive" "$out/paths"
+rm -rf "$out" && mkdir -p "$out/snapshot" "$out/archive" "$out/paths" "$out/wasm"
 
 build/fuzz/sw_fuzz_snapshot_seeds "$out/snapshot" >/dev/null
 
@@ -51,3 +53,6 @@ mkdir-open-write-rename 01050161000507612f662e747874010005060028040507612f662e74
 rmdir-unlink-disable 01050164010503642f6502050164020503642f650800000105017a08000003050164
 stdlib-readonly 0103036e6577000304782e70790100040501610178030603004000
 SEEDS
+
+wat2wasm --enable-all test/tools/guests/features.wat -o "$out/wasm/features.wasm"
+clang-16 --target=wasm32-wasi -Os -Wl,--strip-all test/tools/guests/fuel_work.c -o "$out/wasm/fuel_work.wasm"

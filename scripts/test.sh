@@ -39,6 +39,7 @@ suite "fuzz: request parser and validator (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz
 suite "fuzz: WASI path resolution (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasi_paths build/fuzz/seeds/paths
 suite "fuzz: Interpreter Durable Object (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_interpreter test/fuzz/corpus/interpreter
 suite "fuzz: snapshot reader and boot images (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_snapshot build/fuzz/seeds/snapshot
+suite "fuzz: wasm fuel tool (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasm_fuel build/fuzz/seeds/wasm
 suite "fuzz: /stdlib archive parser (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_archive build/fuzz/seeds/archive
 suite "WASI host: C guests under the core (Node, then a workerd smoke subset)" bash test/wasi/run.sh
 suite "JavaScript engine (QuickJS): driver, upstream and smoke tests" bash engines/javascript/test/run.sh
