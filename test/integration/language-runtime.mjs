@@ -1,7 +1,10 @@
 // What every language's integration suite shares (python, perl, ruby .test.mjs): its runtime Worker next to the
 // caller Worker of fixtures/context-caller.js, and the hostile-input table runner.
-import { it } from "node:test";
+import { it, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { startRuntime, assertExecutionResult } from "./helpers.mjs";
 
 /**
@@ -34,6 +37,32 @@ export async function startLanguageRuntime(language, shared = {}) {
       return { status: res.status, body: await res.json() };
     },
   };
+}
+
+/**
+ * For a test file: starts `language`'s runtime (startLanguageRuntime) before its tests, over on-disk Durable Object
+ * storage in a temporary directory, and disposes it and removes the directory after them. Returns a stable handle to
+ * the current runtime (every member of startLanguageRuntime's answer) plus restart(): a new Miniflare over the same
+ * storage, as after an eviction.
+ */
+export function useLanguageRuntime(language) {
+  const persist = mkdtempSync(path.join(tmpdir(), `sw-${language}-`));
+  let current;
+  const start = async () => {
+    current = await startLanguageRuntime(language, { resourcePersistencePath: persist });
+  };
+  before(start);
+  after(async () => {
+    await current?.dispose();
+    rmSync(persist, { recursive: true, force: true });
+  });
+  const own = {
+    async restart() {
+      await current.dispose();
+      await start();
+    },
+  };
+  return new Proxy(own, { get: (target, key) => (key in target ? target[key] : current[key]) });
 }
 
 /** The text result of an executeInContext answer (run()), which must have succeeded without a guest error. */

@@ -2,26 +2,12 @@
 // ./snapshot API (engines/lua/engine.js), in workerd through Miniflare: stateless results, logs, errors, env, limits,
 // hostile input, and code contexts through a caller Worker with a real getFiles callback and on-disk Durable Object
 // storage, across a restart.
-import { describe, it, before, after } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { jsonBody } from "./helpers.mjs";
-import { startLanguageRuntime, hostileCases, contextText } from "./language-runtime.mjs";
+import { useLanguageRuntime, hostileCases, contextText } from "./language-runtime.mjs";
 
-const persist = mkdtempSync(path.join(tmpdir(), "sw-lua-"));
-
-const start = () => startLanguageRuntime("lua", { resourcePersistencePath: persist });
-
-let rt;
-before(async () => {
-  rt = await start();
-});
-after(async () => {
-  await rt?.dispose();
-  rmSync(persist, { recursive: true, force: true });
-});
+const rt = useLanguageRuntime("lua");
 
 const text = contextText;
 
@@ -234,8 +220,7 @@ describe("Lua code contexts", () => {
     const runR = (code) => rt.run({ key: "lua-restart", contextId: "c-restart", code });
     assert.equal((await rt.createContext("lua-restart", "c-restart")).status, 201);
     assert.equal(text(await runR("n = 41 function inc() n = n + 1 return n end math.randomseed(7) return 1")), "1");
-    await rt.dispose();
-    rt = await start();
+    await rt.restart();
     const r = await runR("return {inc(), n, math.random(1e9)}");
     assert.equal(r.ok, true, JSON.stringify(r));
     assert.equal(r.result.error, undefined, JSON.stringify(r.result.error));

@@ -1,26 +1,12 @@
 // The Perl runtime Worker (engines/perl/wrangler.jsonc) in workerd through Miniflare: stateless results (SPEC §10.3
 // items 58-62), hostile and odd input, and code contexts through a caller Worker with a real getFiles callback and
 // on-disk Durable Object storage, across a restart (§10.5 items 123-126).
-import { describe, it, before, after } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { jsonBody } from "./helpers.mjs";
-import { startLanguageRuntime, hostileCases, contextText } from "./language-runtime.mjs";
+import { useLanguageRuntime, hostileCases, contextText } from "./language-runtime.mjs";
 
-const persist = mkdtempSync(path.join(tmpdir(), "sw-perl-"));
-
-const start = () => startLanguageRuntime("perl", { resourcePersistencePath: persist });
-
-let rt;
-before(async () => {
-  rt = await start();
-});
-after(async () => {
-  await rt?.dispose();
-  rmSync(persist, { recursive: true, force: true });
-});
+const rt = useLanguageRuntime("perl");
 
 const text = contextText;
 
@@ -229,8 +215,7 @@ describe("Perl code contexts (SPEC §10.5 items 123-126)", () => {
     const runR = (code) => rt.run({ key: "pl-restart", contextId: "c-restart", code });
     assert.equal((await rt.createContext("pl-restart", "c-restart")).status, 201);
     assert.equal(text(await runR("our $n = 41; sub inc { ++$n } 1")), "1");
-    await rt.dispose();
-    rt = await start();
+    await rt.restart();
     const r = await runR("[inc(), $n]");
     assert.equal(r.ok, true, JSON.stringify(r));
     assert.equal(r.result.error, undefined, JSON.stringify(r.result.error));

@@ -1,26 +1,12 @@
 // The Python runtime Worker (engines/python/wrangler.jsonc) in workerd through Miniflare: stateless results (SPEC
 // §10.3 items 51-57), hostile and odd input, and code contexts through a caller Worker with a real getFiles callback
 // and on-disk Durable Object storage, across a restart (§10.5 items 115-122, 127).
-import { describe, it, before, after } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { jsonBody } from "./helpers.mjs";
-import { startLanguageRuntime, hostileCases, contextText } from "./language-runtime.mjs";
+import { useLanguageRuntime, hostileCases, contextText } from "./language-runtime.mjs";
 
-const persist = mkdtempSync(path.join(tmpdir(), "sw-python-"));
-
-const start = () => startLanguageRuntime("python", { resourcePersistencePath: persist });
-
-let rt;
-before(async () => {
-  rt = await start();
-});
-after(async () => {
-  await rt?.dispose();
-  rmSync(persist, { recursive: true, force: true });
-});
+const rt = useLanguageRuntime("python");
 
 const text = contextText;
 
@@ -271,8 +257,7 @@ describe("Python code contexts (SPEC §10.5 items 115-122, 127)", () => {
   it("items 120, 127: after a restart (a new Interpreter over the same storage) state survives and random is re-seeded", async () => {
     await rt.createContext("py", "c127");
     await run("c127", "import random\nn = 41\ndef inc():\n  global n\n  n += 1\n  return n\nclass K: pass\nstate = random.getstate()");
-    await rt.dispose();
-    rt = await start();
+    await rt.restart();
     const r = await run("c127", "[inc(), K.__name__, 0 <= random.random() < 1, random.getstate() != state]");
     assert.equal(r.result.error, undefined, JSON.stringify(r.result.error));
     assert.deepEqual(r.result.results[0].json, [42, "K", true, true]);

@@ -1,18 +1,12 @@
 // The Ruby runtime Worker (engines/ruby/wrangler.jsonc) in workerd through Miniflare: the probe, stateless results
 // (SPEC §10.3 items 63-68), code contexts refused (item 71 and executeInContext), result forms, logs, ENV, limits,
 // isolation between requests, and the hostile-code table of engines/ruby/README.md.
-import { describe, it, before, after } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { assertErrorResponse, jsonBody } from "./helpers.mjs";
-import { startLanguageRuntime, hostileCases } from "./language-runtime.mjs";
+import { useLanguageRuntime, hostileCases } from "./language-runtime.mjs";
 
-let rt;
-before(async () => {
-  rt = await startLanguageRuntime("ruby");
-});
-after(async () => {
-  await rt?.dispose();
-});
+const rt = useLanguageRuntime("ruby");
 
 const NOT_SUPPORTED = "Code contexts are not supported for ruby";
 
