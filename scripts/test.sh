@@ -47,6 +47,8 @@ suite "Python engine (CPython): smoke under node:wasi, upstream tests under our 
 suite "Lua engine: its C ABI under our WASI host and node:wasi" \
   "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec engines/lua/test/engine.test.mjs
 suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
+suite "CLI: sandbox-workers init, then npm run pack tarballs installed and bundled by wrangler --dry-run" \
+  "$SW_NODE" --test --test-reporter=spec test/cli/init.test.mjs
 suite "integration tests (workerd via Miniflare)" "$SW_NODE" --test --test-reporter=spec test/integration/
 
 echo

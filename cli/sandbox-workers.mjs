@@ -1,0 +1,254 @@
+#!/usr/bin/env node
+// `sandbox-workers init`: scaffolds a runtime Worker project (SPEC §9) or, with --engine, the skeleton of a
+// third-party engine built on @sandbox-workers/interpreter. It writes files only: it neither installs nor deploys.
+// Everything is checked before the first file is written, so a refused run leaves the directory as it was.
+import { lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+// The packages this CLI scaffolds against are released together with it, at the same version.
+const VERSION = JSON.parse(readFileSync(join(here, "package.json"), "utf8")).version;
+
+// Runtimes and whether their Worker can keep code contexts (Ruby is stateless only: seed 002).
+const RUNTIMES = { javascript: true, python: true, perl: true, ruby: false, lua: true };
+
+const USAGE = `Usage:
+  sandbox-workers init <runtime> [directory] [--stateless]
+  sandbox-workers init --engine <name> [directory]
+  sandbox-workers --help
+
+Scaffolds a Cloudflare Worker project. It writes files only; then run
+  cd <directory> && npm install && npm run dry-run && npm run deploy
+
+  <runtime>      ${Object.keys(RUNTIMES).join(", ")}
+  [directory]    where to write (default: sandbox-<runtime>, or sandbox-<name> with --engine)
+  --stateless    no Interpreter Durable Object: POST /execute only, no code contexts
+                 (Ruby is always stateless)
+  --engine NAME  a skeleton for your own engine (an Engine object over @sandbox-workers/interpreter);
+                 NAME is its language id: lower-case letters, digits and '-'
+
+Existing files are never overwritten: if any file to be written exists (even a dangling
+symlink), nothing is written and the command fails with "Refusing to overwrite <path>".
+`;
+
+class UsageError extends Error {}
+
+export function parseArgs(argv) {
+  if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help")) return { help: true };
+  const [command, ...rest] = argv;
+  if (command !== "init") throw new UsageError(command === undefined ? "missing command" : `unknown command: ${command}`);
+  let stateless = false;
+  let engine = null;
+  const positionals = [];
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (arg === "--help" || arg === "-h") return { help: true };
+    if (arg === "--stateless") {
+      stateless = true;
+    } else if (arg === "--engine") {
+      engine = rest[++i];
+      if (engine === undefined || !/^[a-z][a-z0-9-]{0,39}$/.test(engine)) throw new UsageError("--engine needs a name like my-lang");
+    } else if (arg.startsWith("-")) {
+      throw new UsageError(`unknown option: ${arg}`);
+    } else {
+      positionals.push(arg);
+    }
+  }
+  if (engine !== null) {
+    if (stateless) throw new UsageError("--stateless does not apply to --engine (the skeleton is stateless)");
+    if (positionals.length > 1) throw new UsageError("too many arguments");
+    return { engine, directory: positionals[0] ?? `sandbox-${engine}` };
+  }
+  const [runtime, directory, ...extra] = positionals;
+  if (runtime === undefined) throw new UsageError("missing runtime");
+  if (!Object.hasOwn(RUNTIMES, runtime)) throw new UsageError(`unknown runtime: ${runtime}`);
+  if (extra.length > 0) throw new UsageError("too many arguments");
+  return { runtime, directory: directory ?? `sandbox-${runtime}`, stateless };
+}
+
+const json = (value) => JSON.stringify(value, null, 2) + "\n";
+
+function runtimeFiles({ runtime, stateless }) {
+  const contexts = RUNTIMES[runtime] && !stateless;
+  const pkg = `@sandbox-workers/${runtime}`;
+  const wrangler = {
+    $schema: "node_modules/wrangler/config-schema.json",
+    name: `sandbox-${runtime}`,
+    main: "index.js",
+    compatibility_date: "2026-09-04",
+    // A runtime Worker is reached through a Service Binding from your own Worker, never from the Internet.
+    workers_dev: false,
+    preview_urls: false,
+    // The engine's boot image and standard library travel as bytes (the .wasm modules use wrangler's default rule).
+    rules: [{ type: "Data", globs: ["**/*.bin", "**/*.tar"], fallthrough: true }],
+  };
+  if (contexts) {
+    wrangler.durable_objects = { bindings: [{ name: "INTERPRETER", class_name: "Interpreter" }] };
+    wrangler.migrations = [{ tag: "v1", new_sqlite_classes: ["Interpreter"] }];
+  }
+  const index = contexts
+    ? `// The ${runtime} runtime Worker and its Interpreter Durable Object (durable code contexts).\nexport { default, Interpreter } from "${pkg}";\n`
+    : `// The ${runtime} runtime Worker (stateless: POST /execute only).\nexport { default } from "${pkg}";\n`;
+  const readme = `# sandbox-${runtime}
+
+A [sandbox-workers](https://www.npmjs.com/package/${pkg}) runtime Worker: it runs untrusted ${runtime} code in
+WebAssembly for your own Workers, which reach it through a Service Binding.
+
+    npm install
+    npm run dry-run   # bundle without deploying
+    npm run deploy
+
+Then bind it from the Worker that calls it:
+
+    { "services": [{ "binding": "${runtime.toUpperCase()}", "service": "sandbox-${runtime}" }] }
+
+and use \`runCode(env.${runtime.toUpperCase()}, code)\` from \`@sandbox-workers/core\`${
+    contexts
+      ? `, or a \`Sandbox\` Durable Object for durable code contexts
+(\`getSandbox(env.Sandbox, id).interpreter.createCodeContext({ binding: "${runtime.toUpperCase()}" })\`)`
+      : ""
+  }.
+${contexts ? "" : "\nThis Worker is stateless: it has no Interpreter Durable Object, so it offers no code contexts.\n"}
+Optional variable: \`INTERPRETER_IDLE_TTL_MS\` (how long an idle Interpreter keeps its contexts; "0" disables expiry).
+`;
+  return [
+    ["package.json", json({
+      name: `sandbox-${runtime}-worker`,
+      version: "0.0.0",
+      private: true,
+      type: "module",
+      scripts: { dev: "wrangler dev", deploy: "wrangler deploy", "dry-run": "wrangler deploy --dry-run" },
+      dependencies: { [pkg]: VERSION },
+      devDependencies: { wrangler: "^4.129.0" },
+    })],
+    ["index.js", index],
+    ["wrangler.jsonc", json(wrangler)],
+    ["README.md", readme],
+    [".gitignore", "node_modules/\n.wrangler/\n.dev.vars\n"],
+  ];
+}
+
+function engineFiles({ engine }) {
+  const id = engine;
+  const wrangler = {
+    $schema: "node_modules/wrangler/config-schema.json",
+    name: `sandbox-${id}`,
+    main: "index.js",
+    compatibility_date: "2026-09-04",
+    workers_dev: false,
+    preview_urls: false,
+    rules: [{ type: "Data", globs: ["**/*.bin", "**/*.tar"], fallthrough: true }],
+  };
+  const engineJs = `// The ${id} Engine (the contract: @sandbox-workers/interpreter's Engine type). This skeleton echoes the
+// code back; replace run() with your interpreter. For an interpreter compiled to wasm32-wasi, build its WASI host with
+// createWasi from "@sandbox-workers/interpreter/wasi" (fuel, /workspace, stdio capture) and add \`sessions\` for durable
+// code contexts (see the Lua engine in the sandbox-workers repository, docs/engine-authors.md).
+export const engine = {
+  language: "${id}",
+  engineName: "${id} 0.0.0",
+  // Change build whenever an old snapshot would be unsafe to restore.
+  build: "${id}-0.0.0",
+  limits: { fuel: 0, memoryBytes: 16777216, codeBytes: 65536, requestBytes: 98304 },
+  run({ code, envVars = {} }) {
+    const logs = { stdout: [], stderr: [] };
+    if (code.trim() === "fail") {
+      // A guest error is an outcome, never a throw.
+      return { logs, results: [], error: { name: "Error", message: "asked to fail", traceback: [] } };
+    }
+    if (envVars.GREETING) logs.stdout.push(envVars.GREETING);
+    return { logs, results: [{ text: code.trim() }] };
+  },
+};
+`;
+  const index = `// The ${id} runtime Worker: the sandbox-workers InterpreterServer fronting your Engine.
+import { defineInterpreterRuntime } from "@sandbox-workers/interpreter";
+import { engine } from "./engine.js";
+
+const runtime = defineInterpreterRuntime(engine);
+export default runtime.Worker;
+`;
+  const test = `// Checks the Engine against the contract with the real core (Node >= 22.5): node --test
+import { test } from "node:test";
+import { runEngineConformance } from "@sandbox-workers/interpreter/testing";
+import { engine } from "./engine.js";
+
+test("the ${id} engine keeps the Engine contract", async () => {
+  await runEngineConformance(engine, {
+    programs: { simple: { code: "42", expectResultText: "42" }, error: { code: "fail" } },
+  });
+});
+`;
+  return [
+    ["package.json", json({
+      name: `sandbox-${id}-worker`,
+      version: "0.0.0",
+      private: true,
+      type: "module",
+      scripts: {
+        dev: "wrangler dev",
+        deploy: "wrangler deploy",
+        "dry-run": "wrangler deploy --dry-run",
+        test: "node --test engine.test.js",
+      },
+      dependencies: { "@sandbox-workers/interpreter": VERSION },
+      devDependencies: { wrangler: "^4.129.0" },
+    })],
+    ["engine.js", engineJs],
+    ["engine.test.js", test],
+    ["index.js", index],
+    ["wrangler.jsonc", json(wrangler)],
+    ["README.md", `# sandbox-${id}\n\nA sandbox-workers runtime Worker for your own engine \`${id}\` (stateless skeleton).\n\n    npm install\n    npm test          # the Engine contract, with the real core\n    npm run dry-run\n    npm run deploy\n\nEdit \`engine.js\`. Add \`sessions\` and an Interpreter Durable Object for code contexts.\n`],
+    [".gitignore", "node_modules/\n.wrangler/\n.dev.vars\n"],
+  ];
+}
+
+function exists(path) {
+  try {
+    lstatSync(path); // lstat: a dangling symlink exists too
+    return true;
+  } catch (error) {
+    if (error.code === "ENOENT") return false;
+    throw error;
+  }
+}
+
+export function init(options, cwd = process.cwd()) {
+  const dir = resolve(cwd, options.directory);
+  const files = options.engine ? engineFiles(options) : runtimeFiles(options);
+  for (const [name] of files) {
+    const path = join(dir, name);
+    if (exists(path)) throw new Error(`Refusing to overwrite ${path}`);
+  }
+  mkdirSync(dir, { recursive: true });
+  for (const [name, text] of files) writeFileSync(join(dir, name), text, { flag: "wx" });
+  return { dir, files: files.map(([name]) => name) };
+}
+
+function main(argv) {
+  let options;
+  try {
+    options = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`sandbox-workers: ${error.message}\n\n${USAGE}`);
+    return 1;
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  try {
+    const { dir, files } = init(options);
+    const what = options.engine ? `the ${options.engine} engine skeleton` : `the ${options.runtime} runtime Worker`;
+    process.stdout.write(`Created ${what} in ${dir}: ${files.join(", ")}\n\nNext:\n  cd ${options.directory}\n  npm install\n  npm run dry-run\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`sandbox-workers: ${error.message}\n`);
+    return 1;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = main(process.argv.slice(2));
+}

@@ -1,0 +1,114 @@
+// `npm run pack`: the npm packages of this repository as local tarballs in build/packages/ (install one with
+// `npm install <tarball>`; it installs under its own name, e.g. @sandbox-workers/python). Build first
+// (`npm run build`): the packages carry the built core module and engines.
+//
+// Every package is the repository's own layout, trimmed to what its entry imports, so relative imports inside it
+// (worker-shim/ -> engines/<language>/build/) stay as they are in the repo:
+//   @sandbox-workers/interpreter  defineInterpreterRuntime and the ./runtime ./wasi ./wasmify ./snapshot ./testing subpaths
+//   @sandbox-workers/<language>   one runtime Worker: `export { default, Interpreter } from "@sandbox-workers/python"`
+//   @sandbox-workers/core         the caller side (runCode, getSandbox, Sandbox), when worker-shim/caller.js exists
+//   @sandbox-workers/cli          `sandbox-workers init`
+// Usage: node scripts/pack.mjs [name...]   (default: every package whose inputs are built)
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const rootPkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const version = rootPkg.version;
+const out = join(root, "build", "packages");
+
+// The shim with its generated modules (core.mjs, core.wasm, abi.mjs, wasi_imports.mjs): every package needs it.
+function shimFiles() {
+  const files = [];
+  for (const name of readdirSync(join(root, "worker-shim"))) {
+    if (/\.(js|d\.ts)$/.test(name)) files.push(`worker-shim/${name}`);
+  }
+  for (const name of readdirSync(join(root, "worker-shim", "generated"))) files.push(`worker-shim/generated/${name}`);
+  return files;
+}
+
+function engineFiles(language, withWorker) {
+  const dir = `engines/${language}`;
+  const files = [];
+  if (withWorker) for (const name of ["worker.js", "engine.js", "engine.d.ts"]) if (existsSync(join(root, dir, name))) files.push(`${dir}/${name}`);
+  for (const name of ["engine.wasm", "stdlib.tar", "boot-image.bin", "engine-build.js"]) {
+    if (existsSync(join(root, dir, "build", name))) files.push(`${dir}/build/${name}`);
+  }
+  return files;
+}
+
+const common = { version, type: "module", license: "MIT", engines: { node: ">=20" } };
+const languages = ["javascript", "python", "perl", "ruby", "lua"];
+
+function packages() {
+  const list = [];
+  list.push({
+    name: "@sandbox-workers/interpreter",
+    description: "The sandbox-workers InterpreterServer (C++ core in Wasm) for engines of your own",
+    files: shimFiles(),
+    exports: {
+      ".": "./worker-shim/runtime.js",
+      "./runtime": "./worker-shim/runtime.js",
+      "./wasi": "./worker-shim/wasi.js",
+      "./wasmify": "./worker-shim/wasmify.js",
+      "./snapshot": "./worker-shim/snapshot.js",
+      "./testing": "./worker-shim/testing.js",
+    },
+    ready: () => existsSync(join(root, "worker-shim/generated/core.wasm")),
+  });
+  for (const language of languages) {
+    const isJs = language === "javascript";
+    list.push({
+      name: `@sandbox-workers/${language}`,
+      description: `The sandbox-workers ${language} runtime Worker (default export) and its Interpreter Durable Object`,
+      files: [...shimFiles(), ...engineFiles(language, !isJs)],
+      exports: { ".": isJs ? "./worker-shim/index.js" : `./engines/${language}/worker.js` },
+      ready: () => existsSync(join(root, `engines/${language}/build/engine.wasm`)),
+    });
+  }
+  list.push({
+    name: "@sandbox-workers/core",
+    description: "The sandbox-workers caller side: runCode, getSandbox and the Sandbox Durable Object",
+    files: shimFiles(),
+    exports: { ".": "./worker-shim/caller.js" },
+    types: "./worker-shim/caller.d.ts",
+    ready: () => existsSync(join(root, "worker-shim/caller.js")),
+  });
+  list.push({ name: "@sandbox-workers/cli", cli: true, ready: () => true });
+  return list;
+}
+
+function pack(spec) {
+  const stage = join(out, "stage", spec.name.replace("@sandbox-workers/", ""));
+  rmSync(stage, { recursive: true, force: true });
+  mkdirSync(stage, { recursive: true });
+  if (spec.cli) {
+    cpSync(join(root, "cli"), stage, { recursive: true });
+    const pkg = JSON.parse(readFileSync(join(stage, "package.json"), "utf8"));
+    if (pkg.version !== version) throw new Error(`cli/package.json version ${pkg.version} != ${version}`);
+  } else {
+    for (const file of spec.files) {
+      mkdirSync(dirname(join(stage, file)), { recursive: true });
+      cpSync(join(root, file), join(stage, file));
+    }
+    const pkg = { name: spec.name, ...common, description: spec.description, exports: spec.exports, files: ["worker-shim", "engines"] };
+    if (spec.types) pkg.types = spec.types;
+    writeFileSync(join(stage, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+  }
+  const text = execFileSync("npm", ["pack", "--json", "--pack-destination", out], { cwd: stage, encoding: "utf8" });
+  const [{ filename, size, unpackedSize }] = JSON.parse(text);
+  return { name: spec.name, tarball: join(out, filename.replace(/^@/, "").replace("/", "-")), size, unpackedSize };
+}
+
+const wanted = process.argv.slice(2);
+mkdirSync(out, { recursive: true });
+const done = [];
+for (const spec of packages()) {
+  if (wanted.length > 0 ? !wanted.includes(spec.name) && !wanted.includes(spec.name.split("/")[1]) : !spec.ready()) continue;
+  if (!spec.ready()) throw new Error(`${spec.name}: its inputs are not built (npm run build)`);
+  done.push(pack(spec));
+}
+for (const p of done) console.log(`${p.name.padEnd(30)} ${(p.size / 1024).toFixed(0).padStart(7)} KiB  ${p.tarball}`);
+writeFileSync(join(out, "index.json"), JSON.stringify(done, null, 2) + "\n");

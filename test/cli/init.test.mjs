@@ -1,0 +1,192 @@
+// `sandbox-workers init` (SPEC §9, checklist items 189–190): the scaffolds it writes, what it refuses, and — for
+// every runtime and the engine skeleton — that the scaffolded project installs our local tarballs (`npm run pack`)
+// and bundles with `wrangler deploy --dry-run`.
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Miniflare, convertV4MiniflareOptions } from "miniflare";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const cli = join(root, "cli", "sandbox-workers.mjs");
+const nodeBin = dirname(process.execPath);
+const env = { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${nodeBin}:${process.env.PATH}`, WRANGLER_SEND_METRICS: "false" };
+
+function run(args, cwd) {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+const jsonc = (text) => JSON.parse(text.replace(/^\s*\/\/.*$/gm, ""));
+const fresh = () => mkdtempSync(join(tmpdir(), "sw-init-"));
+
+test("--help prints the usage and exits 0; no command, an unknown runtime (php), an unknown flag or an extra positional print it and exit 1", () => {
+  const dir = fresh();
+  const help = run(["--help"], dir);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /sandbox-workers init <runtime> \[directory\] \[--stateless\]/);
+  for (const args of [[], ["init"], ["init", "php"], ["init", "python", "--force"], ["init", "python", "a", "b"], ["deploy"]]) {
+    const r = run(args, dir);
+    assert.equal(r.code, 1, args.join(" "));
+    assert.match(r.stderr, /Usage:/, args.join(" "));
+  }
+  assert.deepEqual(readdirSync(dir), [], "a refused run writes nothing");
+});
+
+test("init ruby: a stateless Worker — no durable_objects or migrations, index.js exports only the default Worker; name sandbox-ruby; workers_dev and preview_urls false", () => {
+  const dir = fresh();
+  assert.equal(run(["init", "ruby", "rb"], dir).code, 0);
+  const w = jsonc(readFileSync(join(dir, "rb", "wrangler.jsonc"), "utf8"));
+  assert.equal(w.name, "sandbox-ruby");
+  assert.equal(w.main, "index.js");
+  assert.equal(w.compatibility_date, "2026-09-04");
+  assert.equal(w.workers_dev, false);
+  assert.equal(w.preview_urls, false);
+  assert.equal(w.durable_objects, undefined);
+  assert.equal(w.migrations, undefined);
+  assert.ok(w.rules.some((r) => r.type === "Data" && r.globs.includes("**/*.bin")));
+  const index = readFileSync(join(dir, "rb", "index.js"), "utf8");
+  assert.doesNotMatch(index, /Interpreter/);
+  assert.match(index, /export \{ default \} from "@sandbox-workers\/ruby"/);
+});
+
+test("init python: the INTERPRETER binding to class Interpreter with the v1 SQLite migration; package.json as SPEC §9 describes; .gitignore", () => {
+  const dir = fresh();
+  assert.equal(run(["init", "python", "py"], dir).code, 0);
+  const w = jsonc(readFileSync(join(dir, "py", "wrangler.jsonc"), "utf8"));
+  assert.deepEqual(w.durable_objects, { bindings: [{ name: "INTERPRETER", class_name: "Interpreter" }] });
+  assert.deepEqual(w.migrations, [{ tag: "v1", new_sqlite_classes: ["Interpreter"] }]);
+  assert.match(readFileSync(join(dir, "py", "index.js"), "utf8"), /export \{ default, Interpreter \} from "@sandbox-workers\/python"/);
+  const pkg = JSON.parse(readFileSync(join(dir, "py", "package.json"), "utf8"));
+  const version = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version;
+  assert.equal(pkg.name, "sandbox-python-worker");
+  assert.equal(pkg.private, true);
+  assert.equal(pkg.type, "module");
+  assert.deepEqual(Object.keys(pkg.scripts).sort(), ["deploy", "dev", "dry-run"]);
+  assert.deepEqual(pkg.dependencies, { "@sandbox-workers/python": version });
+  assert.deepEqual(pkg.devDependencies, { wrangler: "^4.129.0" });
+  assert.equal(readFileSync(join(dir, "py", ".gitignore"), "utf8"), "node_modules/\n.wrangler/\n.dev.vars\n");
+  assert.ok(existsSync(join(dir, "py", "README.md")));
+});
+
+test("the default directory is sandbox-<runtime>; --stateless before or after the directory drops the Durable Object", () => {
+  const dir = fresh();
+  assert.equal(run(["init", "javascript"], dir).code, 0);
+  assert.ok(existsSync(join(dir, "sandbox-javascript", "wrangler.jsonc")));
+  assert.equal(run(["init", "--stateless", "perl", "p1"], dir).code, 0);
+  assert.equal(run(["init", "perl", "p2", "--stateless"], dir).code, 0);
+  for (const d of ["p1", "p2"]) {
+    assert.equal(jsonc(readFileSync(join(dir, d, "wrangler.jsonc"), "utf8")).durable_objects, undefined);
+    assert.doesNotMatch(readFileSync(join(dir, d, "index.js"), "utf8"), /Interpreter/);
+  }
+});
+
+test("init refuses to overwrite: re-running into the same directory, and a dangling symlink named index.js, fail with 'Refusing to overwrite' and write nothing", () => {
+  const dir = fresh();
+  assert.equal(run(["init", "lua", "l"], dir).code, 0);
+  const again = run(["init", "lua", "l"], dir);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /Refusing to overwrite .*package\.json/);
+
+  const d2 = join(dir, "dangling");
+  execFileSync("mkdir", [d2]);
+  symlinkSync(join(dir, "nowhere"), join(d2, "index.js"));
+  const r = run(["init", "python", "dangling"], dir);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /Refusing to overwrite .*index\.js/);
+  assert.deepEqual(readdirSync(d2), ["index.js"], "nothing else was written");
+});
+
+test("init --engine NAME writes an Engine skeleton on @sandbox-workers/interpreter; a bad name is a usage error", () => {
+  const dir = fresh();
+  assert.equal(run(["init", "--engine", "Bad Name"], dir).code, 1);
+  assert.equal(run(["init", "--engine", "my-lang"], dir).code, 0);
+  const p = join(dir, "sandbox-my-lang");
+  assert.deepEqual(JSON.parse(readFileSync(join(p, "package.json"), "utf8")).dependencies, {
+    "@sandbox-workers/interpreter": JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version,
+  });
+  assert.match(readFileSync(join(p, "index.js"), "utf8"), /defineInterpreterRuntime\(engine\)/);
+});
+
+// The scaffolds against the real packages: `npm run pack` tarballs installed with npm, bundled by wrangler.
+let tarballs;
+before(() => {
+  execFileSync(process.execPath, [join(root, "scripts", "pack.mjs")], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
+  tarballs = Object.fromEntries(
+    JSON.parse(readFileSync(join(root, "build", "packages", "index.json"), "utf8")).map((p) => [p.name, p.tarball]),
+  );
+});
+
+function installAndDryRun(project, packageName) {
+  // --omit=dev: the repository's pinned wrangler runs the dry run (on PATH), so the test downloads nothing.
+  execFileSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline", tarballs[packageName]], {
+    cwd: project, env, stdio: ["ignore", "pipe", "pipe"],
+  });
+  const outdir = join(project, "dist");
+  const text = execFileSync("npm", ["run", "dry-run", "--", "--outdir", outdir], { cwd: project, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  assert.match(text, /--dry-run: exiting now/);
+  return readdirSync(outdir);
+}
+
+// Runs the bundle wrangler wrote (dist/) in workerd: the packaged Worker must answer POST /execute, not only bundle.
+async function executeBundle(project, code) {
+  const dist = join(project, "dist");
+  const type = (f) => (f.endsWith(".js") ? "ESModule" : f.endsWith(".wasm") ? "CompiledWasm" : "Data");
+  const modules = readdirSync(dist)
+    .filter((f) => f === "index.js" || /\.(wasm|bin|tar)$/.test(f))
+    .sort((a, b) => (a === "index.js" ? -1 : b === "index.js" ? 1 : 0))
+    .map((f) => ({ type: type(f), path: join(dist, f) }));
+  const config = jsonc(readFileSync(join(project, "wrangler.jsonc"), "utf8"));
+  const worker = { name: "scaffold", modules, modulesRoot: dist, compatibilityDate: config.compatibility_date };
+  if (config.durable_objects) worker.durableObjects = { INTERPRETER: "Interpreter" };
+  const mf = new Miniflare(convertV4MiniflareOptions({ workers: [worker] }));
+  try {
+    const response = await mf.dispatchFetch("https://sandbox.internal/execute", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code }),
+    });
+    assert.equal(response.status, 200);
+    const probe = await (await mf.dispatchFetch("https://sandbox.internal/interpreter")).json();
+    return { result: await response.json(), probe };
+  } finally {
+    await mf.dispose();
+  }
+}
+
+const SMOKE = { javascript: "1 + 1", python: "1 + 1", perl: "1 + 1", ruby: "1 + 1", lua: "return 1 + 1" };
+
+for (const language of ["javascript", "python", "perl", "ruby", "lua"]) {
+  test(`init ${language}, npm install of the local @sandbox-workers/${language} tarball, then wrangler deploy --dry-run bundles the Worker with its core and engine modules, and the bundle answers POST /execute in workerd`, async () => {
+    assert.ok(tarballs[`@sandbox-workers/${language}`], `npm run pack made @sandbox-workers/${language}`);
+    const dir = fresh();
+    assert.equal(run(["init", language, "w"], dir).code, 0);
+    const files = installAndDryRun(join(dir, "w"), `@sandbox-workers/${language}`);
+    assert.ok(files.filter((f) => f.endsWith(".wasm")).length >= 2, `core and engine wasm in the bundle: ${files.join(", ")}`);
+    const { result, probe } = await executeBundle(join(dir, "w"), SMOKE[language]);
+    assert.equal(result.error, undefined, JSON.stringify(result.error));
+    assert.deepEqual(result.results, [{ text: "2" }]);
+    assert.equal(probe.language, language);
+    assert.equal(probe.contexts, language !== "ruby");
+  });
+}
+
+test("init --engine my-lang: npm install of @sandbox-workers/interpreter, its Engine passes runEngineConformance (npm test), and its bundle answers POST /execute in workerd", async () => {
+  const dir = fresh();
+  assert.equal(run(["init", "--engine", "my-lang"], dir).code, 0);
+  const p = join(dir, "sandbox-my-lang");
+  const files = installAndDryRun(p, "@sandbox-workers/interpreter");
+  assert.ok(files.some((f) => f.endsWith(".wasm")), "the core is in the bundle");
+  execFileSync("npm", ["test"], { cwd: p, env, stdio: ["ignore", "pipe", "pipe"] });
+  const { result, probe } = await executeBundle(p, "42");
+  assert.deepEqual(result.results, [{ text: "42" }]);
+  assert.deepEqual([probe.language, probe.contexts], ["my-lang", false]);
+});
+
+test("npm run pack writes a tarball for the CLI whose bin is sandbox-workers", () => {
+  assert.ok(tarballs["@sandbox-workers/cli"]);
+  const listing = execFileSync("tar", ["-tzf", tarballs["@sandbox-workers/cli"]], { encoding: "utf8" });
+  assert.match(listing, /package\/sandbox-workers\.mjs/);
+});
