@@ -42,8 +42,8 @@ export async function startLanguageRuntime(language, shared = {}) {
 /**
  * For a test file: starts `language`'s runtime (startLanguageRuntime) before its tests, over on-disk Durable Object
  * storage in a temporary directory, and disposes it and removes the directory after them. Returns a stable handle to
- * the current runtime (every member of startLanguageRuntime's answer) plus restart(): a new Miniflare over the same
- * storage, as after an eviction.
+ * the current runtime (every member of startLanguageRuntime's answer) plus restart(between?): a new Miniflare over the
+ * same storage, as after an eviction, and persist: that storage's directory.
  */
 export function useLanguageRuntime(language) {
   const persist = mkdtempSync(path.join(tmpdir(), `sw-${language}-`));
@@ -57,8 +57,11 @@ export function useLanguageRuntime(language) {
     rmSync(persist, { recursive: true, force: true });
   });
   const own = {
-    async restart() {
+    persist, // the on-disk storage directory (the Durable Objects' .sqlite files are under it)
+    /** A new Miniflare over the same storage; `between()` runs while none is running (e.g. to edit the storage). */
+    async restart(between) {
       await current.dispose();
+      await between?.();
       await start();
     },
   };
