@@ -397,9 +397,17 @@ void Interpreter::writeMeta() {
 std::optional<Interpreter::Context> Interpreter::loadContext(std::string_view id) {
   std::vector<SqlRow> rows;
   sql_.exec("SELECT value FROM contexts WHERE id = ?", {SqlArg::text(id)}, &rows);
-  if (rows.empty() || rows[0].empty() || rows[0][0].type != SqlValue::Type::Text) return std::nullopt;
-  auto c = Context::fromJson(rows[0][0].bytes);
-  if (c) c->id = std::string(id);
+  if (rows.empty()) return std::nullopt;
+  std::optional<Context> c;
+  if (!rows[0].empty() && rows[0][0].type == SqlValue::Type::Text) c = Context::fromJson(rows[0][0].bytes);
+  if (!c) {
+    // The row exists but its value is damaged (truncated, not JSON, not an object): the context still exists -- it
+    // is not 404, and its id is not stuck counting toward the cap -- and it boots fresh, like an unusable snapshot.
+    c.emplace();
+    c->createdAt = server::isoTime(clock_.epochMs());
+    c->lastUsed = c->createdAt;
+  }
+  c->id = std::string(id);
   return c;
 }
 
@@ -731,11 +739,10 @@ Step Interpreter::run() {
         if (!restored) dropResident();
       }
       if (!restored) {
-        if (ctx.snapshot) {
-          // Another build's image (or an unusable one) is discarded, never restored.
-          sql_.exec("DELETE FROM chunks WHERE context_id = ?", {SqlArg::text(ctx.id)});
-          ctx.snapshot.reset();
-        }
+        // Another build's image, an unusable one, or rows of a record that could not even be read are discarded,
+        // never restored: rows left behind would be unknown rows to the next restore, which would then fail too.
+        sql_.exec("DELETE FROM chunks WHERE context_id = ?", {SqlArg::text(ctx.id)});
+        ctx.snapshot.reset();
         resident_ = sessions_.boot(mirror_.workspace(), ctx.cwd);
         residentContext_ = ctx.id;
         tracker_ = snapshot::Tracker{};

@@ -699,6 +699,37 @@ TEST_CASE("interp: a bad handle, extra or field in the context row boots fresh a
   }
 }
 
+TEST_CASE("interp: a context row whose value is damaged boots fresh under its id, and its old rows never block a restore", "[interp]") {
+  // Found by test/integration/adversarial.test.mjs: a truncated value answered 404 CONTEXT_NOT_FOUND while the row
+  // stayed (counting toward the 8-context cap, DELETE answering 404 too); an unreadable record left its chunk rows
+  // behind, unknown rows to the next restore.
+  const char* values[] = {
+      "substr(value, 1, length(value) / 2)",              // truncated
+      "'garbage'",                                        // not JSON
+      "'null'",                                           // not an object
+      "x'00ff'",                                          // not text
+      "json_set(value, '$.snapshot', json('[1,2]'))",     // a record that cannot be read at all
+  };
+  for (const char* value : values) {
+    CAPTURE(value);
+    Fixture f;
+    f.createContext();
+    f.execute("set 9");
+    f.execute("set 9");  // a second snapshot: more than one generation of rows
+    f.sql->exec(std::string("UPDATE contexts SET value = ") + value, {});
+    f.start();
+    auto r = f.execute("get");
+    REQUIRE(field(r, {"ok"}).asBool());
+    CHECK(Fixture::text(r) == "0");  // booted fresh
+    CHECK(f.factory.restores == 0);
+    f.execute("set 5");
+    f.start();
+    CHECK(Fixture::text(f.execute("get")) == "5");  // the new snapshot restores: no rows of the old one are left
+    CHECK(f.factory.restores == 1);
+    CHECK(f.http("DELETE", "/contexts/c1").first == 200);
+  }
+}
+
 TEST_CASE("interp: an untouched record still restores (the check covers what was written)", "[interp]") {
   Fixture f;
   f.createContext();
