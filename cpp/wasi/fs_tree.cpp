@@ -134,6 +134,7 @@ void linkChild(Node& dir, std::string name, std::shared_ptr<Node> child) {
     });
   }
   dir.children[std::move(name)] = std::move(child);
+  dir.generation++;
 }
 
 std::shared_ptr<Node> unlinkChild(Node& dir, std::string_view name) {
@@ -141,6 +142,7 @@ std::shared_ptr<Node> unlinkChild(Node& dir, std::string_view name) {
   if (it == dir.children.end()) return nullptr;
   std::shared_ptr<Node> child = std::move(it->second);
   dir.children.erase(it);
+  dir.generation++;
   child->parent = nullptr;
   Mount* m = dir.mount;
   if (m && m->isWorkspace()) {
@@ -226,6 +228,7 @@ void detachSubtree(Node& node) {
       stack.push_back(keep.back().get());
     }
     n->children.clear();
+    n->generation++;
   }
 }
 

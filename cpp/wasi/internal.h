@@ -78,6 +78,8 @@ struct Node : std::enable_shared_from_this<Node> {
   uint64_t viewSize = 0;
   // Directory entries, sorted (fd_readdir cookies are indices into this order).
   std::map<std::string, std::shared_ptr<Node>, std::less<>> children;
+  // Bumped on every change to `children`: a descriptor's readdir position (FdEntry::dirPos) is valid while it holds.
+  uint64_t generation = 0;
 
   Node() = default;
   Node(const Node&) = delete;
@@ -118,6 +120,15 @@ struct FdEntry {
   uint16_t fdflags = 0;
   uint64_t offset = 0;
   std::string preopenName;  // non-empty for a preopen (fd_prestat_*)
+  // Where the last fd_readdir on this descriptor stopped: the last child it emitted and that child's index, in `dir`
+  // at `generation`. The next call resumes there instead of counting from the first child (a listing in batches of k
+  // entries is O(n log n), not O(n^2 / k)).
+  struct DirPos {
+    const Node* dir = nullptr;
+    uint64_t generation = 0;
+    uint64_t index = 0;
+    std::string name;
+  } dirPos;
 
   bool open() const { return kind != FdKind::Closed; }
   bool inWorkspace() const { return node && node->mount && node->mount->isWorkspace(); }

@@ -350,17 +350,29 @@ Errno fd_readdir(Host& host, uint32_t fd, uint32_t buf, uint32_t bufLen, uint64_
   out.clear();
   uint64_t index = 0;
   auto emit = [&](std::string_view name, const Node& node) {
-    if (index++ < cookie || out.size() >= bufLen) return;
+    if (index++ < cookie || out.size() >= bufLen) return false;
     uint8_t head[detail::kDirentSize];
     detail::encodeDirent(head, index, node.ino, uint32_t(name.size()), node.fileType());
     out.insert(out.end(), head, head + sizeof head);
     out.insert(out.end(), name.begin(), name.end());
+    return true;
   };
-  emit(".", dir);
-  emit("..", *up);
-  for (const auto& [name, child] : dir.children) {
+  auto it = dir.children.begin();
+  FdEntry::DirPos& pos = e->dirPos;
+  const bool resume = pos.dir == &dir && pos.generation == dir.generation && !pos.name.empty() &&
+                      (cookie == pos.index + 1 || cookie == pos.index);
+  if (resume) {
+    // The libc asks for the entry after the last one it consumed, or again for the last one when it did not fit.
+    it = cookie == pos.index + 1 ? dir.children.upper_bound(pos.name) : dir.children.find(pos.name);
+    index = cookie;
+  } else {
+    emit(".", dir);
+    emit("..", *up);
+  }
+  for (; it != dir.children.end(); ++it) {
     if (out.size() >= bufLen) break;
-    emit(name, *child);
+    const uint64_t at = index;
+    if (emit(it->first, *it->second)) pos = {&dir, dir.generation, at, it->first};
   }
   uint32_t used = uint32_t(std::min<std::size_t>(out.size(), bufLen));
   if (!s.memory->write(buf, out.data(), used) || !s.memory->writeU32(bufUsedPtr, used)) return Errno::Fault;
