@@ -455,17 +455,23 @@ static int set_env(SwJs *js, const char *env_json, uint32_t env_len) {
     if (JS_IsException(parsed)) { JS_FreeValue(ctx, env); return -1; }
     JSPropertyEnum *tab = NULL;
     uint32_t n = 0;
+    int failed = 0;
     if (JS_IsObject(parsed) &&
         JS_GetOwnPropertyNames(ctx, &tab, &n, parsed, JS_GPN_STRING_MASK | JS_GPN_ENUM_ONLY) == 0) {
       for (uint32_t i = 0; i < n; i++) {
-        JSValue v = JS_GetProperty(ctx, parsed, tab[i].atom);
-        if (JS_IsString(v)) JS_SetProperty(ctx, env, tab[i].atom, v);
+        /* A variable that cannot be set (the heap is full) fails the call: never a process.env missing keys. */
+        JSValue v = failed ? JS_UNDEFINED : JS_GetProperty(ctx, parsed, tab[i].atom);
+        if (JS_IsException(v)) failed = 1;
+        else if (JS_IsString(v)) failed |= JS_SetProperty(ctx, env, tab[i].atom, v) < 0;
         else JS_FreeValue(ctx, v);
         JS_FreeAtom(ctx, tab[i].atom);
       }
       js_free(ctx, tab);
+    } else if (JS_IsObject(parsed)) {
+      failed = 1;
     }
     JS_FreeValue(ctx, parsed);
+    if (failed) { JS_FreeValue(ctx, env); return -1; }
   }
   return JS_DefinePropertyValueStr(ctx, js->process, "env", env, JS_PROP_C_W_E) < 0 ? -1 : 0;
 }
