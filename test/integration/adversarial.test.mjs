@@ -200,6 +200,7 @@ describe("javascript", () => {
       ["an endless loop in a getter", "const o = { get x() { for (;;) {} } }; o.x", limit],
       ["an awaited promise that never settles", "await new Promise(() => {})", "Error"],
       ["an endless async loop", "(async () => { for (;;) await null })(); 1", limit],
+      ["an endless promise-job loop", "function f() { Promise.resolve().then(f) } f(); 1", limit],
       ["an endless generator spread", "[...(function* () { for (;;) yield 1 })()]", null],
       ["an endless loop in a sort comparator", "[3, 2, 1].sort(() => { for (;;) {} })", limit],
       ["an endless loop in toJSON of the result", "({ toJSON() { for (;;) {} } })", limit],
@@ -241,6 +242,15 @@ describe("javascript", () => {
       ["a cyclic result", "const a = []; a.push(a); a", null],
       ["a Proxy result whose traps throw", "new Proxy({}, { ownKeys() { throw new Error('no') }, get() { throw new Error('no') } })", null],
     ]);
+  });
+
+  it("promise jobs are charged 300 units each on top of their operations (docs/fuel.md): 20,000 jobs cost over 6,000,000", async () => {
+    // Before the charge a job cost ~11 units for ~3 us of work, and an endless job loop outlived its budget 27 times
+    // over. Counted in fuel, not time: the charge is the rule.
+    const r = await rt.exec("let i = 0; function f() { if (++i < 20000) Promise.resolve().then(f) } f(); await null; 1");
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.ok(r.usage.fuelConsumed >= 20000 * 300, JSON.stringify(r.usage));
+    assert.ok(r.usage.fuelConsumed < 20000 * 400, JSON.stringify(r.usage));
   });
 
   describe("hostile programs in a context", () => {
