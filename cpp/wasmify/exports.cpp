@@ -251,7 +251,6 @@ namespace {
 struct HookCall {
   Instance* instance = nullptr;
   std::optional<Failure> invokeFailure;
-  std::string response;  // the last invoke's response fields (hook_invoke's encoding)
 };
 
 struct Reply {

@@ -91,6 +91,44 @@ describe("the counter engine (JavaScript, with sessions) in Node", () => {
     await checkSessionRules({ run: (code, o) => caller.run(code, o), restart: () => caller.restart() });
   });
 
+  it("SPEC §4.9: a call that arrives while another awaits its engine's promise runs after it and sees its state", async () => {
+    // `gated;REST`: execute waits for the test's gate before running REST. The second call is sent while the first is
+    // inside that wait (no timers: `entered` says so), then the gate opens.
+    let enter, open;
+    const entered = new Promise((r) => (enter = r));
+    const gate = new Promise((r) => (open = r));
+    const gated = (session) => ({
+      get cwd() {
+        return session.cwd;
+      },
+      get invalid() {
+        return session.invalid;
+      },
+      execute(request) {
+        if (!request.code.startsWith("gated;")) return session.execute(request);
+        enter();
+        return gate.then(() => session.execute({ ...request, code: request.code.slice(6) }));
+      },
+      canSnapshot: () => session.canSnapshot(),
+      snapshot: () => session.snapshot(),
+      close: () => session.close(),
+    });
+    const gatedEngine = { ...asyncEngine, sessions: {
+      boot: async (o) => gated(await asyncEngine.sessions.boot(o)),
+      restore: async (o, s) => gated(await asyncEngine.sessions.restore(o, s)),
+    } };
+    const caller = nodeCaller(createTestState(), "c1", { engine: gatedEngine });
+    await caller.createContext();
+    const first = caller.run("gated;add 1");
+    await entered;
+    const second = caller.run("add 10");
+    open();
+    const [a, b] = await Promise.all([first, second]);
+    assert.equal(a.result.results[0].text, "1");
+    assert.equal(b.result.results[0].text, "11");
+    assert.equal(b.result.context.executions, 2);
+  });
+
   it("an execute whose promise never settles ends with an EngineError after INTERPRETER_ENGINE_WAIT_MS; the next call restores", async () => {
     const caller = nodeCaller(createTestState(), "c1", { env: { INTERPRETER_ENGINE_WAIT_MS: "50" } });
     await caller.createContext();
