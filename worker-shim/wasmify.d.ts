@@ -42,9 +42,10 @@ export interface WasmifyDriverOutcome {
 }
 
 /**
- * The seed's language-specific driver, written in JavaScript. Every hook is synchronous (it runs inside the core's
- * call sequence into the guest); a promise is an EngineError. The ABI (wasm_init, the init method, the zero-handle
- * rule, invoke and its limits), the fuel reset, cwd and invalidation are the core's (docs/engine-authors.md).
+ * The seed's language-specific driver, written in JavaScript. `sessionExecute` may answer a promise (then
+ * `WasmifySession.execute` does too); the other hooks run inside one synchronous call sequence of the core (boot,
+ * restore, a stateless run) and must answer at once. The ABI (wasm_init, the init method, the zero-handle rule,
+ * invoke and its limits), the fuel reset, logs, cwd and invalidation are the core's (docs/engine-authors.md).
  */
 export interface WasmifyDriver {
   /** The wasmify method that creates the interpreter handle (field 1 of its response; 0 = initialization failed). */
@@ -59,7 +60,7 @@ export interface WasmifyDriver {
   sessionExecute?(
     ctx: WasmifyCall,
     request: { code: string; envVars: Record<string, string>; cwd: string },
-  ): WasmifyDriverOutcome & { cwd?: string };
+  ): (WasmifyDriverOutcome & { cwd?: string }) | Promise<WasmifyDriverOutcome & { cwd?: string }>;
   /** One stateless call on a freshly booted instance. */
   runOnce?(ctx: WasmifyCall, payload: { code: string; envVars: Record<string, string> }): WasmifyDriverOutcome;
   /** After a restore (a snapshot, or a boot image when `bootImage`). */
@@ -80,7 +81,8 @@ export declare class WasmifySession implements SessionInstance {
   readonly cwd: string;
   readonly invalid: boolean;
   readonly handle: bigint;
-  execute(request: { code: string; envVars: Record<string, string> }): SessionOutcome;
+  /** A promise when a WasmifyDriver's sessionExecute answered one; no other call until it settled. */
+  execute(request: { code: string; envVars: Record<string, string> }): SessionOutcome | Promise<SessionOutcome>;
   canSnapshot(): boolean;
   snapshot(): { handle: bigint; extra: Record<string, never>; memory: WebAssembly.Memory };
   close(): void;

@@ -9,6 +9,7 @@ import { ExecutionLimitError } from "./core.js";
 import {
   WASMIFY_OK,
   WASMIFY_LIMIT,
+  WASMIFY_PENDING,
   WASMIFY_HOOK_EVALUATE,
   WASMIFY_HOOK_SESSION_EXECUTE,
   WASMIFY_HOOK_RUN_ONCE,
@@ -169,7 +170,28 @@ function isThenable(value) {
   return value !== null && (typeof value === "object" || typeof value === "function") && typeof value.then === "function";
 }
 
-// The core calls a driver's hook (sw_host_wasmify_hook); `this` is the core module. Reports what JavaScript saw.
+function messageOf(error) {
+  return error instanceof Error || typeof error?.message === "string" ? String(error.message) : String(error);
+}
+
+// A hook's reply buffer for what it answered, or for what it threw.
+function answered(core, value) {
+  let json;
+  try {
+    json = JSON.stringify(value ?? null) ?? "null";
+  } catch (error) {
+    return reply(core, SESSION_UNSERIALIZABLE, [messageOf(error)]);
+  }
+  return reply(core, SESSION_OK, [json]);
+}
+
+function threw(core, error) {
+  return reply(core, error?.name === "ExecutionLimitError" ? SESSION_THREW_LIMIT : SESSION_THREW, [messageOf(error)]);
+}
+
+// The core calls a driver's hook (sw_host_wasmify_hook); `this` is the core module. Reports what JavaScript saw. A
+// promise is kept for the session (core.wasmifyPending, by the hook call's id) with its ctx still live: the core
+// decides whether it may wait for it (sessionExecute) or refuses it.
 function hostWasmifyHook(driverId, hook, call, handle, argPtr, argLen) {
   const core = this;
   const driver = core.jsWasmifyDrivers.get(driverId);
@@ -181,24 +203,24 @@ function hostWasmifyHook(driverId, hook, call, handle, argPtr, argLen) {
     const arg = decoder.decode(core.HEAPU8.subarray(argPtr, argPtr + argLen));
     value = driver[name](ctx, hook === WASMIFY_HOOK_EVALUATE ? arg : JSON.parse(arg));
   } catch (error) {
+    end();
     // Thrown inside core code the guest re-entered: the core's C++ state is half unwound (as in js_sessions.js).
     if (core._sw_wasi_call_depth() !== depth) core.coreCorrupted = error;
-    const message = error instanceof Error || typeof error?.message === "string" ? String(error.message) : String(error);
-    return reply(core, error?.name === "ExecutionLimitError" ? SESSION_THREW_LIMIT : SESSION_THREW, [message]);
-  } finally {
-    end();
+    return threw(core, error);
   }
   if (isThenable(value)) {
-    value.then(undefined, () => {}); // never an unhandled rejection; the core refuses it
+    const promise = Promise.resolve(value);
+    promise.catch(() => {}); // settled by WasmifySession.execute, or refused by the core: never unhandled
+    if (hook === WASMIFY_HOOK_SESSION_EXECUTE) {
+      if (!core.wasmifyPending) core.wasmifyPending = new Map();
+      core.wasmifyPending.set(call, { promise, end });
+    } else {
+      end();
+    }
     return reply(core, SESSION_PROMISE);
   }
-  let json;
-  try {
-    json = JSON.stringify(value ?? null) ?? "null";
-  } catch (error) {
-    return reply(core, SESSION_UNSERIALIZABLE, [String(error?.message ?? error)]);
-  }
-  return reply(core, SESSION_OK, [json]);
+  end();
+  return answered(core, value);
 }
 
 // The core's handle for `driver` (registered on first use).
@@ -261,6 +283,7 @@ export class WasmifySession {
   #wasi;
   #instance;
   #session;
+  #pending = null; // { promise, end } of a sessionExecute that has not settled
 
   constructor(wasi, instance, session) {
     this.#wasi = wasi;
@@ -284,10 +307,35 @@ export class WasmifySession {
     return BigInt(this.#session === 0 ? 0 : this.#wasi.core._sw_wasmify_session_handle(this.#session));
   }
 
+  /**
+   * One call. A SessionOutcome, or a promise of one when the driver's sessionExecute answered a promise (the session
+   * takes no other call until it settled).
+   */
   execute({ code, envVars }) {
     const core = this.#wasi.core;
+    if (this.#session === 0) throw new Error("WasmifySession: the session was closed");
     const status = withBytes(core, code, (cp, cn) => withBytes(core, envVars ? JSON.stringify(envVars) : "", (ep, en) =>
       core._sw_wasmify_session_execute(this.#session, cp, cn, ep, en)));
+    const text = result(core);
+    if (status === WASMIFY_PENDING) {
+      const call = Number(text);
+      const pending = core.wasmifyPending.get(call);
+      core.wasmifyPending.delete(call);
+      this.#pending = pending;
+      return pending.promise.then((value) => this.#settle(pending, answered, value),
+        (error) => this.#settle(pending, threw, error));
+    }
+    if (status !== WASMIFY_OK) throw new Error(text);
+    return JSON.parse(text);
+  }
+
+  // The pending sessionExecute settled: the core takes its answer (or its throw) as if it had come at once.
+  #settle(pending, replyOf, value) {
+    pending.end();
+    if (this.#pending !== pending) throw new Error("WasmifySession: the session was closed");
+    this.#pending = null;
+    const core = this.#wasi.core;
+    const status = core._sw_wasmify_session_settled(this.#session, replyOf(core, value));
     const text = result(core);
     if (status !== WASMIFY_OK) throw new Error(text);
     return JSON.parse(text);
@@ -303,6 +351,9 @@ export class WasmifySession {
 
   close() {
     if (this.#session === 0) return;
+    // A pending call's ctx dies with the session: its later ctx.invoke throws instead of reaching freed state.
+    this.#pending?.end();
+    this.#pending = null;
     this.#wasi.core._sw_wasmify_session_free(this.#session);
     this.#session = 0;
     this.#wasi.core.wasmifyUnbind(this.#wasi.handle);

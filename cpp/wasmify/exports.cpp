@@ -62,12 +62,17 @@ uint32_t finish(Result<std::string> r) {
 }
 
 // A session with the GuestCaller it runs on (WasmifySession holds a reference to it) and its engine's driver.
+struct HookCall;  // below: a hook call of a driver written in JavaScript
+
 struct SessionBox {
-  SessionBox(uint32_t host, const WasmifyDriver& d, std::shared_ptr<const WasmifyDriver> keep = nullptr)
-      : guest(host), driver(d), keepDriver(std::move(keep)) {}
+  SessionBox(uint32_t host, const WasmifyDriver& d, std::shared_ptr<const WasmifyDriver> keep = nullptr,
+             uint32_t jsId = 0)
+      : guest(host), driver(d), keepDriver(std::move(keep)), jsDriver(jsId) {}
   HostGuestCaller guest;
   const WasmifyDriver& driver;
   std::shared_ptr<const WasmifyDriver> keepDriver;  // a driver written in JavaScript lives as long as its sessions
+  uint32_t jsDriver = 0;                            // ... and its id in the shim (0: a built-in driver)
+  std::shared_ptr<HookCall> pendingCall;            // its sessionExecute answered a promise that has not settled
   std::optional<WasmifySession> session;
 };
 
@@ -97,8 +102,9 @@ uint32_t guarded(F&& f) {
 
 // Boot or restore into a new SessionBox: its address, or 0 with the failure message as the result.
 template <typename F>
-uint32_t openWith(uint32_t host, const WasmifyDriver& driver, std::shared_ptr<const WasmifyDriver> keep, F&& start) {
-  auto box = std::make_unique<SessionBox>(host, driver, std::move(keep));
+uint32_t openWith(uint32_t host, const WasmifyDriver& driver, std::shared_ptr<const WasmifyDriver> keep, F&& start,
+                  uint32_t jsId = 0) {
+  auto box = std::make_unique<SessionBox>(host, driver, std::move(keep), jsId);
   Result<WasmifySession> s = start(box->guest, box->driver);
   if (!s) {
     finish(s.failure());
@@ -117,6 +123,9 @@ uint32_t openSession(uint32_t host, const char* engine, uint32_t engineLen, F&& 
     return openWith(host, *driver, nullptr, start);
   });
 }
+
+// A session execute of a driver written in JavaScript (below, with the JavaScript drivers).
+uint32_t executeJs(SessionBox* box, const ExecuteRequest& request, uint32_t& status);
 
 SessionOptions options(const char* cwd, uint32_t cwdLen, double fuel) {
   SessionOptions o;
@@ -205,6 +214,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_execute(uint32_t s, const char*
   guarded([&]() -> uint32_t {
     SessionBox* box = boxOf(s);
     ExecuteRequest request{std::string_view(code, codeLen), std::string_view(env, envLen), {}};
+    if (box->jsDriver != 0) return executeJs(box, request, status);
     auto out = box->session->execute(box->driver, request);
     if (!out) {
       g_result = out.failure().message;
@@ -283,13 +293,14 @@ Reply takeReply(uint32_t p) {
   return r;
 }
 
-// Calls a hook; its answer text (JSON for every hook but evaluate's raw string), or the Failure it amounts to.
-Result<std::string> callHook(uint32_t driver, uint32_t hook, const char* name, Instance& instance,
-                             std::string_view arg) {
-  HookCall call;
-  call.instance = &instance;
-  Reply r = takeReply(sw_host_wasmify_hook(driver, hook, uint32_t(reinterpret_cast<uintptr_t>(&call)),
-                                           double(instance.handle), arg.data(), uint32_t(arg.size())));
+// Calls a hook with `call`; the shim's reply.
+Reply hookReply(uint32_t driver, uint32_t hook, HookCall& call, std::string_view arg) {
+  return takeReply(sw_host_wasmify_hook(driver, hook, uint32_t(reinterpret_cast<uintptr_t>(&call)),
+                                        double(call.instance->handle), arg.data(), uint32_t(arg.size())));
+}
+
+// A hook's reply: its answer text (JSON for every hook but evaluate's raw string), or the Failure it amounts to.
+Result<std::string> hookAnswer(const char* name, const HookCall& call, const Reply& r) {
   const std::string what = std::string("WasmifyDriver.") + name;
   switch (r.status) {
     case sw::abi::SESSION_OK:
@@ -301,13 +312,21 @@ Result<std::string> callHook(uint32_t driver, uint32_t hook, const char* name, I
       if (r.status == sw::abi::SESSION_THREW_LIMIT) return Failure{FailureKind::Limit, r.field(0)};
       return engineFailure(what + " threw: " + (r.field(0).empty() ? "(no message)" : r.field(0)));
     case sw::abi::SESSION_PROMISE:
-      // A hook runs inside the core's call into the guest (between wasmify invokes): it cannot wait for a promise.
-      return engineFailure(what + " returned a promise: driver hooks must be synchronous");
+      // Only sessionExecute may answer later (sw_wasmify_session_execute); the other hooks run inside one synchronous
+      // call sequence of the core (boot, restore, a stateless run).
+      return engineFailure(what + " returned a promise: only sessionExecute may be asynchronous");
     case sw::abi::SESSION_UNSERIALIZABLE:
       return engineFailure(what + " answered a value that cannot be serialized: " + r.field(0));
     default:
       return engineFailure(what + " failed: " + r.field(0));
   }
+}
+
+Result<std::string> callHook(uint32_t driver, uint32_t hook, const char* name, Instance& instance,
+                             std::string_view arg) {
+  HookCall call;
+  call.instance = &instance;
+  return hookAnswer(name, call, hookReply(driver, hook, call, arg));
 }
 
 // The captured stdout/stderr of the WASI host as SPEC §3.3 lines.
@@ -325,7 +344,10 @@ bool isLines(const sw::json::Value* v) {
 }
 
 // A sessionExecute/runOnce answer as the EngineOutcome JSON (+ its cwd), or the protocol failure it is.
-Result<SessionOutcome> outcomeOf(const char* name, std::string_view answer, uint32_t host) {
+// With `sessionCwd` (sessionExecute): a SessionOutcome, its cwd the answer's (a non-empty string) else sessionCwd, also
+// in the JSON (SPEC §5.1).
+Result<SessionOutcome> outcomeOf(const char* name, std::string_view answer, uint32_t host,
+                                 std::optional<std::string_view> sessionCwd = std::nullopt) {
   const std::string what = std::string("WasmifyDriver.") + name;
   auto parsed = sw::json::parseCopy(answer);
   if (!parsed.ok() || !parsed.value.isObject()) return engineFailure(what + " did not answer an object");
@@ -351,7 +373,11 @@ Result<SessionOutcome> outcomeOf(const char* name, std::string_view answer, uint
     if (u.ok()) out.set("usage", std::move(u.value));
   }
   SessionOutcome o;
-  if (const sw::json::Value* cwd = v.find("cwd"); cwd && cwd->isString()) o.cwd = cwd->asString();
+  if (sessionCwd) {
+    const sw::json::Value* cwd = v.find("cwd");
+    o.cwd = cwd && cwd->isString() && !cwd->asString().empty() ? cwd->asString() : std::string(*sessionCwd);
+    out.set("cwd", sw::json::Value::string(o.cwd));
+  }
   o.outcomeJson = sw::json::stringify(out);
   return o;
 }
@@ -367,6 +393,26 @@ std::string requestJson(const ExecuteRequest& request, bool withCwd) {
   }
   out += "}";
   return out;
+}
+
+// A sessionExecute hook's reply as the call's SessionOutcome (the request's cwd unless the answer names one).
+Result<SessionOutcome> sessionOutcomeOf(const HookCall& call, const Reply& r, std::string_view cwd) {
+  auto text = hookAnswer("sessionExecute", call, r);
+  if (!text) return text.failure();
+  const uint32_t host = static_cast<HostGuestCaller&>(call.instance->guest).host();
+  return outcomeOf("sessionExecute", text.value(), host, cwd);
+}
+
+// Calls sessionExecute: the outcome at once, or nullopt when the hook answered a promise (then `call` must live until
+// sw_wasmify_session_settled: the hook may still invoke the guest through it).
+std::optional<Result<SessionOutcome>> startSessionExecute(uint32_t driver, HookCall& call,
+                                                          const ExecuteRequest& request) {
+  // The call's logs are its own: what booting or an earlier call printed is not in them.
+  const uint32_t host = static_cast<HostGuestCaller&>(call.instance->guest).host();
+  sw::wasi::hostOf(host).stdio().reset();
+  Reply r = hookReply(driver, sw::abi::WASMIFY_HOOK_SESSION_EXECUTE, call, requestJson(request, true));
+  if (r.status == sw::abi::SESSION_PROMISE) return std::nullopt;
+  return sessionOutcomeOf(call, r, request.cwd);
 }
 
 struct JsDriverSpec {
@@ -395,16 +441,11 @@ std::shared_ptr<WasmifyDriver> makeJsDriver(JsDriverSpec spec, uint32_t initMeth
   }
   if (has(sw::abi::WASMIFY_HOOK_SESSION_EXECUTE)) {
     d->sessionExecute = [id](Instance& instance, const ExecuteRequest& request) -> Result<SessionOutcome> {
-      // The call's logs are its own: what booting or an earlier call printed is not in them.
-      const uint32_t host = static_cast<HostGuestCaller&>(instance.guest).host();
-      sw::wasi::hostOf(host).stdio().reset();
-      auto r = callHook(id, sw::abi::WASMIFY_HOOK_SESSION_EXECUTE, "sessionExecute", instance,
-                        requestJson(request, true));
-      if (!r) return r.failure();
-      auto out = outcomeOf("sessionExecute", r.value(), host);
-      if (!out) return out.failure();
-      if (out->cwd.empty()) out->cwd = std::string(request.cwd);
-      return out;
+      HookCall call;
+      call.instance = &instance;
+      auto started = startSessionExecute(id, call, request);
+      if (!started) return engineFailure("WasmifyDriver.sessionExecute returned a promise outside a session execute");
+      return std::move(*started);
     };
   }
   if (has(sw::abi::WASMIFY_HOOK_RUN_ONCE)) {
@@ -428,9 +469,13 @@ std::shared_ptr<WasmifyDriver> makeJsDriver(JsDriverSpec spec, uint32_t initMeth
   return d;
 }
 
-std::shared_ptr<WasmifyDriver>* jsDriverOf(uint32_t d) {
-  return reinterpret_cast<std::shared_ptr<WasmifyDriver>*>(uintptr_t(d));
-}
+// What sw_wasmify_js_driver_new returns.
+struct JsDriverBox {
+  std::shared_ptr<WasmifyDriver> driver;
+  uint32_t id = 0;
+};
+
+JsDriverBox* jsDriverOf(uint32_t d) { return reinterpret_cast<JsDriverBox*>(uintptr_t(d)); }
 
 // ctx.invoke's request fields: u32 count, then per field u32 number, u8 wire type (0 varint: u64 LE; 2 bytes: u32
 // length + bytes). The response's fields are written the same way, the last occurrence of each number only
@@ -524,7 +569,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_js_driver_new(uint32_t id, double initM
       return 0;
     }
     auto driver = makeJsDriver({id, hooks}, uint32_t(initMethod), std::move(initRequest), std::string(boot, bootLen));
-    return uint32_t(reinterpret_cast<uintptr_t>(new std::shared_ptr<WasmifyDriver>(std::move(driver))));
+    return uint32_t(reinterpret_cast<uintptr_t>(new JsDriverBox{std::move(driver), id}));
   });
 }
 
@@ -559,11 +604,68 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_hook_invoke(uint32_t call, double metho
   }
 }
 
+}  // extern "C"
+
+namespace {
+
+// sw_wasmify_session_execute of a session whose driver is written in JavaScript: WasmifySession::execute in two halves,
+// so that its sessionExecute may answer a promise (WASMIFY_PENDING, the result the hook call's id) and the outcome is
+// taken when it settled (sw_wasmify_session_settled).
+uint32_t executeJs(SessionBox* box, const ExecuteRequest& request, uint32_t& status) {
+  if (box->pendingCall) {
+    g_result = "WasmifySession.execute: the previous call has not settled";
+    return 0;
+  }
+  auto call = box->session->begin(box->driver, request);
+  if (!call) {
+    g_result = call.failure().message;
+    return 0;
+  }
+  auto hook = std::make_shared<HookCall>();
+  hook->instance = &box->session->instance;
+  auto started = startSessionExecute(box->jsDriver, *hook, call.value());
+  if (!started) {
+    box->pendingCall = hook;
+    g_result = std::to_string(uint32_t(reinterpret_cast<uintptr_t>(hook.get())));
+    status = sw::abi::WASMIFY_PENDING;
+    return 0;
+  }
+  auto out = box->session->end(std::move(*started));
+  g_result = std::move(out->outcomeJson);
+  status = sw::abi::WASMIFY_OK;
+  return 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+// The settled answer of a pending sessionExecute (WASMIFY_PENDING), as the shim's reply buffer (abi.def "sessions"):
+// WASMIFY_OK with the SessionOutcome JSON as the result -- a failure is in it and sets the session invalid, as for an
+// answer at once; WASMIFY_ENGINE_FAILED when nothing was pending.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_settled(uint32_t s, uint32_t replyBuffer) {
+  uint32_t status = sw::abi::WASMIFY_ENGINE_FAILED;
+  guarded([&]() -> uint32_t {
+    SessionBox* box = boxOf(s);
+    Reply r = takeReply(replyBuffer);
+    if (!box->pendingCall) {
+      g_result = "WasmifySession: no call is pending";
+      return 0;
+    }
+    std::shared_ptr<HookCall> hook = std::move(box->pendingCall);
+    auto out = box->session->end(sessionOutcomeOf(*hook, r, box->session->cwd));
+    g_result = std::move(out->outcomeJson);
+    status = sw::abi::WASMIFY_OK;
+    return 0;
+  });
+  return status;
+}
+
 // sw_wasmify_run / _session_boot / _session_restore with a driver from sw_wasmify_js_driver_new instead of a name.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_run_driver(uint32_t host, uint32_t d, const char* code, uint32_t codeLen,
                                                     const char* env, uint32_t envLen, double fuel) {
   try {
-    std::shared_ptr<WasmifyDriver> driver = *jsDriverOf(d);
+    std::shared_ptr<WasmifyDriver> driver = jsDriverOf(d)->driver;
     sw_wasi_clear_trap(host);
     sw_wasi_fuel_reset(host, fuel);
     HostGuestCaller guest(host);
@@ -577,21 +679,27 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_run_driver(uint32_t host, uint32_t d, c
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_boot_driver(uint32_t host, uint32_t d, const char* cwd,
                                                              uint32_t cwdLen, double fuel) {
   return guarded([&]() -> uint32_t {
-    std::shared_ptr<WasmifyDriver> driver = *jsDriverOf(d);
-    return openWith(host, *driver, driver, [&](GuestCaller& guest, const WasmifyDriver& dr) {
-      return bootWasmifySession(guest, dr, options(cwd, cwdLen, fuel));
-    });
+    std::shared_ptr<WasmifyDriver> driver = jsDriverOf(d)->driver;
+    return openWith(
+        host, *driver, driver,
+        [&](GuestCaller& guest, const WasmifyDriver& dr) {
+          return bootWasmifySession(guest, dr, options(cwd, cwdLen, fuel));
+        },
+        jsDriverOf(d)->id);
   });
 }
 
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_restore_driver(uint32_t host, uint32_t d, double handle,
                                                                 const char* cwd, uint32_t cwdLen, double fuel) {
   return guarded([&]() -> uint32_t {
-    std::shared_ptr<WasmifyDriver> driver = *jsDriverOf(d);
-    return openWith(host, *driver, driver, [&](GuestCaller& guest, const WasmifyDriver& dr) {
-      SessionSnapshot snapshot{handle > 0 && handle <= 9007199254740991.0 ? uint64_t(handle) : 0, "{}"};
-      return restoreWasmifySession(guest, dr, snapshot, options(cwd, cwdLen, fuel));
-    });
+    std::shared_ptr<WasmifyDriver> driver = jsDriverOf(d)->driver;
+    return openWith(
+        host, *driver, driver,
+        [&](GuestCaller& guest, const WasmifyDriver& dr) {
+          SessionSnapshot snapshot{handle > 0 && handle <= 9007199254740991.0 ? uint64_t(handle) : 0, "{}"};
+          return restoreWasmifySession(guest, dr, snapshot, options(cwd, cwdLen, fuel));
+        },
+        jsDriverOf(d)->id);
   });
 }
 

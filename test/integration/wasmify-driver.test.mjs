@@ -1,8 +1,8 @@
 // A WasmifyDriver written in JavaScript (the wasmify counter engine, test/integration/fixtures/wasmify-counter/) run by
 // ./wasmify: the driver's hooks are JavaScript, the wasmify ABI and the session bookkeeping are the core's C++. In Node:
 // runEngineConformance including `stateful`, every SPEC §5.3 rule through the real core, and the ABI's rules (the
-// zero-handle rule, the response limit, the protobuf subset, traps and limits, synchronous hooks) as the core enforces
-// them for a JavaScript driver; in workerd: the same rules through Miniflare with a caller Worker and on-disk storage.
+// zero-handle rule, the response limit, the protobuf subset, traps and limits, which hooks may be asynchronous) as the
+// core enforces them for a JavaScript driver; in workerd: the same rules through Miniflare with a caller Worker and on-disk storage.
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -18,12 +18,13 @@ const { createWasi, budget } = await import("../../worker-shim/wasi.js");
 const { runWasmify, bootWasmifySession, restoreWasmifySession } = await import("../../worker-shim/wasmify.js");
 const { captureMemory } = await import("../../worker-shim/snapshot.js");
 
-const { makeWasmifyCounterEngine, makeCounterDriver, counterDriver, EVAL } = await import("./fixtures/wasmify-counter/engine.js");
+const { makeWasmifyCounterEngine, makeCounterDriver, counterDriver, asyncCounterDriver, EVAL } =
+  await import("./fixtures/wasmify-counter/engine.js");
 const guest = new WebAssembly.Module(readFileSync(buildWasmifyCounterGuest()));
 const engine = makeWasmifyCounterEngine(guest);
 
-function nodeCaller(state, contextId) {
-  let interpreter = createTestInterpreter(engine, state);
+function nodeCaller(state, contextId, which = engine) {
+  let interpreter = createTestInterpreter(which, state);
   const files = new Map();
   const sha = (data) => "sha256:" + createHash("sha256").update(data).digest("hex");
   return {
@@ -50,7 +51,7 @@ function nodeCaller(state, contextId) {
       return r;
     },
     async restart() {
-      interpreter = createTestInterpreter(engine, createTestState({ db: state.db, alarm: state.alarm }));
+      interpreter = createTestInterpreter(which, createTestState({ db: state.db, alarm: state.alarm }));
     },
   };
 }
@@ -160,13 +161,84 @@ describe("a WasmifyDriver written in JavaScript, in Node", () => {
       assert.equal(s.invalid, true);
       s.close();
     };
-    check({ ...counterDriver, sessionExecute: async () => ({ results: [] }) }, /sessionExecute returned a promise: driver hooks must be synchronous/);
     check({ ...counterDriver, sessionExecute: () => ({ results: "7" }) }, /sessionExecute answered no results array/);
     check({ ...counterDriver, sessionExecute: () => { const x = {}; x.x = x; return x; } }, /cannot be serialized/);
     // ctx.invoke outside its hook is refused.
     let kept;
     check({ ...counterDriver, sessionExecute: (ctx) => { kept = ctx; throw new Error("no"); } }, /sessionExecute threw: no/);
     assert.throws(() => kept.invoke(EVAL, [[1, 7n], [2, "get"]]), /after the hook returned/);
+  });
+
+  it("an asynchronous sessionExecute: execute answers a promise, ctx.invoke works after an await, the core's rules hold", async () => {
+    const asyncDriver = { ...counterDriver, async sessionExecute(ctx, request) {
+      await null;
+      return counterDriver.sessionExecute(ctx, request);
+    } };
+    const a = fresh();
+    const s = bootWasmifySession(a.wasi, a.instance, asyncDriver, { cwd: "/" });
+    const pending = s.execute({ code: "add 2; print hi", envVars: {} });
+    assert.equal(typeof pending.then, "function");
+    assert.throws(() => s.execute({ code: "get", envVars: {} }), /previous call has not settled/);
+    const out = await pending;
+    assert.deepEqual(out.results, [{ text: "2" }]);
+    assert.deepEqual(out.logs.stdout, ["hi"]);
+    assert.equal(out.cwd, "/");
+    // A trap after the await is the trap (EngineError, the session invalid); a rejection without one is EngineError.
+    const trapped = await s.execute({ code: "trap", envVars: {} });
+    assert.equal(trapped.error.name, "EngineError");
+    assert.equal(s.invalid, true);
+    s.close();
+    const b = fresh();
+    const rejecting = bootWasmifySession(b.wasi, b.instance, { ...counterDriver, sessionExecute: async () => { throw new Error("later"); } });
+    const rejected = await rejecting.execute({ code: "get", envVars: {} });
+    assert.match(rejected.error.message, /sessionExecute threw: later/);
+    assert.equal(rejecting.invalid, true);
+    rejecting.close();
+    // Closed while pending: the hook's ctx is dead, the promise rejects.
+    let open;
+    const gate = new Promise((r) => (open = r));
+    let invokeError;
+    const c = fresh();
+    const closing = bootWasmifySession(c.wasi, c.instance, { ...counterDriver, async sessionExecute(ctx) {
+      await gate;
+      try {
+        ctx.invoke(EVAL, [[1, ctx.handle], [2, "get"]]);
+      } catch (e) {
+        invokeError = e;
+      }
+      return { results: [] };
+    } });
+    const left = closing.execute({ code: "get", envVars: {} });
+    closing.close();
+    open();
+    await assert.rejects(left, /closed/);
+    assert.match(invokeError.message, /after the hook returned/);
+  });
+
+  it("only sessionExecute may answer a promise: an async runOnce or evaluate is an error that says so", () => {
+    const a = fresh();
+    assert.throws(() => runWasmify(a.wasi, a.instance, { ...counterDriver, runOnce: async () => ({ results: [] }) }, { code: "" }),
+      /runOnce returned a promise: only sessionExecute may be asynchronous/);
+    a.wasi.close();
+    const b = fresh();
+    assert.throws(() => bootWasmifySession(b.wasi, b.instance, { ...counterDriver, sessionBoot: "get", evaluate: async () => "" }),
+      /evaluate returned a promise: only sessionExecute may be asynchronous/);
+    b.wasi.close();
+  });
+
+  it("an Engine whose driver's sessionExecute is asynchronous passes conformance and every SPEC §5.3 rule", async () => {
+    const asyncEngine = makeWasmifyCounterEngine(guest, { driver: asyncCounterDriver, build: "wasmify-counter-async" });
+    await runEngineConformance(asyncEngine, {
+      programs: {
+        simple: { code: "add 1; add 1", expectResultText: "2" },
+        error: { code: "fail" },
+        stateful: { define: "add 41", use: "get", expectResultText: "41" },
+      },
+    });
+    const caller = nodeCaller(createTestState(), "c1", asyncEngine);
+    await caller.createContext();
+    await checkSessionRules({ run: (code, o) => caller.run(code, o), restart: () => caller.restart() },
+      { limitInvalidates: true });
   });
 
   it("a driver object the core cannot use is a TypeError naming what is wrong", () => {
@@ -178,14 +250,18 @@ describe("a WasmifyDriver written in JavaScript, in Node", () => {
   });
 });
 
-describe("a WasmifyDriver written in JavaScript in workerd (Miniflare, on-disk storage, a caller Worker)", () => {
+const runtimes = [
+  ["", "wasmify-counter-runtime.js"],
+  [", its sessionExecute asynchronous", "wasmify-counter-async-runtime.js"],
+];
+for (const [title, entry] of runtimes) describe(`a WasmifyDriver written in JavaScript${title} in workerd (Miniflare, on-disk storage, a caller Worker)`, () => {
   const persist = mkdtempSync(path.join(tmpdir(), "sw-wasmify-driver-"));
   let rt;
   const start = () =>
     startRuntime(
       [
         { helper: { name: "caller", entry: "context-caller.js", serviceBindings: { RUNTIME: "runtime" } } },
-        { name: "runtime", entry: "wasmify-counter-runtime.js", interpreter: true, routes: ["runtime.test/*"] },
+        { name: "runtime", entry, interpreter: true, routes: ["runtime.test/*"] },
       ],
       { resourcePersistencePath: persist },
     );

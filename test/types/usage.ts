@@ -135,6 +135,14 @@ export const jsDriver: WasmifyDriver = {
   },
 };
 
+export const asyncJsDriver: WasmifyDriver = {
+  ...jsDriver,
+  async sessionExecute(ctx, { code }) {
+    await null;
+    return { results: [{ text: ctx.invoke(2, [[1, ctx.handle], [2, code]]).string(1) ?? "" }] };
+  },
+};
+
 export function jsDriverUsage(module: WebAssembly.Module): WasmifySession {
   runWasmify(createWasi(module, null, budget(10), null, null), new WebAssembly.Instance(module), jsDriver, { code: "get" });
   return bootWasmifySession(createWasi(module, null, null, null, null), new WebAssembly.Instance(module), jsDriver);
