@@ -2,8 +2,10 @@
 //
 // * sw_wasmify_run: one stateless execution on a freshly instantiated built-in engine under a WASI host.
 // * sw_wasmify_import_stubs: the non-WASI imports an engine's instances get (registry.cpp's table), for the shim.
-// * sw_wasmify_session_*: a session (SPEC §5.2) on a built-in engine's instance under a WASI host, for tests and
-//   tools; the core's Interpreter calls the C++ API (wasmify.h, bridge.h) directly.
+// * sw_wasmify_session_*: a session (SPEC §5.2) on a built-in engine's instance under a WASI host, for ./wasmify,
+//   tests and tools; the core's Interpreter calls the C++ API (wasmify.h, bridge.h) directly.
+// * sw_wasmify_js_driver_new, sw_wasmify_hook_invoke, sw_wasmify_*_driver, sw_wasmify_session_settled: the same with a
+//   WasmifyDriver written in JavaScript (./wasmify), whose hooks the core calls back (sw_host_wasmify_hook).
 // Every entry point names its engine (the registry's name: "javascript", "python", ...).
 //
 // The guest is reached through HostGuestCaller (bridge.h): sw_guest_call out, the WASI bridge for its memory, and the
