@@ -10,6 +10,7 @@ import { transform } from "sucrase";
 import { parse } from "sucrase/dist/parser";
 import { TokenType as T } from "sucrase/dist/parser/tokenizer/types";
 import { ContextualKeyword as K } from "sucrase/dist/parser/tokenizer/keywords";
+import { IdentifierRole as R } from "sucrase/dist/parser/tokenizer";
 
 export function strip(code) {
   try {
@@ -27,12 +28,14 @@ export function strip(code) {
 // })(N || (N = {}));`, nested ones as `(M = N.M || (N.M = {}))`, dotted names as nested blocks. Exported members
 // become properties of the namespace object: functions at the top of the block (they are hoisted), const/class/enum/
 // import-alias members at its end, let/var members as accessors at its end (reads and writes from outside see the
-// live binding, as TypeScript's rewrite to `N.x` does). A namespace with only types (or `declare`) is left to sucrase,
+// live binding, as TypeScript's rewrite to `N.x` does). In a later block of the same namespace, a name exported by an
+// earlier one is read as `N.x`, as TypeScript does (unless the block declares that name itself). A namespace with only
+// types (or `declare`) is left to sucrase,
 // which erases it. The output is still TypeScript (the bodies keep their types) and goes through sucrase as a whole;
 // line numbers are kept (everything added goes on existing lines). Only code naming `namespace` or `module` pays.
 export function lowerNamespaces(code) {
   if (!/\b(?:namespace|module)\b/.test(code)) return code;
-  return lowerScope(code, null, 0, code).code;
+  return lowerScope(code, null, 0, code, new Map()).code;
 }
 
 const OPEN = new Set([T.braceL, T.dollarBraceL, T.parenL, T.bracketL]);
@@ -44,8 +47,10 @@ const STATEMENT_KEYWORDS = new Set([T._export, T._import, T._const, T._let, T._v
   T._for, T._while, T._do, T._return, T._throw, T._try, T._switch, T._enum, T._declare, T._abstract]);
 
 // Rewrites the value namespaces among the statements of `code` (a program, or a namespace body whose namespace
-// object is the parameter `ns`). Returns { code, instantiated }: instantiated is whether the body holds any value.
-function lowerScope(code, ns, base, full) {
+// object is the parameter `ns`). `aliases`: names exported by earlier blocks of enclosing namespaces, to read as
+// `qualifier.name`. Returns { code, instantiated, exported }: instantiated is whether the body holds any value,
+// exported the names it puts on `ns`.
+function lowerScope(code, ns, base, full, aliases) {
   const tokens = parse(code, false, true, false).tokens;
   const text = (t) => code.slice(t.start, t.end);
   const newlineBefore = (i) => i > 0 && /[\n\r\u2028\u2029]/.test(code.slice(tokens[i - 1].end, tokens[i].start));
@@ -54,6 +59,14 @@ function lowerScope(code, ns, base, full) {
   const hoisted = []; // exported functions: `ns.f = f;` at the top
   const tail = []; // the other exports, at the end
   const declared = new Set(); // class/function/enum names of this scope (a namespace merging with one gets no `var`)
+  const exportedNames = new Set(); // the names this body puts on `ns`
+  const prior = new Map(); // namespace path ("A.B") -> the names its earlier blocks in this scope exported
+  // Names this body declares anywhere shadow an alias (conservative: any declaration of the name, at any depth).
+  const DECLARATION_ROLES = new Set([R.TopLevelDeclaration, R.FunctionScopedDeclaration, R.BlockScopedDeclaration,
+    R.ObjectShorthandTopLevelDeclaration, R.ObjectShorthandFunctionScopedDeclaration,
+    R.ObjectShorthandBlockScopedDeclaration, R.ImportDeclaration]);
+  const local = new Set(tokens.filter((t) => t.type === T.name && DECLARATION_ROLES.has(t.identifierRole)).map(text));
+  const visible = new Map([...aliases].filter(([name]) => !local.has(name)));
   let instantiated = false;
   let depth = 0;
 
@@ -85,6 +98,11 @@ function lowerScope(code, ns, base, full) {
     const t = tokens[i];
     if (t.type === T.braceL || t.type === T.dollarBraceL) { depth++; if (!t.isType) instantiated = true; continue; }
     if (t.type === T.braceR) { depth--; continue; }
+    if (t.type === T.name && !t.isType && visible.has(text(t)) &&
+        (t.identifierRole === R.Access || t.identifierRole === R.ObjectShorthand)) {
+      const q = `${visible.get(text(t))}.${text(t)}`;
+      edits.push([t.start, t.end, t.identifierRole === R.ObjectShorthand ? `${text(t)}: ${q}` : q]);
+    }
     if (depth !== 0) { if (!t.isType) instantiated = true; continue; }
     const next = tokens[i + 1];
     if ((t.type === T._class || t.type === T._function || isWord(t, K._enum) || t.type === T._enum) && next &&
@@ -108,8 +126,14 @@ function lowerScope(code, ns, base, full) {
         if (tokens[m].type === T.braceL || tokens[m].type === T.dollarBraceL) d++;
         else if (tokens[m].type === T.braceR && --d === 0) break;
       }
-      const inner = lowerScope(code.slice(tokens[k].end, tokens[m].start), names[names.length - 1], base + tokens[k].end, full);
+      const innerName = names[names.length - 1], key = names.join(".");
+      const innerAliases = new Map(visible);
+      for (const name of prior.get(key) ?? []) innerAliases.set(name, innerName);
+      const inner = lowerScope(code.slice(tokens[k].end, tokens[m].start), innerName, base + tokens[k].end, full,
+        innerAliases);
       if (!inner.instantiated) { i = m; continue; }
+      prior.set(key, new Set([...(prior.get(key) ?? []), ...inner.exported]));
+      if (exported && ns !== null) exportedNames.add(names[0]);
       // Innermost block first, then each enclosing name around it.
       let out = inner.code;
       for (let n = names.length - 1; n >= 0; n--) {
@@ -130,11 +154,14 @@ function lowerScope(code, ns, base, full) {
     edits.push([t.start, t.end, ""]);
     if (!next || next.isType) continue; // interface, type, declare: erased by sucrase
     const after = tokens[i + 2];
-    const assign = (name) => tail.push(`${ns}.${name} = ${name};`);
+    const assign = (name) => { exportedNames.add(name); tail.push(`${ns}.${name} = ${name};`); };
     if (next.type === T._function || (isWord(next, K._async) && after && after.type === T._function)) {
       let f = next.type === T._function ? i + 2 : i + 3;
       if (tokens[f] && tokens[f].type === T.star) f++;
-      if (tokens[f] && tokens[f].type === T.name) hoisted.push(`${ns}.${text(tokens[f])} = ${text(tokens[f])};`);
+      if (tokens[f] && tokens[f].type === T.name) {
+        exportedNames.add(text(tokens[f]));
+        hoisted.push(`${ns}.${text(tokens[f])} = ${text(tokens[f])};`);
+      }
     } else if (next.type === T._class && after && after.type === T.name) {
       assign(text(after));
     } else if ((next.type === T._abstract || isWord(next, K._abstract)) && after && after.type === T._class) {
@@ -149,6 +176,7 @@ function lowerScope(code, ns, base, full) {
       bindings(i + 1).forEach(assign);
     } else if (next.type === T._let || next.type === T._var) {
       for (const name of bindings(i + 1)) {
+        exportedNames.add(name);
         tail.push(`Object.defineProperty(${ns}, ${JSON.stringify(name)}, { get: function () { return ${name}; }, ` +
           `set: function (_${name}) { ${name} = _${name}; }, enumerable: true, configurable: true });`);
       }
@@ -159,7 +187,7 @@ function lowerScope(code, ns, base, full) {
   for (const [start, end, repl] of edits) { out += code.slice(at, start) + repl; at = end; }
   out += code.slice(at);
   if (ns !== null) out = hoisted.join(" ") + out + (tail.length ? ";" + tail.join(" ") + " " : "");
-  return { code: out, instantiated };
+  return { code: out, instantiated, exported: exportedNames };
 }
 
 // sucrase's error position convention (1-based line, 0-based column) for an offset into code.
