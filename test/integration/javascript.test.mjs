@@ -328,6 +328,13 @@ describe("RegExp v flag (unicodeSets) and Unicode 17.0 property escapes", () => 
     String.raw`Object.getOwnPropertyDescriptor(RegExp.prototype, "unicodeSets").get.call(RegExp.prototype)`,
     String.raw`"a\u{1F600}b".split(/(?:)/v).length`, String.raw`[..."a\u{1F600}b".matchAll(/(?:)/gv)].length`,
     String.raw`"\u{1F600}\u{1F600}".replace(/(?:)/gv, "-")`,
+    // strings that are prefixes of one another: longest first, shorter ones on backtracking, forward and backward
+    String.raw`/^[\q{a|ab|abc}]c$/v.test("abc")`, String.raw`/^[\q{a|ab|abc}]bc$/v.test("abc")`,
+    String.raw`["abcx", "abx", "ax", "bx"].map((s) => /(?<=[\q{a|ab|abc}])x/v.test(s))`,
+    String.raw`["abcx", "zbcx", "bcx"].map((s) => /(?<=^[\q{abc|bc}])x/v.test(s))`,
+    String.raw`/[\q{AB|ABC|X}]+/vi.exec("zabcabxq")[0]`, String.raw`/[\q{abc|abd|abe|xyz|x|}a-c]{3}/v.exec("xyzxab")[0]`,
+    String.raw`"\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u{1F468}".match(/\p{RGI_Emoji}/gv).length`,
+    String.raw`/^(?:\p{RGI_Emoji_ZWJ_Sequence}|x)+$/v.test("\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}x\u{1F469}\u200D\u{1F680}")`,
     // early errors
     String.raw`new RegExp("x", "uv")`, String.raw`new RegExp("[a&&&b]", "v")`, String.raw`new RegExp("[^\\p{RGI_Emoji}]", "v")`,
     String.raw`new RegExp("[a-]", "v")`, String.raw`new RegExp("[a-z--[aeiou]]", "v")`, String.raw`new RegExp("[a--]", "v")`,
@@ -343,6 +350,18 @@ describe("RegExp v flag (unicodeSets) and Unicode 17.0 property escapes", () => 
     assert.equal(r.error, undefined, JSON.stringify(r.error));
     const got = r.results[0].json, want = json(nodeRun(program));
     for (let i = 0; i < vCases.length; i++) assert.deepEqual(got[i], want[i], vCases[i]);
+  });
+
+  it("v-flag case folding follows the spec where Node 24's V8 differs (MaybeSimpleCaseFolding of \\q and of operands)", async () => {
+    // ECMA-262 CompileToCharSet: a ClassStringDisjunction operand is case folded, so \q{x} matches X under /vi; a
+    // subtraction removes the folded code point, so "A" (folding to "a") no longer matches. V8 answers false, true.
+    const r = await js(String.raw`[/[\q{x}]/vi.test("X"), /[\p{Lowercase_Letter}--\q{a}]/vi.test("A"), /[x]/vi.test("X")]`);
+    assert.deepEqual(r.results, [{ json: [true, false, true] }]);
+  });
+
+  it("compiling \\p{RGI_Emoji} is metered: a loop of compilations runs out of fuel like any loop", async () => {
+    const r = await js(String.raw`for (;;) new RegExp("\\p{RGI_Emoji}", "v")`);
+    assert.deepEqual(r.error, limit("Execution fuel exhausted"));
   });
 
   // Every range of every property RegExp supports, at Unicode 17.0: both ends of each range match, the code points
