@@ -335,6 +335,17 @@ describe("RegExp v flag (unicodeSets) and Unicode 17.0 property escapes", () => 
     String.raw`/[\q{AB|ABC|X}]+/vi.exec("zabcabxq")[0]`, String.raw`/[\q{abc|abd|abe|xyz|x|}a-c]{3}/v.exec("xyzxab")[0]`,
     String.raw`"\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u{1F468}".match(/\p{RGI_Emoji}/gv).length`,
     String.raw`/^(?:\p{RGI_Emoji_ZWJ_Sequence}|x)+$/v.test("\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}x\u{1F469}\u200D\u{1F680}")`,
+    // RegExp.prototype.unicodeSets, lastIndex inside a surrogate pair (matching starts at the pair), escapes in \q
+    String.raw`(({ get: g, enumerable: e, configurable: c, set }) => [typeof g, g.name, g.length, e, c, set])(Object.getOwnPropertyDescriptor(RegExp.prototype, "unicodeSets"))`,
+    String.raw`Object.getOwnPropertyDescriptor(RegExp.prototype, "unicodeSets").get.call({})`,
+    String.raw`[/[\p{RGI_Emoji}]/v.source, String(/[\q{a}]/v), new RegExp(/x/v).flags, new RegExp(/x/v, "i").flags]`,
+    String.raw`[/./gu, /\p{RGI_Emoji}/gv, /[\q{\u{1F600}}]/gv].map((r) => { r.lastIndex = 1; const m = r.exec("\u{1F600}\u{1F600}"); return [m.index, m[0].length, r.lastIndex] })`,
+    String.raw`/\p{RGI_Emoji}/vy.test("a\u{1F600}")`, String.raw`/^\p{RGI_Emoji}+$/v.test("\u{1F1E6}")`,
+    String.raw`/^[\p{RGI_Emoji_Modifier_Sequence}]$/v.test("\u261D\u{1F3FB}")`,
+    String.raw`/[\q{\u{1F600}|\x41|\u0042|\cJ|\0}]/v.test("\n")`, String.raw`new RegExp("[\\q{a\\|b}]", "v").test("a|b")`,
+    String.raw`new RegExp("[\\p{Basic_Emoji}--\\q{\u231A}]", "v").test("\u231A")`,
+    String.raw`new RegExp("(?<n>[\\q{ab}])\\k<n>", "v").test("abab")`, String.raw`"aabb".match(/([\q{a|b}])\1/gv)`,
+    String.raw`new RegExp("[\\q{}--a]", "v").test("")`,
     // early errors
     String.raw`new RegExp("x", "uv")`, String.raw`new RegExp("[a&&&b]", "v")`, String.raw`new RegExp("[^\\p{RGI_Emoji}]", "v")`,
     String.raw`new RegExp("[a-]", "v")`, String.raw`new RegExp("[a-z--[aeiou]]", "v")`, String.raw`new RegExp("[a--]", "v")`,
@@ -357,6 +368,11 @@ describe("RegExp v flag (unicodeSets) and Unicode 17.0 property escapes", () => 
     // subtraction removes the folded code point, so "A" (folding to "a") no longer matches. V8 answers false, true.
     const r = await js(String.raw`[/[\q{x}]/vi.test("X"), /[\p{Lowercase_Letter}--\q{a}]/vi.test("A"), /[x]/vi.test("X")]`);
     assert.deepEqual(r.results, [{ json: [true, false, true] }]);
+  });
+  it("RegExp.prototype.flags reads unicodeSets before sticky, as the spec orders them (V8 reads sticky first)", async () => {
+    const r = await js(`const log = []; Object.getOwnPropertyDescriptor(RegExp.prototype, "flags").get.call(
+      new Proxy({}, { get(t, k) { log.push(k); return true } })) + " " + log.join()`);
+    assert.deepEqual(r.results, [{ text: "'dgimsuvy hasIndices,global,ignoreCase,multiline,dotAll,unicode,unicodeSets,sticky'" }]);
   });
 
   it("compiling \\p{RGI_Emoji} is metered: a loop of compilations runs out of fuel like any loop", async () => {

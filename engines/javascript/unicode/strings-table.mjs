@@ -42,4 +42,4 @@ h += `/* per sequence: its length, then each code point in 3 bytes */\nstatic co
 for (let i = 0; i < bytes.length; i += 24) h += "    " + bytes.slice(i, i + 24).join(",") + ",\n";
 h += "};\n";
 fs.writeFileSync(out, h);
-console.log(`    ${out}: ${union.size} sequences, ${bytes.length} bytes`);
+console.log(`    ${path.basename(out)}: ${union.size} sequences, ${bytes.length} bytes (${version.name} ${version.version})`);

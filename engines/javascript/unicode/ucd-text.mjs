@@ -124,4 +124,4 @@ for (const c of [...ext.keys()].sort((a, b) => a - b)) {
 }
 write("ScriptExtensions", extLines);
 const version = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8"));
-console.log(`    ${version.name} ${version.version} -> UCD text files in ${out}`);
+console.log(`    ${version.name} ${version.version} -> UCD text files for unicode_gen`);
