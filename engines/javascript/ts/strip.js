@@ -30,9 +30,9 @@ export function strip(code) {
 // import-alias members at its end, let/var members as accessors at its end (reads and writes from outside see the
 // live binding, as TypeScript's rewrite to `N.x` does). In a later block of the same namespace, a name exported by an
 // earlier one is read as `N.x`, as TypeScript does (unless the block declares that name itself). A namespace with only
-// types (or `declare`) is left to sucrase,
-// which erases it. The output is still TypeScript (the bodies keep their types) and goes through sucrase as a whole;
-// line numbers are kept (everything added goes on existing lines). Only code naming `namespace` or `module` pays.
+// types (or `declare`) is left to sucrase, which erases it. The output is still TypeScript (the bodies keep their
+// types) and goes through sucrase as a whole; line numbers are kept (everything added goes on existing lines). Only
+// code naming `namespace` or `module` pays. docs/typescript.md.
 export function lowerNamespaces(code) {
   if (!/\b(?:namespace|module)\b/.test(code)) return code;
   return lowerScope(code, null, 0, code, new Map()).code;
