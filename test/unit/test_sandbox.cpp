@@ -509,12 +509,24 @@ TEST_CASE("sandbox: RPC failures map to 502, CONTEXT_NOT_FOUND drops the row, ot
   CHECK(r.body == failure);
 
   for (const char* bad : {"null", "[]", R"({"ok":"yes"})", R"({"ok":false,"status":"500","body":{}})",
-                          R"({"ok":true})", R"({"ok":true,"result":{"context":{}}})"}) {
+                          R"({"ok":true})", R"({"ok":true,"result":{"context":{}}})",
+                          // a written file whose bytes did not come as a Uint8Array
+                          R"({"ok":true,"result":{"context":{"cwd":"/workspace"},"workspace":{"dirs":[],)"
+                          R"("files":[{"path":"/workspace/a","data":null,"updatedAt":1}],"deleted":[]}}})"}) {
     f.env["JAVASCRIPT"].rpcResult = bad;
     r = f.request("POST", "/execute", "{\"code\":\"1\",\"contextId\":" + str(id) + "}");
     CHECK(r.status == 502);
     CHECK(message(r) == "Binding 'JAVASCRIPT' failed: invalid executeInContext result");
   }
+  // A diff the sandbox cannot apply (an escaping path) changes nothing, the context row included.
+  f.env["JAVASCRIPT"].rpcResult =
+      R"({"ok":true,"result":{"results":[],"context":{"cwd":"/workspace"},"workspace":{"dirs":["/etc"],)"
+      R"("files":[],"deleted":[]}}})";
+  r = f.request("POST", "/execute", "{\"code\":\"1\",\"contextId\":" + str(id) + "}");
+  CHECK(r.status == 403);
+  CHECK(code(r) == "PERMISSION_DENIED");
+  CHECK(json::stringify(r["context"]) == R"({"errno":"EACCES"})");
+  CHECK(f.request("GET", "/")["contexts"].items()[0].find("executions")->asNumber() == 0);
   f.env["JAVASCRIPT"].rpcResult.reset();
 
   f.env["JAVASCRIPT"].forgetContexts = true;
