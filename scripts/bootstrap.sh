@@ -7,7 +7,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 APT_PACKAGES=(
-  ca-certificates cmake ninja-build g++ python3 dpkg-dev xz-utils
+  ca-certificates cmake ninja-build g++ python3 dpkg-dev xz-utils patch
   emscripten clang-16 lld-16 wasi-libc libc++-16-dev-wasm32 libc++abi-16-dev-wasm32 libclang-rt-16-dev-wasm32
   libclang-rt-16-dev libsimdjson-dev nanopb libnanopb-dev protobuf-compiler catch2 libsqlite3-dev wabt binaryen
 )

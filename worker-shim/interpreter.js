@@ -14,12 +14,14 @@ import {
   discardCore,
   prepareSpare,
 } from "./core.js";
+import { awaitSession } from "./js_sessions.js";
 // Every number shared with the core, generated from cpp/abi/abi.def.
 import {
   ACTION_RESPOND,
   ACTION_READ_BODY,
   STEP_DONE,
   STEP_NEED_FILES,
+  STEP_AWAIT_ENGINE,
   StepView,
   ByteSpan,
   FILE_IS_OBJECT,
@@ -132,6 +134,10 @@ export class InterpreterHost {
     this.#handle = withCoreBytes(core, encoder.encode(hasTtl ? String(ttl) : ""),
       (p, n) => core._sw_do_new(server, this.#storageId, p, n, hasTtl ? 1 : 0, typeof armed === "number" ? armed : NaN));
     if (this.#handle === 0) throw new Error("the Interpreter could not start");
+    const wait = this.#env?.INTERPRETER_ENGINE_WAIT_MS;
+    const hasWait = wait !== undefined && wait !== null;
+    withCoreBytes(core, encoder.encode(hasWait ? String(wait) : ""),
+      (p, n) => core._sw_do_set_engine_wait(this.#handle, p, n, hasWait ? 1 : 0));
     released.register(this, { core, handle: this.#handle, storageId: this.#storageId }, this);
     return core;
   }
@@ -217,6 +223,17 @@ export class InterpreterHost {
         } else {
           step = this.#readStep(core, core._sw_do_execute_files_failed(this.#handle)); // the core's 502
         }
+      }
+      // An engine written in JavaScript answered boot, restore or execute with a promise: await it, then the core
+      // reads what it settled to and goes on (cpp/interp: the AwaitEngine step; later calls queue behind this one).
+      // A promise that never settles is abandoned after the step's waitMs (the core's INTERPRETER_ENGINE_WAIT_MS).
+      while (step.kind === STEP_AWAIT_ENGINE) {
+        if (core.coreCorrupted) break;
+        const { session, waitMs } = JSON.parse(step.json);
+        const settled = await awaitSession(core, session, waitMs);
+        step = this.#readStep(core, settled
+          ? core._sw_do_execute_resume(this.#handle)
+          : core._sw_do_execute_abandon(this.#handle));
       }
       if (core.coreCorrupted) throw new Error("the core failed inside a guest call");
       if (step.kind !== STEP_DONE) throw new Error(`unexpected Interpreter step ${step.kind}`);

@@ -1,7 +1,8 @@
 // Sessions of an Engine written in JavaScript (seed 000 `sessions`), as the core drives them: the sw_host_session_*
 // imports (cpp/core/host_imports.js) land here. Marshalling only: every rule (when to boot, restore, snapshot, drop;
 // what a throw or a promise means; which cwd wins) is C++ (cpp/core/js_sessions.cpp, cpp/interp). This file calls the
-// engine, reports what JavaScript saw (a value, a throw, a promise) and copies bytes.
+// engine, reports what JavaScript saw (a value, a throw, a promise) and copies bytes; a promise is kept and awaited
+// when the Interpreter's AwaitEngine step asks for it (awaitSession), and its outcome reported the same way.
 import { bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
 import {
   SESSION_OK,
@@ -67,7 +68,7 @@ function isLimit(error) {
 }
 
 // The reply buffer of abi.def "sessions": u32 status, u32 count, then u32 length + bytes per field. 0 if out of memory.
-function reply(core, status, fields = []) {
+export function reply(core, status, fields = []) {
   const encoded = fields.map((f) => encoder.encode(f));
   let size = 8;
   for (const bytes of encoded) size += 4 + bytes.length;
@@ -89,12 +90,88 @@ function text(core, ptr, len) {
   return decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
 }
 
+// A call that answered with a promise: the promise is kept on the session's entry until the Interpreter's
+// AwaitEngine step has the shim await it (awaitSession); the core then reads what it settled to (hostSessionSettled).
+function keepPromise(entry, kind, value) {
+  const promise = Promise.resolve(value);
+  promise.catch(() => {}); // awaited by awaitSession; never an unhandled rejection meanwhile
+  entry.waiting = { kind, promise, settled: null };
+}
+
+// What boot/restore answered: the entry holds the instance, or the reply says why not.
+function opened(core, session, entry, value) {
+  if (value === null || typeof value !== "object" || typeof value.execute !== "function") {
+    entry.open = false;
+    core.jsSessions.delete(session);
+    return reply(core, SESSION_FAILED, ["sessions.boot/restore did not return a SessionInstance"]);
+  }
+  entry.instance = value;
+  return reply(core, SESSION_OK);
+}
+
+function openFailed(core, session, entry, error) {
+  entry.open = false;
+  core.jsSessions.delete(session);
+  return reply(core, SESSION_FAILED, [messageOf(error) || String(error)]);
+}
+
+// What execute answered.
+function executed(core, entry, outcome) {
+  let json;
+  try {
+    json = JSON.stringify(outcome ?? null) ?? "null";
+  } catch (error) {
+    return reply(core, SESSION_UNSERIALIZABLE, [messageOf(error) || String(error)]);
+  }
+  let cwd = "";
+  try {
+    if (typeof entry.instance.cwd === "string") cwd = entry.instance.cwd;
+  } catch {
+    // a throwing getter reports nothing
+  }
+  return reply(core, SESSION_OK, [json, cwd]);
+}
+
+function executeThrew(core, error) {
+  return reply(core, isLimit(error) ? SESSION_THREW_LIMIT : SESSION_THREW, [messageOf(error)]);
+}
+
+/**
+ * Awaits the promise the session `session` answered with (the Interpreter's AwaitEngine step), keeping what it
+ * settled to for hostSessionSettled. Resolves true once it settled, false when it had not after `waitMs` (the core
+ * then abandons the call); never rejects.
+ */
+export async function awaitSession(core, session, waitMs) {
+  const waiting = core.jsSessions.get(session)?.waiting;
+  if (!waiting) return true; // nothing to wait for: the core's settled call reports it
+  let timer;
+  const expired = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(false), waitMs);
+  });
+  const settled = waiting.promise.then(
+    (value) => {
+      waiting.settled = { value };
+      return true;
+    },
+    (error) => {
+      waiting.settled = { error };
+      return true;
+    },
+  );
+  try {
+    return await Promise.race([settled, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The Module members cpp/core/host_imports.js calls; `this` is the core module. */
 export const sessionHostImports = {
-  jsSessions: new Map(), // the core's JsSession id -> { instance, open, memoryBound }
+  jsSessions: new Map(), // the core's JsSession id -> { instance, open, memoryBound, waiting, endRestore }
   hostSessionOpen(server, session, workspace, cwdPtr, cwdLen, restorePtr, restoreLen, source) {
     const core = this;
-    const entry = { instance: null, open: true, memoryBound: false };
+    const entry = { instance: null, open: true, memoryBound: false, waiting: null, endRestore: null };
+    this.jsSessions.set(session, entry);
     const handle = Object.freeze(new SessionWorkspace());
     workspaces.set(handle, { core, id: workspace });
     const options = {
@@ -118,7 +195,11 @@ export const sessionHostImports = {
       } else {
         const { handle: decimal, extra } = JSON.parse(text(core, restorePtr, restoreLen));
         let restoring = true;
-        const live = () => restoring;
+        const live = () => restoring && entry.open;
+        // The image lives in the core until restore answered: an async restore may read pages until it settles.
+        entry.endRestore = () => {
+          restoring = false;
+        };
         const snapshot = {
           handle: BigInt(decimal),
           extra,
@@ -126,28 +207,18 @@ export const sessionHostImports = {
           readPage: pageReader(core, source, live),
         };
         registerImage(snapshot, core, source, live);
-        try {
-          value = sessions.restore(options, snapshot);
-        } finally {
-          restoring = false; // the image is freed when this call returns
-        }
+        value = sessions.restore(options, snapshot);
       }
     } catch (error) {
-      entry.open = false;
-      return reply(core, SESSION_FAILED, [messageOf(error) || String(error)]);
+      entry.endRestore?.();
+      return openFailed(core, session, entry, error);
     }
     if (isThenable(value)) {
-      value.then(undefined, () => {}); // never an unhandled rejection; the core refuses the call
-      entry.open = false;
+      keepPromise(entry, "open", value);
       return reply(core, SESSION_PROMISE);
     }
-    if (value === null || typeof value !== "object" || typeof value.execute !== "function") {
-      entry.open = false;
-      return reply(core, SESSION_FAILED, ["sessions.boot/restore did not return a SessionInstance"]);
-    }
-    entry.instance = value;
-    this.jsSessions.set(session, entry);
-    return reply(core, SESSION_OK);
+    entry.endRestore?.();
+    return opened(core, session, entry, value);
   },
   hostSessionExecute(session, codePtr, codeLen, envPtr, envLen) {
     const entry = this.jsSessions.get(session);
@@ -161,25 +232,28 @@ export const sessionHostImports = {
       // Thrown inside core code the guest re-entered (a WASI call that never returned): not the engine's throw but a
       // core whose C++ state is half unwound; the shim drops this core (as wasmify_bridge.js does).
       if (this._sw_wasi_call_depth() !== depth) this.coreCorrupted = error;
-      return reply(this, isLimit(error) ? SESSION_THREW_LIMIT : SESSION_THREW, [messageOf(error)]);
+      return executeThrew(this, error);
     }
     if (isThenable(outcome)) {
-      outcome.then(undefined, () => {});
+      keepPromise(entry, "execute", outcome);
       return reply(this, SESSION_PROMISE);
     }
-    let json;
-    try {
-      json = JSON.stringify(outcome ?? null) ?? "null";
-    } catch (error) {
-      return reply(this, SESSION_UNSERIALIZABLE, [messageOf(error) || String(error)]);
+    return executed(this, entry, outcome);
+  },
+  // The settled answer of the call that returned a promise, replied as that call would have replied.
+  hostSessionSettled(session) {
+    const entry = this.jsSessions.get(session);
+    const waiting = entry?.waiting;
+    if (!waiting) return reply(this, SESSION_FAILED, ["no engine promise is pending for this session"]);
+    entry.waiting = null;
+    const settled = waiting.settled ?? { error: new Error("the engine's promise had not settled") };
+    if (waiting.kind === "open") {
+      entry.endRestore?.();
+      if ("error" in settled) return openFailed(this, session, entry, settled.error);
+      return opened(this, session, entry, settled.value);
     }
-    let cwd = "";
-    try {
-      if (typeof entry.instance.cwd === "string") cwd = entry.instance.cwd;
-    } catch {
-      // a throwing getter reports nothing
-    }
-    return reply(this, SESSION_OK, [json, cwd]);
+    if ("error" in settled) return executeThrew(this, settled.error);
+    return executed(this, entry, settled.value);
   },
   // SESSION_INVALID when instance.invalid is truthy, or reading it threw.
   hostSessionFlags(session) {
@@ -229,6 +303,17 @@ export const sessionHostImports = {
     this.jsSessions.delete(session);
     if (!entry) return;
     entry.open = false;
+    entry.endRestore?.();
+    // Closed while its boot/restore promise was pending (the call was abandoned): the instance it brings is closed.
+    if (entry.waiting?.kind === "open") {
+      entry.waiting.promise.then((instance) => {
+        try {
+          instance?.close?.();
+        } catch (error) {
+          console.error("[sandbox-workers] SessionInstance.close threw:", error);
+        }
+      }, () => {});
+    }
     if (entry.memoryBound) unbindGuestMemory(this, session);
     try {
       entry.instance?.close?.();

@@ -71,7 +71,10 @@ export interface SessionOptions {
   onCwdChange(cwd: string): void;
 }
 
-/** A stored snapshot, served from the core; `readPage` is synchronous and valid only during `restore`. */
+/**
+ * A stored snapshot, served from the core; `readPage` is synchronous and valid only while `restore` runs (until its
+ * promise settles, for an async restore).
+ */
 export interface SessionSnapshotSource {
   handle: bigint;
   extra: Record<string, JsonValue>;
@@ -85,23 +88,32 @@ export interface SessionOutcome extends EngineOutcome {
   cwd?: string;
 }
 
-/** One live engine instance of a code context (SPEC §5.2). Every member is called synchronously. */
+/**
+ * One live engine instance of a code context (SPEC §5.2). `execute` may answer a promise (awaited by the Interpreter,
+ * at most INTERPRETER_ENGINE_WAIT_MS); every other member is synchronous.
+ */
 export interface SessionInstance {
   readonly cwd: string;
   /** True after a trap: the Interpreter drops the instance and restores the last snapshot next time. */
   readonly invalid: boolean;
-  /** Never throws for a guest error or a limit; a throw is a host bug (EngineError, instance dropped). */
-  execute(request: { code: string; envVars: Record<string, string> }): SessionOutcome;
+  /**
+   * Never throws (or rejects) for a guest error or a limit; a throw or a rejection is a host bug (EngineError, instance
+   * dropped), and so is a promise still pending after INTERPRETER_ENGINE_WAIT_MS.
+   */
+  execute(request: { code: string; envVars: Record<string, string> }): SessionOutcome | Promise<SessionOutcome>;
   /** False while the guest holds a descriptor beyond the preopens (./wasi hasOpenGuestFds), or once invalid. */
   canSnapshot(): boolean;
   snapshot(): { handle: bigint; extra: Record<string, JsonValue>; memory: WebAssembly.Memory };
   close(): void;
 }
 
-/** Durable sessions of an engine written in JavaScript (seed 000); both calls are synchronous. */
+/**
+ * Durable sessions of an engine written in JavaScript (seed 000). Either call may answer a promise (awaited by the
+ * Interpreter, at most INTERPRETER_ENGINE_WAIT_MS): a failed boot is the generic 502, a failed restore boots fresh.
+ */
 export interface EngineSessions {
-  boot(options: SessionOptions): SessionInstance;
-  restore(options: SessionOptions, snapshot: SessionSnapshotSource): SessionInstance;
+  boot(options: SessionOptions): SessionInstance | Promise<SessionInstance>;
+  restore(options: SessionOptions, snapshot: SessionSnapshotSource): SessionInstance | Promise<SessionInstance>;
 }
 
 /** The Engine contract (seed 000) for an engine written in JavaScript: a stateless engine needs only `run`. */

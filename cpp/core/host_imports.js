@@ -61,6 +61,9 @@ mergeInto(LibraryManager.library, {
   sw_host_session_execute: function (session, codePtr, codeLen, envPtr, envLen) {
     return Module['hostSessionExecute'](session, codePtr >>> 0, codeLen >>> 0, envPtr >>> 0, envLen >>> 0);
   },
+  sw_host_session_settled: function (session) {
+    return Module['hostSessionSettled'](session);
+  },
   sw_host_session_snapshot: function (session) {
     return Module['hostSessionSnapshot'](session);
   },

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,10 @@ const sw_step_view* publishStep(DoBox* box, Step step) {
     v.kind = sw::abi::STEP_NEED_FILES;
     v.json_ptr = address(box->step.pathsJson.data());
     v.json_len = uint32_t(box->step.pathsJson.size());
+  } else if (box->step.kind == Step::Kind::AwaitEngine) {
+    v.kind = sw::abi::STEP_AWAIT_ENGINE;
+    v.json_ptr = address(box->step.json.data());
+    v.json_len = uint32_t(box->step.json.size());
   } else {
     v.kind = sw::abi::STEP_DONE;
     v.json_ptr = address(box->step.json.data());
@@ -229,6 +234,22 @@ EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_files_too_large(uint32_t 
 // The getFiles callback threw instead of answering.
 EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_files_failed(uint32_t h) {
   return guardedStep(h, [&](Interpreter& interp) { return interp.executeFilesFailed(); });
+}
+
+// After STEP_AWAIT_ENGINE: the engine's promise settled and the shim holds its value or reason for the session.
+EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_resume(uint32_t h) {
+  return guardedStep(h, [&](Interpreter& interp) { return interp.executeResume(); });
+}
+
+// After STEP_AWAIT_ENGINE: the promise had not settled after the step's waitMs.
+EMSCRIPTEN_KEEPALIVE const sw_step_view* sw_do_execute_abandon(uint32_t h) {
+  return guardedStep(h, [&](Interpreter& interp) { return interp.executeAbandon(); });
+}
+
+// INTERPRETER_ENGINE_WAIT_MS as text (has 0 when unset): how long an execute waits for an engine's promise.
+EMSCRIPTEN_KEEPALIVE void sw_do_set_engine_wait(uint32_t h, const char* text, uint32_t len, uint32_t has) {
+  doOf(h)->interp->setEngineWaitMs(
+      sw::interp::parseEngineWait(has ? std::optional<std::string_view>(std::string_view(text, len)) : std::nullopt));
 }
 
 EMSCRIPTEN_KEEPALIVE uint32_t sw_do_alarm(uint32_t h) {

@@ -34,6 +34,9 @@ uint32_t sw_host_session_open(uint32_t server, uint32_t session, uint32_t worksp
 uint32_t sw_host_session_execute(uint32_t session, const char* code, uint32_t codeLen, const char* env,
                                  uint32_t envLen);
 uint32_t sw_host_session_snapshot(uint32_t session);
+// The answer of a call that returned a promise (SESSION_PROMISE), once the shim awaited it: as the synchronous call's
+// reply would have been (boot/restore or execute).
+uint32_t sw_host_session_settled(uint32_t session);
 uint32_t sw_host_session_flags(uint32_t session);
 uint32_t sw_host_session_can_snapshot(uint32_t session);
 void sw_host_session_close(uint32_t session);
@@ -177,14 +180,28 @@ class JsSession final : public interp::Session {
   // object's address, unique among live sessions and never a WASI host's.
   uint32_t id() const { return address(this); }
 
-  // sessions.boot(options) (restoreJson empty) or sessions.restore(options, source).
-  void open(uint32_t server, std::string_view restoreJson, const PageImage* image) {
+  // sessions.boot(options) (restoreJson empty) or sessions.restore(options, source) over `image` (kept until the
+  // engine's restore answered: its readPage serves from it). A promise leaves the session pending(); finishOpen then
+  // reads what it settled to.
+  void open(uint32_t server, std::string_view restoreJson, std::unique_ptr<PageImage> image) {
+    image_ = std::move(image);
     Reply r = takeReply(sw_host_session_open(server, id(), workspaceId_, cwd_.data(), uint32_t(cwd_.size()),
-                                             restoreJson.data(), uint32_t(restoreJson.size()), address(image)));
-    opened_ = r.status == abi::SESSION_OK;  // the shim holds the instance only then: close it
-    if (r.status == abi::SESSION_PROMISE)
-      throw std::runtime_error("sessions.boot/restore returned a promise: session calls must be synchronous");
-    if (r.status != abi::SESSION_OK) throw std::runtime_error("Engine session failed to start: " + r.field(0));
+                                             restoreJson.data(), uint32_t(restoreJson.size()), address(image_.get())));
+    if (r.status == abi::SESSION_PROMISE) {
+      opened_ = true;  // the shim holds the promise under this id: close drops it
+      waiting_ = Waiting::Open;
+      return;
+    }
+    opened(r);
+  }
+
+  bool pending() const override { return waiting_ != Waiting::None; }
+  uint32_t awaitId() const override { return id(); }
+
+  void finishOpen() override {
+    if (waiting_ != Waiting::Open) return;
+    waiting_ = Waiting::None;
+    opened(takeReply(sw_host_session_settled(id())));
   }
 
   // onCwdChange(cwd) during a call (js_sessions.js forwards it through sw_session_cwd_changed).
@@ -195,30 +212,17 @@ class JsSession final : public interp::Session {
     reportedCwd_.clear();
     Reply r = takeReply(sw_host_session_execute(id(), code.data(), uint32_t(code.size()), envJson.data(),
                                                 uint32_t(envJson.size())));
-    switch (r.status) {
-      case abi::SESSION_OK:
-        break;
-      case abi::SESSION_THREW_LIMIT:
-        throw interp::SessionLimitThrow(r.field(0).empty() ? "Execution limit exceeded" : r.field(0));
-      case abi::SESSION_PROMISE:
-        throw std::runtime_error("SessionInstance.execute returned a promise: session calls must be synchronous");
-      case abi::SESSION_UNSERIALIZABLE:
-        throw std::runtime_error("Engine returned an outcome that cannot be serialized: " + r.field(0));
-      default:
-        throw std::runtime_error(r.field(0).empty() ? "Execution failed" : r.field(0));
+    if (r.status == abi::SESSION_PROMISE) {
+      waiting_ = Waiting::Execute;
+      return {};
     }
-    // SessionOutcome.cwd (SPEC §5.1): the outcome's own cwd, else the last onCwdChange of this call, else the
-    // instance's cwd, else unchanged.
-    interp::SessionOutcome out;
-    out.outcomeJson = r.field(0);
-    auto parsed = json::parseCopy(out.outcomeJson);
-    const json::Value* cwd = parsed.ok() && parsed.value.isObject() ? parsed.value.find("cwd") : nullptr;
-    if (cwd && cwd->isString() && !cwd->asString().empty()) out.cwd = cwd->asString();
-    else if (!reportedCwd_.empty()) out.cwd = reportedCwd_;
-    else if (!r.field(1).empty()) out.cwd = r.field(1);
-    else out.cwd = cwd_;
-    cwd_ = out.cwd;
-    return out;
+    return outcome(r);
+  }
+
+  interp::SessionOutcome finishExecute() override {
+    if (waiting_ != Waiting::Execute) throw std::logic_error("no execute is pending");
+    waiting_ = Waiting::None;
+    return outcome(takeReply(sw_host_session_settled(id())));
   }
 
   bool invalid() const override { return (sw_host_session_flags(id()) & abi::SESSION_INVALID) != 0; }
@@ -241,11 +245,48 @@ class JsSession final : public interp::Session {
   }
 
  private:
+  // The boot/restore answer (at once or settled).
+  void opened(const Reply& r) {
+    image_.reset();  // the engine's readPage is over
+    opened_ = r.status == abi::SESSION_OK;  // the shim holds the instance only then: close it
+    if (r.status != abi::SESSION_OK) throw std::runtime_error("Engine session failed to start: " + r.field(0));
+  }
+
+  // The execute answer (at once or settled).
+  interp::SessionOutcome outcome(const Reply& r) {
+    switch (r.status) {
+      case abi::SESSION_OK:
+        break;
+      case abi::SESSION_THREW_LIMIT:
+        throw interp::SessionLimitThrow(r.field(0).empty() ? "Execution limit exceeded" : r.field(0));
+      case abi::SESSION_THREW:
+        throw std::runtime_error(r.field(0).empty() ? "Execution failed" : r.field(0));
+      case abi::SESSION_UNSERIALIZABLE:
+        throw std::runtime_error("Engine returned an outcome that cannot be serialized: " + r.field(0));
+      default:
+        throw std::runtime_error(r.field(0).empty() ? "Execution failed" : r.field(0));
+    }
+    // SessionOutcome.cwd (SPEC §5.1): the outcome's own cwd, else the last onCwdChange of this call, else the
+    // instance's cwd, else unchanged.
+    interp::SessionOutcome out;
+    out.outcomeJson = r.field(0);
+    auto parsed = json::parseCopy(out.outcomeJson);
+    const json::Value* cwd = parsed.ok() && parsed.value.isObject() ? parsed.value.find("cwd") : nullptr;
+    if (cwd && cwd->isString() && !cwd->asString().empty()) out.cwd = cwd->asString();
+    else if (!reportedCwd_.empty()) out.cwd = reportedCwd_;
+    else if (!r.field(1).empty()) out.cwd = r.field(1);
+    else out.cwd = cwd_;
+    cwd_ = out.cwd;
+    return out;
+  }
+
   void readSnapshot() const {
     if (snapshotRead_) return;
     Reply r = takeReply(sw_host_session_snapshot(id()));
     if (r.status == abi::SESSION_UNSERIALIZABLE)
       throw std::runtime_error("snapshot().extra cannot be serialized: " + r.field(0));
+    // The memory is read while the snapshot's transaction is open: snapshot() must answer at once.
+    if (r.status == abi::SESSION_PROMISE) throw std::runtime_error("snapshot() returned a promise: it must be synchronous");
     if (r.status != abi::SESSION_OK) throw std::runtime_error("snapshot() failed: " + r.field(0));
     if (!parseHandle(r.field(0), handle_)) throw std::runtime_error("snapshot().handle is not a 64-bit unsigned integer");
     extra_ = r.field(1).empty() ? "{}" : r.field(1);
@@ -256,6 +297,9 @@ class JsSession final : public interp::Session {
   std::string cwd_;
   std::string reportedCwd_;
   GuestMemoryView memory_;
+  std::unique_ptr<PageImage> image_;  // a restore's snapshot, until the engine's restore answered
+  enum class Waiting : uint8_t { None, Open, Execute };
+  Waiting waiting_ = Waiting::None;
   bool opened_ = false;
   mutable bool snapshotRead_ = false;
   mutable uint64_t handle_ = 0;
@@ -274,17 +318,18 @@ class JsSessionFactory final : public interp::SessionFactory {
   }
 
   // The snapshot is decoded (and verified) into a page image first; the engine then reads it page by page. Any
-  // failure -- the image, or the engine's restore throwing -- is nullptr: the Interpreter boots fresh.
+  // failure -- the image, or the engine's restore throwing -- is nullptr: the Interpreter boots fresh (a rejected
+  // promise from restore too, through finishOpen).
   std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd,
                                            const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
                                            std::string_view extraJson) override {
-    PageImage image;
-    if (!fill(image)) return nullptr;
+    auto image = std::make_unique<PageImage>();
+    if (!fill(*image)) return nullptr;
     std::string restoreJson = "{\"handle\":\"" + std::to_string(handle) + "\",\"extra\":" +
                               std::string(extraJson.empty() ? std::string_view("{}") : extraJson) + "}";
     auto s = std::make_unique<JsSession>(workspace, cwd);
     try {
-      s->open(server_, restoreJson, &image);
+      s->open(server_, restoreJson, std::move(image));
     } catch (const std::exception&) {
       return nullptr;
     }

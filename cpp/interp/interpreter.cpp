@@ -122,6 +122,13 @@ double parseIdleTtl(std::optional<std::string_view> value) {
   return *n;
 }
 
+double parseEngineWait(std::optional<std::string_view> value) {
+  if (!value || value->empty()) return kDefaultEngineWaitMs;
+  auto n = server::jsNumber(*value);
+  if (!n || !std::isfinite(*n) || *n <= 0) return kDefaultEngineWaitMs;
+  return *n;
+}
+
 // --- records -----------------------------------------------------------------------------------------------------
 
 // The snapshot record of SPEC §4.5, in our storage format (docs/snapshots.md): the rows of the context are
@@ -295,6 +302,15 @@ struct Interpreter::Pending {
   std::vector<std::string> dirs;
   std::vector<std::pair<std::string, std::string>> manifest;
   std::vector<std::string> requested;  // sorted
+  // The round in progress (run() on): where it waits, and what it carries across an AwaitEngine step.
+  enum Phase : int { kFiles, kOpening, kExecuting };
+  int phase = kFiles;
+  double started = 0;
+  std::optional<workspace::Mirror::Checkpoint> checkpoint;
+  std::unique_ptr<Session> opening;  // kOpening: the instance being booted or restored
+  bool restoring = false;            // ... by a restore (a failure boots fresh) rather than a boot
+  snapshot::Tracker restoredTracker;
+  double restoreStarted = 0;
 };
 
 // --- construction and storage --------------------------------------------------------------------------------------
@@ -689,59 +705,162 @@ void Interpreter::dropResident() {
 
 Step Interpreter::run() {
   Context& ctx = pending_->context;
-  const double started = clock_.monotonicMs();
-  auto checkpoint = mirror_.checkpoint();
+  pending_->started = clock_.monotonicMs();
+  pending_->checkpoint = mirror_.checkpoint();
 
-  // 2. the instance (SPEC §4.4)
-  try {
-    if (!(resident_ && residentContext_ == ctx.id && !resident_->invalid())) {
-      dropResident();
-      bool restored = false;
-      if (ctx.snapshot && ctx.snapshot->build == engine_.build && ctx.snapshot->verified) {
-        // Any failure of a restore -- a damaged row, a storage error, an allocation failure -- boots fresh: a
-        // snapshot that cannot be restored must never fail every later call.
-        try {
-          restored = restoreResident(ctx);
-        } catch (...) {
-          restored = false;
-        }
-        if (!restored) dropResident();
-      }
-      if (!restored) {
-        if (ctx.snapshot) {
-          // Another build's image (or an unusable one) is discarded, never restored.
-          sql_.exec("DELETE FROM chunks WHERE context_id = ?", {SqlArg::text(ctx.id)});
-          ctx.snapshot.reset();
-        }
-        resident_ = sessions_.boot(mirror_.workspace(), ctx.cwd);
-        residentContext_ = ctx.id;
-        tracker_ = snapshot::Tracker{};
-        counters_.booted = true;
-      }
+  // 2. the instance (SPEC §4.4). A resident still waiting for an engine promise belongs to a call that was abandoned
+  // (its promise never settled): it cannot be trusted, so it is dropped like an invalid one.
+  if (resident_ && residentContext_ == ctx.id && !resident_->invalid() && !resident_->pending()) return execute();
+  dropResident();
+  if (ctx.snapshot && ctx.snapshot->build == engine_.build && ctx.snapshot->verified) {
+    // Any failure of a restore -- a damaged row, a storage error, an allocation failure, the engine's restore throwing
+    // or its promise rejecting -- boots fresh: a snapshot that cannot be restored must never fail every later call.
+    std::unique_ptr<Session> restored;
+    try {
+      restored = startRestore(ctx);
+    } catch (...) {
+      restored = nullptr;
     }
-  } catch (...) {
-    dropResident();
-    mirror_.rollback(checkpoint);
-    return internalFailure();
+    if (restored) return openResident(std::move(restored), true);
   }
+  return bootFresh();
+}
 
-  // 4. execute
-  SessionOutcome outcome;
-  bool threw = false;
+Step Interpreter::bootFresh() {
+  Context& ctx = pending_->context;
+  std::unique_ptr<Session> session;
   try {
-    outcome = resident_->execute(pending_->code, pending_->envJson);
+    if (ctx.snapshot) {
+      // Another build's image (or an unusable one) is discarded, never restored.
+      sql_.exec("DELETE FROM chunks WHERE context_id = ?", {SqlArg::text(ctx.id)});
+      ctx.snapshot.reset();
+    }
+    session = sessions_.boot(mirror_.workspace(), ctx.cwd);
+  } catch (...) {
+    return openFailed();
+  }
+  if (!session) return openFailed();
+  return openResident(std::move(session), false);
+}
+
+Step Interpreter::openResident(std::unique_ptr<Session> session, bool restoring) {
+  pending_->opening = std::move(session);
+  pending_->restoring = restoring;
+  if (pending_->opening->pending()) return awaitEngine(*pending_->opening, Pending::kOpening);
+  return afterOpen();
+}
+
+// The boot or restore answered (at once, or its promise settled).
+Step Interpreter::afterOpen() {
+  std::unique_ptr<Session> session = std::move(pending_->opening);
+  const bool restoring = pending_->restoring;
+  pending_->phase = Pending::kFiles;
+  try {
+    session->finishOpen();
+  } catch (...) {
+    session.reset();
+    if (restoring) return bootFresh();
+    return openFailed();
+  }
+  resident_ = std::move(session);
+  residentContext_ = pending_->context.id;
+  if (restoring) {
+    tracker_ = std::move(pending_->restoredTracker);
+    counters_.restored = true;
+    counters_.restoreMs = clock_.monotonicMs() - pending_->restoreStarted;
+  } else {
+    tracker_ = snapshot::Tracker{};
+    counters_.booted = true;
+  }
+  return execute();
+}
+
+Step Interpreter::openFailed() {
+  dropResident();
+  if (pending_ && pending_->checkpoint) mirror_.rollback(*pending_->checkpoint);
+  return internalFailure();
+}
+
+Step Interpreter::awaitEngine(const Session& session, int phase) {
+  pending_->phase = phase;
+  Step s;
+  s.kind = Step::Kind::AwaitEngine;
+  Writer w(s.json);
+  w.beginObject();
+  w.key("session").number(double(session.awaitId()));
+  w.key("waitMs").number(engineWaitMs_);
+  w.endObject();
+  return s;
+}
+
+namespace {
+
+// Step 4's reading of a call that threw (SPEC §4.4): the failed outcome, true; false when `call` answered.
+template <typename F>
+bool executeGuarded(F&& call, SessionOutcome& outcome) {
+  try {
+    call();
+    return false;
   } catch (const SessionLimitThrow& e) {
-    threw = true;
     outcome.outcomeJson = server::failedOutcomeJson("ExecutionLimitError", e.what());
   } catch (const std::runtime_error& e) {
     // The engine's failure as the session reports it (a trap, a missing export, an engine error message).
-    threw = true;
     outcome.outcomeJson = server::failedOutcomeJson("EngineError", e.what());
   } catch (const std::exception&) {
     // A host failure (std::bad_alloc, ...): its text is internal, never the caller's business.
-    threw = true;
     outcome.outcomeJson = server::failedOutcomeJson("EngineError", "The engine failed (host error)");
   }
+  outcome.cwd.clear();
+  return true;
+}
+
+}  // namespace
+
+// 4. execute
+Step Interpreter::execute() {
+  SessionOutcome outcome;
+  bool awaiting = false;
+  const bool threw = executeGuarded(
+      [&] {
+        outcome = resident_->execute(pending_->code, pending_->envJson);
+        awaiting = resident_->pending();
+      },
+      outcome);
+  if (!threw && awaiting) return awaitEngine(*resident_, Pending::kExecuting);
+  return finishRound(std::move(outcome), threw);
+}
+
+Step Interpreter::executeResume() {
+  if (!pending_) return internalFailure();
+  if (pending_->phase == Pending::kOpening && pending_->opening) return afterOpen();
+  if (pending_->phase != Pending::kExecuting || !resident_) return internalFailure();
+  pending_->phase = Pending::kFiles;
+  SessionOutcome outcome;
+  const bool threw = executeGuarded([&] { outcome = resident_->finishExecute(); }, outcome);
+  return finishRound(std::move(outcome), threw);
+}
+
+Step Interpreter::executeAbandon() {
+  if (!pending_) return internalFailure();
+  const std::string message = "The engine's promise did not settle within " +
+                              std::to_string(uint64_t(engineWaitMs_)) + " ms";
+  if (pending_->phase == Pending::kOpening && pending_->opening) {
+    pending_->opening.reset();  // closed: whatever it settles to later is closed too
+    pending_->phase = Pending::kFiles;
+    if (pending_->restoring) return bootFresh();
+    return openFailed();
+  }
+  if (pending_->phase != Pending::kExecuting || !resident_) return internalFailure();
+  pending_->phase = Pending::kFiles;
+  SessionOutcome outcome;
+  outcome.outcomeJson = server::failedOutcomeJson("EngineError", message);
+  return finishRound(std::move(outcome), true);
+}
+
+Step Interpreter::finishRound(SessionOutcome outcome, bool threw) {
+  Context& ctx = pending_->context;
+  const double started = pending_->started;
+  const workspace::Mirror::Checkpoint& checkpoint = *pending_->checkpoint;
   if (threw) dropResident();
 
   // 5. bookkeeping
@@ -950,34 +1069,33 @@ class RowReader final : public snapshot::ChunkReader {
 
 }  // namespace
 
-bool Interpreter::restoreResident(Context& ctx) {
+// Starts a restore (SPEC §4.4 step 2): the image is decoded and verified, then the engine's restore is called. The
+// session it answered (possibly pending), or nullptr when the snapshot is unusable. afterOpen adopts it together with
+// the tracker kept in pending_.
+std::unique_ptr<Session> Interpreter::startRestore(Context& ctx) {
   const SnapshotRecord& record = *ctx.snapshot;
-  const double t0 = clock_.monotonicMs();
+  pending_->restoreStarted = clock_.monotonicMs();
   snapshot::Manifest manifest;
   std::string error;
   uint64_t handle = 0;
   if (!record.verified || !snapshot::Manifest::decode(record.manifest, manifest, error) ||
       !parseU64(record.handle, handle))
-    return false;
+    return nullptr;
   // The record's own fields must agree with its manifest.
   uint64_t stored = 0;
   for (const auto& segment : manifest.segments) stored += segment.bytes;
   if (manifest.memoryPages != record.memoryPages || manifest.segments.size() != record.chunkCount ||
       double(stored) != record.storedBytes)
-    return false;
+    return nullptr;
   RowReader rows(sql_, ctx.id);
   snapshot::Tracker tracker;
   auto session = sessions_.restore(
       mirror_.workspace(), ctx.cwd,
       [&](snapshot::Memory& memory) { return snapshot::restore(memory, manifest, rows, tracker, error); }, handle,
       record.extraJson);
-  if (!session) return false;
-  resident_ = std::move(session);
-  residentContext_ = ctx.id;
-  tracker_ = std::move(tracker);
-  counters_.restored = true;
-  counters_.restoreMs = clock_.monotonicMs() - t0;
-  return true;
+  if (!session) return nullptr;
+  pending_->restoredTracker = std::move(tracker);
+  return session;
 }
 
 void Interpreter::takeSnapshot(Context& ctx) {

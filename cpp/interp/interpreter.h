@@ -2,12 +2,14 @@
 //
 // One Interpreter per Durable Object instance. It owns the context registry (SQLite rows), the one resident engine
 // instance, the in-memory /workspace mirror and the snapshot chunks. Like cpp/server it is sans-I/O where I/O is
-// asynchronous: the only asynchronous step of an execute is the caller's getFiles callback, so an execute is a two-step
-// state machine (start -> NeedFiles -> filesReceived -> Done). Storage (SQLite) and the engine run synchronously.
+// asynchronous: an execute is a state machine whose asynchronous steps are the caller's getFiles callback (start ->
+// NeedFiles -> filesReceived) and, for an engine written in JavaScript, a promise from its boot, restore or execute
+// (AwaitEngine -> resume, any number of times), ending in Done. Storage (SQLite) runs synchronously.
 // Calls are strictly sequential (the shim chains them, SPEC §4.9).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -50,6 +52,16 @@ class Session {
   virtual snapshot::Memory& memory() = 0;
   virtual uint64_t handle() const = 0;
   virtual std::string extraJson() const { return "{}"; }
+
+  // An engine written in JavaScript may answer boot, restore or execute with a promise (SPEC §5.1: session methods
+  // may be async). The call then returns with pending() true and nothing decided; the Interpreter answers
+  // Step::AwaitEngine with awaitId(), the shim awaits the promise and keeps what it settled to, and on resume the
+  // Interpreter calls finishOpen() (after boot/restore; throws as they do) or finishExecute() (after execute; throws
+  // as execute does). Built-in engines are synchronous and never pending.
+  virtual bool pending() const { return false; }
+  virtual uint32_t awaitId() const { return 0; }
+  virtual void finishOpen() {}
+  virtual SessionOutcome finishExecute() { throw std::logic_error("no execute is pending"); }
 };
 
 class SessionFactory {
@@ -58,7 +70,8 @@ class SessionFactory {
   // A fresh instance whose /workspace is `workspace`, starting in `cwd`. Throws on failure.
   virtual std::unique_ptr<Session> boot(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd) = 0;
   // An instance restored from a snapshot: instantiate, let `fill` write the memory image (false = the snapshot is
-  // unusable: return nullptr), then adopt the stored handle without running any initialisation. Throws on failure.
+  // unusable: return nullptr), then adopt the stored handle without running any initialisation. Returns nullptr on
+  // failure (the Interpreter boots fresh). Either may return a pending() session (its promise settles later).
   virtual std::unique_ptr<Session> restore(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd,
                                            const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
                                            std::string_view extraJson) = 0;
@@ -69,20 +82,29 @@ class SessionFactory {
 constexpr std::size_t kMaxContexts = 8;
 constexpr int kStorageFormat = 4;
 constexpr double kDefaultIdleTtlMs = 86400000;
+// How long an execute waits for an engine's promise (INTERPRETER_ENGINE_WAIT_MS; docs/engine-authors.md): a promise
+// that never settles must not hold the Interpreter, and every call queued behind it, forever.
+constexpr double kDefaultEngineWaitMs = 30000;
+
+// INTERPRETER_ENGINE_WAIT_MS: unset/empty -> default; Number(value) if finite and > 0, else default.
+double parseEngineWait(std::optional<std::string_view> value);
 
 // INTERPRETER_IDLE_TTL_MS (SPEC §4.7): unset/empty -> default; Number(value) if finite and >= 0, else default.
 double parseIdleTtl(std::optional<std::string_view> value);
 
 // What an RPC or HTTP step asks the shim to do next.
 struct Step {
-  enum class Kind : uint8_t { Done, NeedFiles };
+  enum class Kind : uint8_t { Done, NeedFiles, AwaitEngine };
   Kind kind = Kind::Done;
+  // AwaitEngine: `json` is {"session": id, "waitMs": ms}: the shim awaits that session's promise, then calls
+  // executeResume; when it has not settled after `waitMs`, executeAbandon.
   // Done: the JSON of InterpreterExecuteRpcResult ({ok:true,result} | {ok:false,status,body}); file data is not in
   // the JSON: each workspace.files entry has "data":null and its bytes are files[i] (same order).
   std::string json;
   std::vector<std::string> files;
   // NeedFiles: the paths to pass to getFiles, as a JSON array.
   std::string pathsJson;
+
 };
 
 // One entry of a getFiles answer as the shim saw it (the shim reports JavaScript types; C++ validates, SPEC §2.7 11a).
@@ -145,6 +167,13 @@ class Interpreter {
   Step executeFilesFailed();
   // The getFiles answer was over server::kMaxPulledBytes: ENOSPC, as reconciling it would be.
   Step executeFilesTooLarge();
+  // After Step::AwaitEngine: the engine's promise settled (the session holds its value or reason).
+  Step executeResume();
+  // After Step::AwaitEngine: the promise did not settle within waitMs. The round ends as a throw would (EngineError,
+  // the instance dropped, nothing snapshotted); a boot that never answered is the generic failure, a restore boots
+  // fresh.
+  Step executeAbandon();
+  void setEngineWaitMs(double ms) { engineWaitMs_ = ms; }
   // The alarm handler (SPEC §4.7).
   void alarm();
 
@@ -175,8 +204,15 @@ class Interpreter {
   Step workspaceFailure(const workspace::Error& err);
   Step reconcileAndRun(std::vector<workspace::File> files, bool secondPass);
   Step run();
+  Step bootFresh();
+  Step openResident(std::unique_ptr<Session> session, bool restoring);
+  Step afterOpen();
+  Step openFailed();
+  Step execute();
+  Step awaitEngine(const Session& session, int phase);
+  Step finishRound(SessionOutcome outcome, bool threw);
   void dropResident();
-  bool restoreResident(Context& ctx);
+  std::unique_ptr<Session> startRestore(Context& ctx);
   void takeSnapshot(Context& ctx);
 
   const server::EngineInfo& engine_;
@@ -186,6 +222,7 @@ class Interpreter {
   server::Clock& clock_;
   double ttlMs_;
   double armedAlarm_;  // NaN: unknown/none cached
+  double engineWaitMs_ = kDefaultEngineWaitMs;
 
   std::string metaJson_;  // the meta row as stored ("" = none)
   workspace::Mirror mirror_;

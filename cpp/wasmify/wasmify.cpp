@@ -177,12 +177,21 @@ Result<std::string> runWasmify(GuestCaller& guest, const WasmifyDriver& driver, 
 }
 
 Result<SessionOutcome> WasmifySession::execute(const WasmifyDriver& driver, const ExecuteRequest& request) {
+  auto call = begin(driver, request);
+  if (!call) return call.failure();
+  return end(driver.sessionExecute(instance, call.value()));
+}
+
+Result<ExecuteRequest> WasmifySession::begin(const WasmifyDriver& driver, const ExecuteRequest& request) {
   if (invalid) return engineFailure("Session instance is invalid");
   if (!driver.sessionExecute) return engineFailure("Sessions are not supported");
   instance.guest.resetFuel(fuel);
   ExecuteRequest call = request;
   call.cwd = cwd;
-  auto out = driver.sessionExecute(instance, call);
+  return call;
+}
+
+Result<SessionOutcome> WasmifySession::end(Result<SessionOutcome> out) {
   if (!out) {
     // The call itself failed: the instance cannot be trusted (a trap unwound the guest mid-way, or the guest broke the
     // protocol). SPEC §5.2: execute reports limits and errors as outcomes; the server drops the invalid instance.

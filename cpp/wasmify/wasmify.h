@@ -217,6 +217,11 @@ struct WasmifySession {
   // results, and the current cwd. The only Failures are preconditions: an invalid session, a driver without sessions.
   // A clean fuel interrupt (JavaScript) is a guest-level ExecutionLimitError: the instance stays valid.
   Result<SessionOutcome> execute(const WasmifyDriver& driver, const ExecuteRequest& request);
+  // execute() in two halves, for a call that answers later (a WasmifyDriver written in JavaScript whose sessionExecute
+  // answered a promise, cpp/wasmify/exports.cpp): begin() checks the preconditions, resets the fuel meter and gives
+  // the request with the session's cwd; end() adopts the call's result exactly as execute() does.
+  Result<ExecuteRequest> begin(const WasmifyDriver& driver, const ExecuteRequest& request);
+  Result<SessionOutcome> end(Result<SessionOutcome> out);
 };
 struct SessionSnapshot {
   uint64_t handle = 0;

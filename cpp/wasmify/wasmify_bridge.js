@@ -42,6 +42,12 @@ mergeInto(LibraryManager.library, {
       return 0;
     }
   },
+  // A hook of a WasmifyDriver written in JavaScript (worker-shim/wasmify.js installs Module.hostWasmifyHook when it
+  // registers one): returns the reply buffer it allocated in core memory, 0 when there is none.
+  sw_host_wasmify_hook: function (driver, hook, call, handle, argPtr, argLen) {
+    if (!Module['hostWasmifyHook']) return 0;
+    return Module['hostWasmifyHook'](driver, hook, call >>> 0, handle, argPtr >>> 0, argLen >>> 0);
+  },
   sw_guest_call__deps: ['$swWasmify', '$swAbi'],
   sw_guest_call: function (host, id, namePtr, nameLen, argc, a0, a1, a2, a3, status) {
     status >>>= 0;

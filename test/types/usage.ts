@@ -54,7 +54,14 @@ import {
   ExecutionLimitError as WasiLimitError,
 } from "../../worker-shim/wasi.js";
 import { restoreMemory, captureMemory, PAGE_BYTES, type MemoryImage } from "../../worker-shim/snapshot.js";
-import { runWasmify, bootWasmifySession, restoreWasmifySession, type WasmifySession } from "../../worker-shim/wasmify.js";
+import {
+  runWasmify,
+  bootWasmifySession,
+  restoreWasmifySession,
+  type WasmifySession,
+  type WasmifyDriver,
+  type WasmifyMessage,
+} from "../../worker-shim/wasmify.js";
 import type { SessionInstance, SessionOptions, SessionSnapshotSource, SessionOutcome, JavaScriptEngine } from "../../worker-shim/index.js";
 
 declare const guest: WebAssembly.Module;
@@ -110,6 +117,53 @@ export function wasmifyUsage(module: WebAssembly.Module, memory: WebAssembly.Mem
   image.close();
   return [out.results.length, s, r];
 }
+
+// A WasmifyDriver written in JavaScript (the wasmify counter test engine's shape).
+export const jsDriver: WasmifyDriver = {
+  initMethod: 1,
+  initRequest: [[1, 0]],
+  sessionBoot: "get",
+  evaluate: (ctx, code) => ctx.invoke(2, [[1, ctx.handle], [2, code]]).string(1) ?? "",
+  sessionExecute(ctx, { code, cwd }) {
+    const m: WasmifyMessage = ctx.invoke(3, [[1, ctx.handle], [2, code], [3, cwd]]);
+    return { results: [{ text: m.string(1) ?? "" }], cwd: m.string(3) };
+  },
+  runOnce: (ctx, { code }) => ({ results: [{ text: ctx.invoke(2, [[1, ctx.handle], [2, new TextEncoder().encode(code)], [4, true]]).string(1) ?? "" }] }),
+  afterRestore(ctx, { bootImage }) {
+    void ctx.handle;
+    void bootImage;
+  },
+};
+
+export const asyncJsDriver: WasmifyDriver = {
+  ...jsDriver,
+  async sessionExecute(ctx, { code }) {
+    await null;
+    return { results: [{ text: ctx.invoke(2, [[1, ctx.handle], [2, code]]).string(1) ?? "" }] };
+  },
+};
+
+export function jsDriverUsage(module: WebAssembly.Module): WasmifySession {
+  runWasmify(createWasi(module, null, budget(10), null, null), new WebAssembly.Instance(module), jsDriver, { code: "get" });
+  return bootWasmifySession(createWasi(module, null, null, null, null), new WebAssembly.Instance(module), jsDriver);
+}
+
+// Asynchronous sessions: boot, restore and execute may answer promises.
+export const asyncSessionsEngine: JavaScriptEngine = {
+  ...sessionEngine,
+  sessions: {
+    boot: async (o) => new TypedSession(o),
+    restore: async (o, s) => new TypedSession(o, s),
+  },
+};
+export const asyncInstance: SessionInstance = {
+  cwd: "/workspace",
+  invalid: false,
+  execute: async () => ({ logs: { stdout: [], stderr: [] }, results: [], cwd: "/workspace" }),
+  canSnapshot: () => false,
+  snapshot: () => ({ handle: 1n, extra: {}, memory: new WebAssembly.Memory({ initial: 1 }) }),
+  close() {},
+};
 
 // engines/lua/engine.d.ts: the Lua engine is a JavaScriptEngine with sessions.
 import { luaEngine } from "../../engines/lua/engine.js";

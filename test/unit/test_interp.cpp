@@ -155,17 +155,59 @@ class FakeSession final : public interp::Session {
   std::string cwd_;
 };
 
+// A JavaScript engine whose boot/restore/execute answer promises (js_sessions.cpp's JsSession, minus the shim): every
+// call leaves the session pending() until the Interpreter resumes it; `rejectOpen` makes the open's promise reject.
+class AsyncSession final : public interp::Session {
+ public:
+  AsyncSession(std::unique_ptr<FakeSession> inner, bool rejectOpen) : inner_(std::move(inner)), rejectOpen_(rejectOpen) {}
+  interp::SessionOutcome execute(std::string_view code, std::string_view envJson) override {
+    code_ = std::string(code), env_ = std::string(envJson);
+    waiting_ = Waiting::Execute;
+    return {};
+  }
+  bool pending() const override { return waiting_ != Waiting::None; }
+  uint32_t awaitId() const override { return 17; }
+  void finishOpen() override {
+    if (waiting_ != Waiting::Open) return;
+    waiting_ = Waiting::None;
+    if (rejectOpen_) throw std::runtime_error("rejected");
+  }
+  interp::SessionOutcome finishExecute() override {
+    REQUIRE(waiting_ == Waiting::Execute);
+    waiting_ = Waiting::None;
+    return inner_->execute(code_, env_);
+  }
+  bool invalid() const override { return inner_->invalid(); }
+  bool canSnapshot() override { return inner_->canSnapshot(); }
+  snapshot::Memory& memory() override { return inner_->memory(); }
+  uint64_t handle() const override { return inner_->handle(); }
+  std::string extraJson() const override { return inner_->extraJson(); }
+
+ private:
+  enum class Waiting { None, Open, Execute };
+  std::unique_ptr<FakeSession> inner_;
+  bool rejectOpen_;
+  Waiting waiting_ = Waiting::Open;
+  std::string code_, env_;
+};
+
 class FakeFactory final : public interp::SessionFactory {
  public:
   int boots = 0;
   int restores = 0;
   std::string restoredExtra;  // the extra the last restore received
   bool restoreThrows = false;  // stands in for an allocation failure while restoring
+  bool async = false;          // sessions answer promises (AsyncSession)
+  bool rejectBoot = false, rejectRestore = false;
+  std::unique_ptr<interp::Session> wrap(std::unique_ptr<FakeSession> s, bool reject) {
+    if (!async) return s;
+    return std::make_unique<AsyncSession>(std::move(s), reject);
+  }
   std::unique_ptr<interp::Session> boot(const std::shared_ptr<wasi::Workspace>& ws, std::string_view cwd) override {
     ++boots;
     auto s = std::make_unique<FakeSession>(ws, std::string(cwd));
     s->mem.bytes[100] = 1;  // "engine initialised" bytes
-    return s;
+    return wrap(std::move(s), rejectBoot);
   }
   std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>& ws, std::string_view cwd,
                                            const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
@@ -177,7 +219,7 @@ class FakeFactory final : public interp::SessionFactory {
     s->mem.bytes[100] = 1;
     if (!fill(s->mem)) return nullptr;
     s->handleValue = handle;
-    return s;
+    return wrap(std::move(s), rejectRestore);
   }
 };
 
@@ -238,6 +280,8 @@ struct Fixture {
 
   // One executeInContext; `files` answers a getFiles call (counted in pulls).
   int pulls = 0;
+  int awaits = 0;        // AwaitEngine steps so far
+  bool abandon = false;  // answer them with executeAbandon
   std::vector<std::string> lastPulled;
   std::map<std::string, std::string> sandbox;  // the caller's files: path -> bytes
   Step lastStep;
@@ -271,6 +315,14 @@ struct Fixture {
         entries.push_back(std::move(e));
       }
       s = interp->executeFiles(true, std::move(entries));
+    }
+    // An engine's promise: settled (resume) or, with `abandon`, not settled in time.
+    while (s.kind == Step::Kind::AwaitEngine) {
+      ++awaits;
+      auto wait = json::parseCopy(s.json);
+      REQUIRE(wait.ok());
+      REQUIRE(wait.value.find("session")->asNumber() == 17);
+      s = abandon ? interp->executeAbandon() : interp->executeResume();
     }
     REQUIRE(s.kind == Step::Kind::Done);
     lastStep = s;
@@ -771,5 +823,53 @@ TEST_CASE("interp: a 100 KB workspace.dirs path is ENAMETOOLONG and does not wed
   auto ok = f.execute("set 1");
   CHECK(field(ok, {"ok"}).asBool());
   CHECK(Fixture::text(ok) == "1");
+}
+#endif
+
+#ifndef __EMSCRIPTEN__
+TEST_CASE("interp: asynchronous sessions resume after AwaitEngine; an abandoned call drops the instance", "[interp]") {
+  Fixture f;
+  f.factory.async = true;
+  f.createContext();
+  CHECK(Fixture::text(f.execute("set 5")) == "5");
+  CHECK(f.awaits == 2);  // the boot, then the execute
+  CHECK(Fixture::text(f.execute("get")) == "5");
+  CHECK(f.awaits == 3);  // the resident is reused
+  f.start();             // evicted: restore (awaited), then execute
+  CHECK(Fixture::text(f.execute("get")) == "5");
+  CHECK(f.awaits == 5);
+  CHECK(f.factory.restores == 1);
+
+  // Not settled in time: an EngineError round, the instance dropped, nothing snapshotted; the next call restores.
+  f.abandon = true;
+  auto r = f.execute("set 9");
+  f.abandon = false;
+  CHECK(field(r, {"result", "error", "name"}).asString() == "EngineError");
+  CHECK(field(r, {"result", "error", "message"}).asString().find("did not settle within 30000 ms") != std::string::npos);
+  CHECK_FALSE(f.interp->hasResident());
+  CHECK(Fixture::text(f.execute("get")) == "5");
+  CHECK(f.factory.restores == 2);
+
+  // A call that was left waiting (the shim never resumed it): the next call drops that resident and restores.
+  Step waiting = f.interp->executeStart("k", "{\"contextId\":\"c1\",\"code\":\"set 8\",\"workspace\":{\"dirs\":[],\"manifest\":{}}}");
+  REQUIRE(waiting.kind == Step::Kind::AwaitEngine);
+  CHECK(Fixture::text(f.execute("get")) == "5");
+  CHECK(f.factory.restores == 3);
+
+  // A restore whose promise rejects boots fresh; a boot whose promise rejects is the generic failure.
+  f.factory.rejectRestore = true;
+  f.start();
+  CHECK(Fixture::text(f.execute("get")) == "0");
+  f.factory.rejectRestore = false;
+  f.factory.rejectBoot = true;
+  f.createContext("c2");
+  auto failed = f.execute("get", "", "c2");
+  CHECK(failed.find("ok")->asBool() == false);
+  CHECK(failed.find("status")->asNumber() == 502);
+
+  CHECK(interp::parseEngineWait(std::nullopt) == interp::kDefaultEngineWaitMs);
+  CHECK(interp::parseEngineWait("250") == 250);
+  CHECK(interp::parseEngineWait("0") == interp::kDefaultEngineWaitMs);
+  CHECK(interp::parseEngineWait("soon") == interp::kDefaultEngineWaitMs);
 }
 #endif

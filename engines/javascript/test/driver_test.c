@@ -213,6 +213,10 @@ static void session_tests(void) {
       SOUT("{\"text\":\"300000\"}"));
   SEQ("TypeScript in a session", "const tsv: number = 3; interface I { x: number }\ntsv", SOUT("{\"text\":\"3\"}"));
   SEQ("TypeScript declarations persist", "tsv + 1", SOUT("{\"text\":\"4\"}"));
+  SEQ("a TypeScript namespace in a session", "namespace Cfg { export const port: number = 80 }\nCfg.port", SOUT("{\"text\":\"80\"}"));
+  SEQ("a namespace persists and merges", "namespace Cfg { export const host = 'h' }\n[Cfg.port, Cfg.host]",
+      SOUT("{\"json\":[80,\"h\"]}"));
+  SEQ("await as an identifier in a session", "var await = 9; await", SOUT("{\"text\":\"9\"}"));
   sw_js_free(g_session);
 
   /* Stateless handles are unchanged: no fs, no require, chdir unsupported. */
@@ -399,6 +403,32 @@ int main(void) {
      "await Promise.resolve(id + new Pt(1).sum() + (cfg.k as string).length - 2)",
      NOLOGS "\"results\":[{\"text\":\"42\"}]}");
   EQ("TS enum as the last statement: no result", "enum E { A }", NOLOGS "\"results\":[]}");
+  /* Value namespaces (lowered by engines/javascript/ts/strip.js as TypeScript emits them), declare, abstract. */
+  EQ("TS namespace with values, nested and merged with a function",
+     "namespace A.B { export const x: number = 1; export function f() { return x + 1 } export namespace C { export let y = 3 } }\n"
+     "function g() { return 0 }\nnamespace g { export const extra = 'e' }\n"
+     "[A.B.x, A.B.f(), A.B.C.y, g.extra, g()]",
+     NOLOGS "\"results\":[{\"json\":[1,2,3,\"e\",0]}]}");
+  EQ("TS declare and abstract are erased",
+     "declare const dc: number; declare function df(): void;\n"
+     "abstract class Sh { abstract area(): number; twice() { return 2 * this.area() } }\n"
+     "class Sq extends Sh { area() { return 4 } }\nnew Sq().twice()",
+     NOLOGS "\"results\":[{\"text\":\"8\"}]}");
+  /* Script code: `await` is an identifier where the async parse fails; top-level await is unchanged. */
+  EQ("await as an identifier in a script", "var await = 5; function f(await) { return await * 2 } f(await)",
+     NOLOGS "\"results\":[{\"text\":\"10\"}]}");
+  EQ("await as a label and a function name", "function await() { return 3 } await: for (;;) { break await } await()",
+     NOLOGS "\"results\":[{\"text\":\"3\"}]}");
+  EQ("top-level await still awaits", "const await1 = await Promise.resolve(4); await1",
+     NOLOGS "\"results\":[{\"text\":\"4\"}]}");
+  HAS("a script that is neither reports the async parse's SyntaxError", "var await = 1; await Promise.resolve(2)",
+      "\"name\":\"SyntaxError\"", "\"results\":[]");
+  /* The RegExp v flag (engines/javascript/patches/unicode-sets.patch) and Unicode 17.0 property data. */
+  EQ("RegExp v flag: set operations, strings, properties of strings",
+     "[/[\\p{L}--[a-z]]/v.test('a'), /[[a-z]&&[aeiou]]/v.test('e'), 'xabcx'.match(/[\\q{abc|ab}]/v)[0],"
+     " /^\\p{RGI_Emoji}$/v.test('\\u{1F468}\\u200D\\u{1F469}\\u200D\\u{1F467}'), /./v.flags, /./v.unicodeSets,"
+     " new RegExp('\\\\p{Script=Beria_Erfe}', 'u').test('\\u{16EA0}')]",
+     NOLOGS "\"results\":[{\"json\":[false,true,\"abc\",true,\"v\",true,true]}]}");
   HAS("TS runtime error keeps its line", "let a: number = 1;\nthrow new TypeError('t' + a)",
       "\"name\":\"TypeError\",\"message\":\"t1\"", "<input>:2");
   EQ("TS stripper is invisible to the guest", "const q: number = 1;\nObject.getOwnPropertyNames(globalThis).filter(k => /strip|sucrase|module|exports/i.test(k))",
