@@ -38,6 +38,7 @@ suite "build fuzz" bash -c 'bash scripts/build.sh fuzz && bash scripts/fuzz-seed
 suite "fuzz: request parser and validator (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_request test/fuzz/corpus/request
 suite "fuzz: WASI path resolution (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasi_paths build/fuzz/seeds/paths
 suite "fuzz: Interpreter Durable Object (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_interpreter test/fuzz/corpus/interpreter
+suite "fuzz: caller Sandbox Durable Object (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_sandbox test/fuzz/corpus/sandbox
 suite "fuzz: snapshot reader and boot images (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_snapshot build/fuzz/seeds/snapshot
 suite "fuzz: wasm fuel tool (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasm_fuel build/fuzz/seeds/wasm
 suite "fuzz: /stdlib archive parser (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_archive build/fuzz/seeds/archive
