@@ -189,8 +189,7 @@ describe("client (SPEC §10.9, §7.1, §7.2)", () => {
   });
 
   it("runCode: a non-JSON answer is SandboxError INTERNAL_ERROR 'HTTP <status>: <statusText>'", async () => {
-    const e = fails(await w.runCode("PLAIN", "1"), { cls: "SandboxError", code: "INTERNAL_ERROR", status: 404, message: /^HTTP 404: / });
-    assert.match(e.message, /^HTTP 404: \S/);
+    fails(await w.runCode("PLAIN", "1"), { cls: "SandboxError", code: "INTERNAL_ERROR", status: 404, message: "HTTP 404: Not Found" });
   });
 
   it("runCode: a 2xx answer without results and logs is 'Invalid sandbox response'; 204 is {}", async () => {
