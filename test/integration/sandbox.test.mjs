@@ -39,7 +39,7 @@ function ok(r) {
 
 /** Asserts the client threw `cls` with these fields; returns the described error. */
 function fails(r, { cls, code, status, message, errno, operation }) {
-  assert.equal(r.ok, false, `expected ${cls} ${code}, got success: ${JSON.stringify(r.value).slice(0, 400)}`);
+  assert.equal(r.ok, false, `expected ${cls} ${code}, got success: ${String(JSON.stringify(r.value)).slice(0, 400)}`);
   const e = r.error;
   const seen = JSON.stringify(e).slice(0, 800);
   assert.equal(e.class, cls, seen);
