@@ -1,12 +1,12 @@
 // The caller side in workerd (test/integration/sandbox.test.mjs, bench/sandbox.mjs): ONE Miniflare holding
-//   caller            fixtures/sandbox-caller.js: exports the Sandbox from worker-shim/caller.js, binds it as
+//   caller            fixtures/client-caller.js: exports the Sandbox from worker-shim/caller.js, binds it as
 //                     `Sandbox`, the runtimes as JAVASCRIPT and PYTHON (through the spies) and the scripted fakes
 //   caller-disabled   the same with SANDBOX_FILE_API "disabled"              (routes caller-disabled.test/*)
 //   caller-alt        SANDBOX_FILE_API "enabled", SANDBOX_IDLE_TTL_MS "0"    (routes caller-alt.test/*)
 //   quickstart        README's caller quick start, written out as is          (routes quickstart.test/*)
-//   spy-js, spy-py    fixtures/sandbox-spy.js in front of the real runtimes   (routes spy-js.test/*, spy-py.test/*)
+//   spy-js, spy-py    fixtures/client-spy.js in front of the real runtimes   (routes spy-js.test/*, spy-py.test/*)
 //   sandbox-javascript, sandbox-python   the real runtime Workers from their wrangler.jsonc
-//   fake              fixtures/sandbox-fake.js: misbehaving runtimes          (routes fake.test/*)
+//   fake              fixtures/client-fake.js: misbehaving runtimes          (routes fake.test/*)
 // over on-disk storage (resourcePersistencePath), so a restart is a new Miniflare over the same directory.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -37,7 +37,7 @@ function callerOptions(name, bindings = {}, routes, direct = false) {
     compatibilityDate: workerOptions.compatibilityDate,
     compatibilityFlags: workerOptions.compatibilityFlags,
     modulesRoot: ROOT,
-    modules: collectModules(path.join(FIXTURES, "sandbox-caller.js"), rules),
+    modules: collectModules(path.join(FIXTURES, "client-caller.js"), rules),
     durableObjects: { Sandbox: { className: "Sandbox", useSQLite: true } },
     serviceBindings,
     // A plain-text binding: present in env, but no Service Binding (SPEC §7.4 "Unknown binding").
@@ -90,9 +90,9 @@ export async function startSandboxWorld(persist, { quickstart = true, direct = f
     callerOptions("caller-disabled", { SANDBOX_FILE_API: "disabled" }, ["caller-disabled.test/*"]),
     callerOptions("caller-alt", { SANDBOX_FILE_API: "enabled", SANDBOX_IDLE_TTL_MS: "0" }, ["caller-alt.test/*"]),
     ...(quickstart ? [quickstartFromReadme()] : []),
-    helper("spy-js", "sandbox-spy.js", { REAL: "sandbox-javascript" }, ["spy-js.test/*"]),
-    helper("spy-py", "sandbox-spy.js", { REAL: "sandbox-python" }, ["spy-py.test/*"]),
-    helper("fake", "sandbox-fake.js", {}, ["fake.test/*"]),
+    helper("spy-js", "client-spy.js", { REAL: "sandbox-javascript" }, ["spy-js.test/*"]),
+    helper("spy-py", "client-spy.js", { REAL: "sandbox-python" }, ["spy-py.test/*"]),
+    helper("fake", "client-fake.js", {}, ["fake.test/*"]),
     runtimeWorkerOptions({ name: "sandbox-javascript", language: "javascript", routes: ["sandbox-javascript.test/*"] }),
     runtimeWorkerOptions({ name: "sandbox-python", language: "python", routes: ["sandbox-python.test/*"] }),
   ];
