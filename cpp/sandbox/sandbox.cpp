@@ -66,7 +66,10 @@ std::optional<std::string> readStrictEnv(const Value& v, bool allowNull, EnvEntr
 
 // Sets (or, for nullopt, removes) `key` keeping JavaScript object order.
 void layer(EnvEntries& into, const EnvEntries& over) {
-  for (const auto& [key, value] : over) {
+  for (const auto& entry : over) {
+    // Not a structured binding: Emscripten's clang 14 cannot capture one in the lambda.
+    const auto& key = entry.first;
+    const auto& value = entry.second;
     auto it = std::find_if(into.begin(), into.end(), [&](const auto& e) { return e.first == key; });
     if (!value) {
       if (it != into.end()) into.erase(it);
