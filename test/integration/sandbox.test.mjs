@@ -792,7 +792,7 @@ describe("files API (SPEC §10.7)", () => {
     assert.equal(r.json.message, "Request too large");
     const s = sandbox("files-big");
     // 1.6 MB of bytes is 2.1 MB of base64.
-    fails(await s.writeFile("/workspace/a.bin", { $bytes: b64(new Uint8Array(1600000)) }), vf("Request too large"));
+    fails(await s.writeFile("/workspace/a.bin", { $bytes: b64(new Uint8Array(1600000)) }), { ...vf("Request too large"), status: 413 });
     assert.deepEqual(ok(await s.getInfo()).workspace, { files: 0, bytes: 0 });
   });
 });
@@ -843,14 +843,21 @@ describe("bad input (issue 11): the seed's error class and code, nothing half-wr
   it("creating an entry under a too long or too deep path → FileSystemError (ENAMETOOLONG)", async () => {
     const s = sandbox(fresh("bad-long"));
     ok(await s.writeFile("/workspace/src.txt", "src"));
+    // The deepest directory there may be (256 components below the root), and an entry one deeper.
+    const deepest = "/workspace/" + Array(256).fill("d").join("/");
+    ok(await s.mkdir(deepest, { recursive: true }));
+    ok(await s.mkdir("/workspace/tree/sub", { recursive: true }));
     const tree = await treeOf(s);
-    for (const p of [long, deep]) {
+    for (const p of [long, `${deepest}/f.txt`]) {
       fails(await s.writeFile(p, "x"), tooLong);
       fails(await s.mkdir(p, { recursive: true }), tooLong);
       fails(await s.renameFile("/workspace/src.txt", p), tooLong);
       fails(await s.moveFile("/workspace/src.txt", p), tooLong);
       assert.equal(ok(await s.exists(p)).exists, false);
     }
+    fails(await s.mkdir(deep, { recursive: true }), tooLong);
+    // A subtree moved under the deepest directory would put its children too deep.
+    fails(await s.moveFile("/workspace/tree", `${"/workspace/" + Array(255).fill("d").join("/")}/tree`), tooLong);
     assert.deepEqual(await treeOf(s), tree);
   });
 
