@@ -5,7 +5,8 @@
 // Items are SPEC §10.6 (caller Sandbox), §10.7 (files API) and §10.9 (client), plus issue 11's bad-input rows.
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startSandboxWorld } from "./sandbox-harness.mjs";
@@ -82,6 +83,36 @@ function sandbox(id, options = {}) {
     getInfo: c("getInfo"),
     destroy: c("destroy"),
   };
+}
+
+/**
+ * What the Sandbox of `id` (caller Worker `caller`) holds in its on-disk SQLite storage, read beside workerd (SPEC
+ * §7.10): the tables, the meta row, the files rows and the context rows.
+ */
+function storageOf(caller, id) {
+  const dir = path.join(persist, "do", `${caller}-Sandbox`);
+  for (const name of readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")) {
+    const db = new DatabaseSync(path.join(dir, name), { readOnly: true });
+    try {
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").all().map((r) => r.name).sort();
+      if (!tables.includes("meta")) continue;
+      const row = db.prepare("SELECT value FROM meta WHERE key = 'sandbox'").get();
+      const meta = row ? JSON.parse(row.value) : null;
+      if (meta?.id !== id) continue;
+      const files = tables.includes("files")
+        ? db.prepare("SELECT path, data, updated_at FROM files ORDER BY path").all().map((r) => ({
+            path: r.path,
+            data: r.data === null ? null : Buffer.from(r.data).toString(),
+            updatedAt: r.updated_at,
+          }))
+        : null;
+      const contexts = db.prepare("SELECT id, value FROM contexts ORDER BY id").all().map((r) => JSON.parse(r.value));
+      return { tables, meta, files, contexts };
+    } finally {
+      db.close();
+    }
+  }
+  return null;
 }
 
 /** The whole tree and the info's counts: compared before and after a failed call (nothing half-written). */
@@ -536,6 +567,9 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     assert.equal(info.fileApi, false);
     assert.deepEqual(info.workspace, { files: 0, bytes: 0 });
     assert.equal(info.contexts[0].executions, 2);
+    const stored = storageOf("caller-disabled", s.id);
+    assert.ok(stored, "the sandbox's storage");
+    assert.ok(stored.files === null || stored.files.length === 0, `no files rows: ${JSON.stringify(stored.files)}`);
   });
 
   it("SANDBOX_FILE_API 'enabled' (any value but disabled) keeps the files API; fileApi is true (153)", async () => {
@@ -559,6 +593,30 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     const b = ok(await s.getInfo()).expiresAt;
     assert.equal(typeof a, "number");
     assert.equal(b, a);
+  });
+
+  it("storage format 1: a files row per file, a data-NULL row per directory, the meta sandbox row, a contexts row (§7.10)", async () => {
+    const s = sandbox(fresh("storage"));
+    ok(await s.setEnvVars({ A: "1" }));
+    ok(await s.mkdir("/workspace/empty"));
+    ok(await s.writeFile("/workspace/a.txt", "alpha"));
+    const ctx = ok(await s.createCodeContext({ binding: "JAVASCRIPT" }));
+    ok(await s.runCode('fs.writeFileSync("/workspace/g.txt", "guest"); 1', { context: ctx }));
+    const stored = storageOf("caller", s.id);
+    assert.deepEqual(stored.tables, ["contexts", "files", "meta"]);
+    assert.equal(stored.meta.format, 1);
+    assert.equal(stored.meta.id, s.id);
+    assert.deepEqual(stored.meta.envVars, { A: "1" });
+    assert.deepEqual(stored.files.map((f) => [f.path, f.data]), [
+      ["/workspace/a.txt", "alpha"],
+      ["/workspace/empty", null],
+      ["/workspace/g.txt", "guest"],
+    ]);
+    assert.equal(stored.files[1].updatedAt, 0);
+    assert.ok(stored.files[0].updatedAt > 0);
+    assert.equal(stored.contexts.length, 1);
+    const row = stored.contexts[0];
+    assert.deepEqual([row.id, row.binding, row.language, row.cwd, row.executions], [ctx.id, "JAVASCRIPT", "javascript", "/workspace", 1]);
   });
 
   it("an unknown Sandbox path → 404 VALIDATION_FAILED Not found (156)", async () => {
