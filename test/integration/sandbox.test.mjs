@@ -1015,6 +1015,26 @@ describe("workspace across languages, restarts and syncs", () => {
     assert.equal(ok(await s.readFile("/workspace/f2.txt")).content, "changed");
   });
 
+  it("concurrent client calls on one sandbox are served one at a time: every write and execute lands, none is lost", async () => {
+    const s = sandbox(fresh("concurrent"));
+    const ctx = ok(await s.createCodeContext({ binding: "JAVASCRIPT" }));
+    ok(await s.runCode("var runs = 0; 0", { context: ctx }));
+    const calls = [];
+    for (let i = 0; i < 12; i++) {
+      calls.push(s.writeFile(`/workspace/api-${i}.txt`, `api ${i}`));
+      calls.push(s.runCode(`runs += 1; fs.writeFileSync("/workspace/guest-${i}.txt", "guest ${i}"); runs`, { context: ctx }));
+    }
+    const answers = await Promise.all(calls);
+    for (const r of answers) ok(r);
+    const counts = answers.filter((_, i) => i % 2 === 1).map((r) => Number(text(r.value))).sort((a, b) => a - b);
+    assert.deepEqual(counts, Array.from({ length: 12 }, (_, i) => i + 1));
+    const names = ok(await s.listFiles("/workspace")).files.map((f) => f.name).sort();
+    const want = [];
+    for (let i = 0; i < 12; i++) want.push(`api-${i}.txt`, `guest-${i}.txt`);
+    assert.deepEqual(names, want.sort());
+    assert.equal(ok(await s.getInfo()).contexts[0].executions, 13);
+  });
+
   it("the README's caller quick start works as written", async () => {
     const first = await (await w.fetch("https://quickstart.test/")).json();
     assert.deepEqual(first, { visits: "1", python: "42", file: { n: 42 }, missing: "FILE_NOT_FOUND", contexts: 2 });
