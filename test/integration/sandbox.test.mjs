@@ -938,6 +938,30 @@ describe("bad input (issue 11): the seed's error class and code, nothing half-wr
     assert.deepEqual(ok(await s.getInfo()).contexts, []);
   });
 
+  it("hostile executes: oversized code, malformed envVars and cwd → 4xx ValidationFailedError; a guest over the workspace limits → a guest error, the tree unchanged", async () => {
+    const s = sandbox(fresh("hostile"));
+    ok(await s.writeFile("/workspace/keep.txt", "keep"));
+    const tree = await treeOf(s);
+    fails(await s.runCode(repeat("1;", 32769), { binding: "JAVASCRIPT" }), { ...vf("Code exceeds 64 KiB"), status: 413 });
+    fails(await s.runCode("1", { binding: "JAVASCRIPT", envVars: "A=1" }), vf("envVars must be an object"));
+    fails(await s.runCode("1", { binding: "JAVASCRIPT", envVars: { A: 1 } }), vf("envVars values must be strings"));
+    fails(await s.createCodeContext({ binding: "JAVASCRIPT", cwd: 7 }), vf("cwd must be a non-empty string"));
+    fails(await s.createCodeContext({ binding: "JAVASCRIPT", envVars: { A: null } }), vf("envVars values must be strings"));
+    fails(await s.createCodeContext({ binding: 42 }), vf("binding is required"));
+    const big = ok(await s.runCode('fs.writeFileSync("/workspace/big.bin", new Uint8Array(1048577)); 1', { binding: "JAVASCRIPT" }));
+    assert.ok(big.error, "a guest error for a file over 1 MiB");
+    const many = ok(await s.runCode(
+      'let e = null; try { for (let i = 0; i < 17; i++) fs.writeFileSync("/workspace/m" + i + ".bin", new Uint8Array(1048576)); } catch (x) { e = x.code } e',
+      { binding: "JAVASCRIPT" },
+    ));
+    assert.equal(text(many), "'ENOSPC'");
+    // The second execute succeeded with the 16 files it could write before ENOSPC: they are the sandbox's now.
+    const after = ok(await s.getInfo()).workspace;
+    assert.ok(after.bytes <= 16 * MiB, JSON.stringify(after));
+    ok(await s.runCode('for (let i = 0; i < 17; i++) { try { fs.rmSync("/workspace/m" + i + ".bin") } catch {} } 1', { binding: "JAVASCRIPT" }));
+    assert.deepEqual(await treeOf(s), tree);
+  });
+
   it("more than 8 contexts → Cannot create more than 8 code contexts, checked before probing", async () => {
     const s = sandbox(fresh("eight"));
     for (let i = 0; i < 8; i++) ok(await s.createCodeContext({ binding: i % 2 ? "NOPROTO" : "JAVASCRIPT" }));
