@@ -215,6 +215,16 @@ describe("client (SPEC §10.9, §7.1, §7.2)", () => {
     assert.deepEqual(textResult.results, [{ text: "'hi'" }]);
   });
 
+  it("runCode with an aborted signal (alone or next to a timeout) rejects with the abort, and no callback fires", async () => {
+    for (const options of [{ abort: true }, { abort: true, timeout: 60000 }]) {
+      const r = await w.runCode("JAVASCRIPT", 'console.log("never"); 1', options);
+      assert.equal(r.ok, false);
+      assert.equal(r.error.sandboxError, false);
+      assert.equal(r.error.name, "AbortError");
+      assert.deepEqual(r.events, []);
+    }
+  });
+
   it("runCode turns a non-2xx JSON answer into its error class with the runtime's status", async () => {
     fails(await w.runCode("JAVASCRIPT", "   "), { cls: "ValidationFailedError", code: "VALIDATION_FAILED", status: 400 });
   });
