@@ -330,6 +330,23 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     assert.deepEqual(spy.requests.filter((q) => q.path === "/interpreter").length, 1, "one probe");
   });
 
+  it("deleteCodeContext removes the row and asks the runtime to DELETE /interpreters/<key>/contexts/<id>; POST /contexts answers 201", async () => {
+    const s = sandbox(fresh("delete-context"));
+    const a = ok(await s.createCodeContext({ binding: "JAVASCRIPT" }));
+    const b = ok(await s.createCodeContext({ binding: "JAVASCRIPT", cwd: "/workspace" }));
+    assert.deepEqual(ok(await s.listCodeContexts()).map((c) => c.id), [a.id, b.id], "sorted by createdAt");
+    await w.clearSpy("js");
+    assert.equal(ok(await s.deleteCodeContext(a)), null);
+    const deletes = (await w.spy("js")).requests.filter((q) => q.method === "DELETE");
+    assert.equal(deletes.length, 1);
+    assert.match(deletes[0].path, new RegExp(`^/interpreters/[0-9a-f]{64}/contexts/${a.id}$`));
+    assert.deepEqual(ok(await s.listCodeContexts()).map((c) => c.id), [b.id]);
+    fails(await s.runCode("1", { context: a }), { cls: "ContextNotFoundError", code: "CONTEXT_NOT_FOUND", status: 404 });
+    const created = await w.wire({ id: s.id, method: "POST", path: "/contexts", headers: { "x-sandbox-id": s.id, "content-type": "application/json" }, body: { binding: "NOPROTO" } });
+    assert.equal(created.status, 201);
+    assert.match(created.json.id, UUID_RE);
+  });
+
   it("createCodeContext({}) → binding is required; envVars {'bad-key': 'x'} → Invalid envVars key: bad-key (135)", async () => {
     const s = sandbox(fresh("create-bad"));
     fails(await s.createCodeContext({}), vf("binding is required"));
