@@ -483,6 +483,21 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     assert.equal(f.size, 14);
   });
 
+  it("getInfo reports each context's snapshot as the interpreter returned it; an open file marks it stale (seed 002)", async () => {
+    const s = sandbox(fresh("snapshot"));
+    const ctx = ok(await s.createCodeContext({ binding: "PYTHON" }));
+    ok(await s.runCode("x = 1", { context: ctx }));
+    const clean = ok(await s.getInfo()).contexts[0].snapshot;
+    assert.equal(typeof clean.build, "string");
+    assert.equal(typeof clean.takenAt, "number");
+    assert.ok(clean.bytes > 0 && clean.storedBytes > 0 && clean.pages > 0, JSON.stringify(clean));
+    assert.equal(clean.stale, false);
+    ok(await s.runCode("held = open('/workspace/held.txt', 'w')", { context: ctx }));
+    assert.equal(ok(await s.getInfo()).contexts[0].snapshot.stale, true);
+    ok(await s.runCode("held.close()", { context: ctx }));
+    assert.equal(ok(await s.getInfo()).contexts[0].snapshot.stale, false);
+  });
+
   it("a guest error leaves the sandbox tree unchanged (146)", async () => {
     const s = sandbox(fresh("guest-error"));
     ok(await s.writeFile("/workspace/keep.txt", "before"));
@@ -611,6 +626,25 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     const r = ok(await s.runCode("1", { binding: "JAVASCRIPT" }));
     assert.equal("expiresAt" in r.context, false);
     assert.equal(ok(await s.getInfo()).expiresAt, null);
+  });
+
+  it("an idle sandbox expires by its alarm: files, env and contexts wiped, each binding's Interpreter deleted (§7.9)", async () => {
+    const s = sandbox(fresh("expires"), { caller: "caller-ttl" });
+    ok(await s.setEnvVars({ A: "1" }));
+    ok(await s.writeFile("/workspace/f.txt", "x"));
+    const ctx = ok(await s.runCode("1", { binding: "JAVASCRIPT" })).context;
+    const key = (await w.spy("js")).executes.at(-1).key;
+    assert.equal(typeof ok(await s.getInfo()).expiresAt, "number");
+    // No request may touch the sandbox now: the runtime's log says when the alarm's destroy reached it.
+    let deleted = false;
+    for (let i = 0; i < 120 && !deleted; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      deleted = (await w.spy("js")).requests.some((q) => q.method === "DELETE" && q.path === `/interpreters/${key}`);
+    }
+    assert.ok(deleted, "the alarm destroyed the sandbox within 30 s");
+    const info = ok(await s.getInfo());
+    assert.deepEqual([info.envVars, info.contexts, info.workspace], [{}, [], { files: 0, bytes: 0 }]);
+    fails(await s.runCode("1", { context: ctx.id }), { cls: "ContextNotFoundError", code: "CONTEXT_NOT_FOUND", status: 404 });
   });
 
   it("two touches within TTL/10 leave expiresAt unchanged (155)", async () => {
