@@ -325,6 +325,8 @@ std::optional<std::string> checkSandboxId(std::string_view id) {
   return std::nullopt;
 }
 
+bool fileApiDisabledBy(std::optional<std::string_view> value) { return value && *value == "disabled"; }
+
 // --- state ---------------------------------------------------------------------------------------------------------
 
 // The meta row (SPEC §7.10): { format: 1, id, createdAt, lastUsed, envVars, lifetime }.
