@@ -86,11 +86,14 @@ class Files {
   // Absolute path -> "sha256:<64 hex>" of every file, sorted by path. Hashes are cached per file and recomputed only
   // for bytes that changed since they were computed.
   std::vector<std::pair<std::string, std::string>> manifest() const;
-  // The getFiles answer: the requested paths that are files here, with bytes and updatedAt; others are skipped.
+  // The getFiles answer: the requested paths that are files here, with bytes and updatedAt; others are skipped. Each
+  // answer carries its path exactly as requested (the interpreter matches answers against its request).
   std::vector<workspace::File> filesFor(const std::vector<std::string>& paths) const;
   // SPEC §7.5 step 8: create `dirs`, write `files` (updatedAt kept), remove `deleted`, then remove directories not in
   // `dirs` deepest first with their subtrees. The interpreter already enforced the limits on its mirror; a diff that
-  // breaks them here anyway (or names an escaping path) fails with nothing changed.
+  // breaks them here anyway (or names an escaping path) fails with nothing changed. The end state is that order's, but
+  // removals run first, so a result that fits the limits never trips them midway (docs/sandbox-files.md).
+  // The parents of listed directories are kept.
   bool apply(const std::vector<std::string>& dirs, const std::vector<workspace::File>& files,
              const std::vector<std::string>& deleted, Changes& changes, FileError& err);
 

@@ -802,11 +802,7 @@ bool Sandbox::Exchange::remoteCreated(const FetchAnswer& answer) {
   if (answer.body.size() > kProbeAnswerLimit) return bindingFailed("answer exceeds 64 KiB"), false;
   if (!is2xx(answer.status)) {
     // Relayed with the same status and body (SPEC §7.4 step 6).
-    http::Response r;
-    r.status = answer.status;
-    r.headers.push_back({"content-type", "application/json"});
-    r.body = answer.body;
-    return respond(std::move(r)), false;
+    return respond(http::Response::json(answer.status, answer.body)), false;
   }
   Context c;
   c.id = pending_->newId;
@@ -1196,11 +1192,7 @@ const Action& Sandbox::Exchange::fetched(FetchAnswer answer) {
         return bindingFailed("answer exceeds " + server::kibLabel(double(kRelayAnswerLimit)));
       owner_.touch();
       // Relayed unchanged (SPEC §7.5 step 6).
-      http::Response r;
-      r.status = answer.status;
-      r.headers.push_back({"content-type", "application/json"});
-      r.body = std::move(answer.body);
-      return respond(std::move(r));
+      return respond(http::Response::json(answer.status, std::move(answer.body)));
     }
     case Stage::DeleteRemote:
       // Best effort: the interpreter's answer does not matter (SPEC §7.3).

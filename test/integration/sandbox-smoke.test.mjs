@@ -14,9 +14,15 @@ const persist = mkdtempSync(path.join(tmpdir(), "sw-sandbox-smoke-"));
 let mf;
 
 async function start() {
-  const caller = helperWorkerOptions({ name: "caller", entry: "sandbox-caller.js", serviceBindings: { JAVASCRIPT: "runtime" } });
+  const caller = helperWorkerOptions({
+    name: "caller",
+    entry: "sandbox-caller.js",
+    serviceBindings: { JAVASCRIPT: "runtime", STATELESS: "stateless" },
+  });
   caller.durableObjects = { SANDBOX: { className: "Sandbox", useSQLite: true } };
-  mf = await startMiniflare([caller, runtimeWorkerOptions({ name: "runtime", routes: ["runtime.test/*"] })], {
+  // STATELESS: the same runtime Worker deployed without its INTERPRETER binding, so its probe says contexts: false.
+  const stateless = runtimeWorkerOptions({ name: "stateless", entry: "../../../worker-shim/index.js", routes: ["stateless.test/*"] });
+  mf = await startMiniflare([caller, runtimeWorkerOptions({ name: "runtime", routes: ["runtime.test/*"] }), stateless], {
     resourcePersistencePath: persist,
   });
 }
@@ -104,6 +110,22 @@ describe("Sandbox Durable Object in workerd (smoke)", () => {
     const r = await call("POST", "/execute", { code: "n + 1", contextId });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.body.results, [{ text: "2" }]);
+  });
+
+  it("runs statelessly on a contexts:false binding, with the sandbox's env vars, and registers no context", async () => {
+    const env = await call("POST", "/env", { envVars: { GREETING: "hi" } });
+    assert.equal(env.status, 200, env.text);
+    const r = await call("POST", "/execute", { code: "process.env.GREETING + '!'", binding: "STATELESS" });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.results, [{ text: "'hi!'" }]);
+    assert.equal(r.body.language, "javascript");
+    assert.equal(r.body.context, undefined);
+    assert.equal(r.body.executionCount, undefined);
+    const refused = await call("POST", "/contexts", { binding: "STATELESS" });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.message, "Code contexts are not supported by binding 'STATELESS' (javascript)");
+    const list = await call("GET", "/contexts");
+    assert.deepEqual(list.body.contexts.map((c) => c.binding), ["JAVASCRIPT"]);
   });
 
   it("answers bad input with the spec's errors, not 500s", async () => {

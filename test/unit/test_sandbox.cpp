@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -509,12 +510,24 @@ TEST_CASE("sandbox: RPC failures map to 502, CONTEXT_NOT_FOUND drops the row, ot
   CHECK(r.body == failure);
 
   for (const char* bad : {"null", "[]", R"({"ok":"yes"})", R"({"ok":false,"status":"500","body":{}})",
-                          R"({"ok":true})", R"({"ok":true,"result":{"context":{}}})"}) {
+                          R"({"ok":true})", R"({"ok":true,"result":{"context":{}}})",
+                          // a written file whose bytes did not come as a Uint8Array
+                          R"({"ok":true,"result":{"context":{"cwd":"/workspace"},"workspace":{"dirs":[],)"
+                          R"("files":[{"path":"/workspace/a","data":null,"updatedAt":1}],"deleted":[]}}})"}) {
     f.env["JAVASCRIPT"].rpcResult = bad;
     r = f.request("POST", "/execute", "{\"code\":\"1\",\"contextId\":" + str(id) + "}");
     CHECK(r.status == 502);
     CHECK(message(r) == "Binding 'JAVASCRIPT' failed: invalid executeInContext result");
   }
+  // A diff the sandbox cannot apply (an escaping path) changes nothing, the context row included.
+  f.env["JAVASCRIPT"].rpcResult =
+      R"({"ok":true,"result":{"results":[],"context":{"cwd":"/workspace"},"workspace":{"dirs":["/etc"],)"
+      R"("files":[],"deleted":[]}}})";
+  r = f.request("POST", "/execute", "{\"code\":\"1\",\"contextId\":" + str(id) + "}");
+  CHECK(r.status == 403);
+  CHECK(code(r) == "PERMISSION_DENIED");
+  CHECK(json::stringify(r["context"]) == R"({"errno":"EACCES"})");
+  CHECK(f.request("GET", "/")["contexts"].items()[0].find("executions")->asNumber() == 0);
   f.env["JAVASCRIPT"].rpcResult.reset();
 
   f.env["JAVASCRIPT"].forgetContexts = true;
@@ -889,5 +902,70 @@ TEST_CASE("sandbox: a full workspace answers NO_SPACE (161)") {
   CHECK(r.status == 500);
   CHECK(code(r) == "NO_SPACE");
   CHECK(r["context"].find("errno")->asString() == "ENOSPC");
+}
+TEST_CASE("sandbox: hostile bodies and hostile binding answers always end in a JSON answer, never a crash") {
+  // Deterministic mutations of valid requests (byte flips, truncation, type swaps), and bindings that answer with
+  // random statuses, bodies, throws and malformed RPC results. ASan/UBSan watch the rest.
+  Fixture f;
+  f.env["PYTHON"].language = "python";
+  std::mt19937 rng(12345);
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"/execute", R"({"code":"write /workspace/a.txt hi","binding":"JAVASCRIPT","envVars":{"A":"1","B":null}})"},
+      {"/execute", R"({"code":"mkdir /workspace/d","binding":"PYTHON"})"},
+      {"/contexts", R"({"binding":"JAVASCRIPT","cwd":"/workspace/sub","envVars":{"K":"v"}})"},
+      {"/env", R"({"envVars":{"A":"x","B":null}})"},
+      {"/files", R"({"op":"write","path":"/workspace/f.txt","content":"AAEC","encoding":"base64"})"},
+      {"/files", R"({"op":"rename","path":"/workspace/f.txt","newPath":"/workspace/g.txt"})"},
+      {"/files", R"({"op":"list","path":"/workspace","recursive":true,"includeHidden":1})"},
+      {"/files", R"({"op":"mkdir","path":"/workspace/a/b","recursive":true})"},
+  };
+  const std::vector<std::string> fragments = {"null", "[]", "{}", "\"\"", "-1", "1e400", "\"\\u0000\"", "\"\\ud800\"",
+                                              "\"../../etc\"", "\"/workspace/\"", "true", "\"x-y\""};
+  auto mutate = [&](std::string s) {
+    const int kind = int(rng() % 4);
+    if (kind == 0 && !s.empty()) s[rng() % s.size()] = char(rng() % 256);
+    if (kind == 1 && !s.empty()) s.resize(rng() % s.size());
+    if (kind == 2) {
+      // Replace a value after a random ':' with a fragment.
+      std::size_t colon = s.find(':', rng() % s.size());
+      if (colon != std::string::npos) {
+        std::size_t end = s.find_first_of(",}", colon);
+        if (end != std::string::npos) s = s.substr(0, colon + 1) + fragments[rng() % fragments.size()] + s.substr(end);
+      }
+    }
+    return s;  // kind 3: unchanged
+  };
+  int answered = 0;
+  for (int i = 0; i < 1500; ++i) {
+    // Bindings misbehave a third of the time.
+    for (auto& [name, rt] : f.env) {
+      rt.rpcThrows = rng() % 12 == 0;
+      rt.forgetContexts = rng() % 12 == 0;
+      rt.rpcResult.reset();
+      rt.probeBody.reset();
+      rt.createStatus = 201;
+      rt.createBody.clear();
+      const int r = int(rng() % 9);
+      if (r == 0) rt.rpcResult = fragments[rng() % fragments.size()];
+      if (r == 1) rt.rpcResult = R"({"ok":false,"status":)" + std::to_string(rng() % 700) + R"(,"body":{"code":"X"}})";
+      if (r == 2) rt.probeBody = R"({"language":"javascript","engine":"e","contexts":)" + fragments[rng() % fragments.size()] + "}";
+      if (r == 3) rt.createStatus = int(100 + rng() % 500);
+      if (r == 4)
+        rt.rpcResult = R"({"ok":true,"result":{"context":{"cwd":)" + fragments[rng() % fragments.size()] +
+                       R"(},"workspace":{"dirs":[)" + fragments[rng() % fragments.size()] + R"(],"files":[],"deleted":[]}}})";
+    }
+    const auto& [path, body] = seeds[rng() % seeds.size()];
+    Reply r = f.request("POST", path, mutate(body));
+    CHECK(r.json.isObject());
+    if (r.status == 200 || r.status == 201) ++answered;
+    if (rng() % 200 == 0) f.start();  // an eviction now and then
+  }
+  CHECK(answered > 100);
+  // Still a working sandbox afterwards.
+  for (auto& [name, rt] : f.env) {
+    rt = FakeRuntime{};
+    rt.language = name == "PYTHON" ? "python" : "javascript";
+  }
+  CHECK(f.request("POST", "/execute", R"({"code":"1","binding":"JAVASCRIPT"})").status == 200);
 }
 #endif

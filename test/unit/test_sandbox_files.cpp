@@ -762,3 +762,85 @@ TEST_CASE("sandbox files: apply of a result over the limits, or with a bad path,
   REQUIRE(s.files.apply(dirs, {{"/workspace/new/a/m", bytesOf(MiB), 1}}, {"/workspace/deleted"}, changes, err));
   CHECK(s.files.totalBytes() == bytes - 1 - 1 - std::string("file in the way").size() + MiB);
 }
+
+TEST_CASE("wasi::Workspace rename and forEachUnder keep entries, bytes and path bytes exact", "[sandbox]") {
+  using wasi::Errno;
+  wasi::Workspace ws;
+  REQUIRE(ws.makeDirectories("a/bb") == Errno::Success);
+  REQUIRE(ws.writeFile("a/bb/c", "123", 5) == Errno::Success);
+  REQUIRE(ws.writeFile("x", "xx", 6) == Errno::Success);
+  CHECK(ws.pathBytes() == 1 + 4 + 6 + 1);
+  CHECK(ws.rename("a", "zzz") == Errno::Success);
+  CHECK(ws.pathBytes() == 3 + 6 + 8 + 1);
+  CHECK(ws.entryCount() == 4);
+  CHECK(ws.rename("x", "zzz/bb/c") == Errno::Success);  // replaces a file
+  CHECK(ws.entryCount() == 3);
+  CHECK(ws.totalBytes() == 2);
+  CHECK(ws.pathBytes() == 3 + 6 + 8);
+  wasi::Workspace::Entry e;
+  REQUIRE(ws.stat("zzz/bb/c", e) == Errno::Success);
+  CHECK(e.data == "xx");
+  CHECK(e.mtimeNs == 6);  // a move keeps the mtime
+  REQUIRE(ws.makeDirectories("empty") == Errno::Success);
+  REQUIRE(ws.writeFile("f", "f") == Errno::Success);
+  CHECK(ws.rename("missing", "y") == Errno::NoEnt);
+  CHECK(ws.rename("f", "nowhere/f") == Errno::NoEnt);
+  CHECK(ws.rename("f", "zzz/bb/c/under") == Errno::NotDir);
+  CHECK(ws.rename("f", "empty") == Errno::IsDir);
+  CHECK(ws.rename("empty", "f") == Errno::NotDir);
+  CHECK(ws.rename("empty", "zzz") == Errno::NotEmpty);
+  CHECK(ws.rename("zzz", "zzz/bb/inside") == Errno::Inval);
+  CHECK(ws.rename("f", "f") == Errno::Success);
+  CHECK(ws.rename("zzz", "empty") == Errno::Success);  // replaces an empty directory
+  CHECK(ws.entryCount() == 4);
+  CHECK(ws.pathBytes() == 5 + 8 + 10 + 1);
+
+  Strings seen;
+  auto visit = [&](const wasi::Workspace::Entry& entry) { seen.push_back(entry.path); };
+  CHECK(ws.forEachUnder("empty/bb", visit) == Errno::Success);
+  CHECK(seen == Strings{"empty/bb", "empty/bb/c"});
+  seen.clear();
+  CHECK(ws.forEachUnder("f", visit) == Errno::Success);
+  CHECK(seen == Strings{"f"});
+  seen.clear();
+  CHECK(ws.forEachUnder("", visit) == Errno::Success);
+  CHECK(seen == Strings{"empty", "empty/bb", "empty/bb/c", "f"});
+  CHECK(ws.forEachUnder("missing", visit) == Errno::NoEnt);
+  CHECK(ws.forEachUnder("f/under", visit) == Errno::NotDir);
+}
+
+TEST_CASE("sandbox files: entryCount and totalBytes always match the rows", "[sandbox]") {
+  Sandbox s;
+  auto exact = [&] {
+    uint32_t entries = 0;
+    uint64_t bytes = 0;
+    for (const Row& r : s.files.rows()) {
+      ++entries;
+      bytes += r.data.size();
+    }
+    CHECK(s.files.entryCount() == entries);
+    CHECK(s.files.totalBytes() == bytes);
+  };
+  REQUIRE(s.mkdir("/workspace/a/b", true) == "ok");
+  REQUIRE(s.write("/workspace/a/b/f", "12345") == "ok");
+  REQUIRE(s.write("/workspace/g", "12") == "ok");
+  exact();
+  REQUIRE(s.rename("/workspace/g", "/workspace/a/b/f") == "ok");
+  exact();
+  REQUIRE(s.rename("/workspace/a", "/workspace/c") == "ok");
+  exact();
+  Changes changes;
+  FileError err;
+  REQUIRE(s.files.apply({"/workspace/c/b", "/workspace/n"}, {{"/workspace/n/x", "xyz", 1}}, {"/workspace/c/b/f"},
+                        changes, err));
+  exact();
+  CHECK_FALSE(s.files.apply({}, {{"/workspace/big", bytesOf(MiB + 1), 1}}, {}, changes, err));
+  exact();
+  REQUIRE(s.remove("/workspace/c", true) == "ok");
+  exact();
+  CHECK(s.files.entryCount() == 2);
+  CHECK(s.files.totalBytes() == 3);
+  s.files.clear();
+  CHECK(s.files.entryCount() == 0);
+  CHECK(s.files.manifest().empty());
+}
