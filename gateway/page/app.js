@@ -236,7 +236,11 @@ function showResult(r) {
   if (entry) {
     ui.result.hidden = false;
     ui.result.append(el("h2", "", "result"));
-    if ("json" in entry) ui.result.append(el("div", "tree")).append(tree(entry.json, undefined, true));
+    if ("json" in entry) {
+      const box = el("div", "tree");
+      box.append(tree(entry.json, undefined, true));
+      ui.result.append(box);
+    }
     else ui.result.append(el("pre", "text-result", clip(String(entry.text))));
   }
   showLines(ui.stdoutBox, ui.stdout, r.logs?.stdout);
