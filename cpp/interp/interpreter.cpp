@@ -11,6 +11,7 @@
 #include "../json/json.h"
 #include "../snapshot/snapshot.h"
 #include "../wasi/wasi.h"
+#include "idle.h"
 
 namespace sw::interp {
 
@@ -420,27 +421,17 @@ void Interpreter::deleteContextRows(std::string_view id) {
 }
 
 double Interpreter::touchAlarm() {
-  if (ttlMs_ == 0) {
-    if (!std::isnan(armedAlarm_)) alarm_.remove();
-    armedAlarm_ = std::nan("");
-    return std::nan("");
-  }
   const double t = now(clock_);
-  const double want = t + ttlMs_;
-  if (std::isnan(armedAlarm_) || want - armedAlarm_ > ttlMs_ / 10) {
-    alarm_.set(want);
-    armedAlarm_ = want;
-    if (!metaJson_.empty()) {
-      auto parsed = json::parseCopy(metaJson_);
-      if (parsed.ok() && parsed.value.isObject()) {
-        parsed.value.set("lastUsed", Value::string(server::isoTime(int64_t(t))));
-        metaJson_ = json::stringify(parsed.value);
-        writeMeta();
-      }
+  const IdleTouch touched = touchIdleAlarm(alarm_, ttlMs_, armedAlarm_, t);
+  if (touched.rearmed && !metaJson_.empty()) {
+    auto parsed = json::parseCopy(metaJson_);
+    if (parsed.ok() && parsed.value.isObject()) {
+      parsed.value.set("lastUsed", Value::string(server::isoTime(int64_t(t))));
+      metaJson_ = json::stringify(parsed.value);
+      writeMeta();
     }
-    return want;
   }
-  return armedAlarm_;
+  return touched.deadline;
 }
 
 void Interpreter::alarm() {
@@ -448,21 +439,7 @@ void Interpreter::alarm() {
   if (metaJson_.empty() || ttlMs_ == 0) return;
   auto parsed = json::parseCopy(metaJson_);
   const Value* lastUsed = parsed.ok() ? member(parsed.value, "lastUsed") : nullptr;
-  double last = 0;
-  if (lastUsed && lastUsed->isString()) {
-    // ISO-8601 "YYYY-MM-DDTHH:MM:SS.mmmZ" as written by isoTime.
-    int y, mo, d, h, mi, s, ms;
-    if (std::sscanf(lastUsed->asString().c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &y, &mo, &d, &h, &mi, &s, &ms) == 7) {
-      // days from civil (Howard Hinnant)
-      y -= mo <= 2;
-      const int era = (y >= 0 ? y : y - 399) / 400;
-      const unsigned yoe = unsigned(y - era * 400);
-      const unsigned doy = unsigned((153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1);
-      const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-      const double days = double(era) * 146097 + double(doe) - 719468;
-      last = days * 86400000.0 + h * 3600000.0 + mi * 60000.0 + s * 1000.0 + ms;
-    }
-  }
+  const double last = lastUsed && lastUsed->isString() ? parseIsoMs(lastUsed->asString()) : 0;
   const double deadline = last + ttlMs_;
   if (deadline > now(clock_)) {
     alarm_.set(deadline);

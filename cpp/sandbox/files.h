@@ -102,11 +102,19 @@ class Files {
   void clear();
   uint32_t entryCount() const;  // files and directories
   uint64_t totalBytes() const;  // file bytes
+  // Diagnostics: file bytes manifest() has hashed so far (the cache keeps this flat while nothing changes).
+  uint64_t hashedBytes() const { return hashedBytes_; }
 
  private:
+  // Every operation that changes a file's bytes or removes it forgets its cached hash (and a directory's whole
+  // subtree), so an entry exists only while its file holds the bytes it was computed from; its size is a second check.
+  void forget(std::string_view absolute) const;
+  void forgetUnder(std::string_view absolute) const;
+
   std::shared_ptr<wasi::Workspace> tree_;
   // Absolute path -> {size, "sha256:<hex>"} of that file's current bytes (the manifest's cache).
   mutable std::map<std::string, std::pair<uint64_t, std::string>, std::less<>> hashes_;
+  mutable uint64_t hashedBytes_ = 0;
 };
 
 // SPEC §7.7 mimeType by lower-cased extension, `binary` deciding the fallback.

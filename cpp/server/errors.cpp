@@ -6,7 +6,7 @@
 namespace sw::server {
 
 http::Response errorResponse(Clock& clock, int status, std::string_view code, std::string_view message,
-                             std::string_view contextJson) {
+                             std::string_view contextJson, std::string_view operation) {
   std::string body;
   json::Writer w(body);
   w.beginObject();
@@ -15,6 +15,7 @@ http::Response errorResponse(Clock& clock, int status, std::string_view code, st
   w.key("context").raw(contextJson);
   w.key("httpStatus").integer(status);
   w.key("timestamp").string(isoTime(clock.epochMs()));
+  if (!operation.empty()) w.key("operation").string(operation);
   w.endObject();
   return http::Response::json(status, std::move(body));
 }

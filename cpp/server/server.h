@@ -82,9 +82,9 @@ constexpr std::size_t kMaxHostMessageUnits = 2048;
 
 // --- errors, as every route and the RPC report them (errors.cpp) -----------------------------------------------------
 
-// An ErrorResponse (SPEC §3.6).
+// An ErrorResponse (SPEC §3.6); `operation` (SPEC §3.8), when not empty, is its top-level `operation`.
 http::Response errorResponse(Clock& clock, int status, std::string_view code, std::string_view message,
-                             std::string_view contextJson = "{}");
+                             std::string_view contextJson = "{}", std::string_view operation = {});
 // The generic fallback for anything unexpected: 502 INTERNAL_ERROR "Engine execution failed".
 http::Response internalErrorResponse(Clock& clock);
 // An error as executeInContext returns it (SPEC §2.7: returned, never thrown): {"ok":false,"status":S,"body":B}.

@@ -394,15 +394,44 @@ Errno Workspace::restoreFile(std::string_view relPath, std::string_view data, ui
   return Errno::Success;
 }
 
-void Workspace::forEach(const std::function<void(const Entry&)>& visit) const {
-  // Iterative pre-order: one frame per directory on the current path, never a recursive call.
+Errno Workspace::rename(std::string_view from, std::string_view to) {
+  std::vector<std::string_view> a, b;
+  Node* fromDir = nullptr;
+  Node* toDir = nullptr;
+  if (Errno e = findParent(root_.get(), from, a, fromDir); e != Errno::Success) return e;
+  auto it = fromDir->children.find(a.back());
+  if (it == fromDir->children.end()) return Errno::NoEnt;
+  Node* source = it->second.get();
+  if (Errno e = findParent(root_.get(), to, b, toDir); e != Errno::Success) return e;
+  auto jt = toDir->children.find(b.back());
+  Node* target = jt == toDir->children.end() ? nullptr : jt->second.get();
+  if (target == source) return Errno::Success;
+  if (source->isDir()) {
+    if (target && !target->isDir()) return Errno::NotDir;
+    if (target && !target->children.empty()) return Errno::NotEmpty;
+    if (detail::isAncestor(source, toDir)) return Errno::Inval;
+  } else if (target && target->isDir()) {
+    return Errno::IsDir;
+  }
+  // Every path of the moved subtree changes: the path limits apply to each of them, checked before anything moves.
+  if (Errno e = detail::checkMove(*source, *toDir, b.back(), target); e != Errno::Success) return e;
+  if (target) detachSubtree(*detail::unlinkChild(*toDir, b.back()));
+  std::shared_ptr<Node> moving = detail::unlinkChild(*fromDir, a.back());
+  detail::linkChild(*toDir, std::string(b.back()), std::move(moving));
+  return Errno::Success;
+}
+
+namespace {
+
+// Iterative pre-order below `top` (whose path is `path`, empty for the root): one frame per directory on the current
+// path, never a recursive call.
+void walkBelow(const Node& top, std::string path, const std::function<void(const Workspace::Entry&)>& visit) {
   struct Frame {
     const Node* dir;
     decltype(Node::children)::const_iterator next;
     std::size_t prefixLen;  // bytes of `path` naming `dir` (0 for the root)
   };
-  std::string path;
-  std::vector<Frame> stack{{root_.get(), root_->children.begin(), 0}};
+  std::vector<Frame> stack{{&top, top.children.begin(), path.size()}};
   while (!stack.empty()) {
     Frame& frame = stack.back();
     if (frame.next == frame.dir->children.end()) {
@@ -413,13 +442,43 @@ void Workspace::forEach(const std::function<void(const Entry&)>& visit) const {
     path.resize(frame.prefixLen);
     if (!path.empty()) path.push_back('/');
     path.append(name);
-    Entry entry{path, child->isDir(), {}, child->mtim};
+    Workspace::Entry entry{path, child->isDir(), {}, child->mtim};
     if (!child->isDir()) {
       entry.data = std::string_view(reinterpret_cast<const char*>(child->bytes()), std::size_t(child->size()));
     }
     visit(entry);
     if (child->isDir()) stack.push_back({child.get(), child->children.begin(), path.size()});
   }
+}
+
+}  // namespace
+
+void Workspace::forEach(const std::function<void(const Entry&)>& visit) const { walkBelow(*root_, {}, visit); }
+
+Errno Workspace::forEachUnder(std::string_view relPath, const std::function<void(const Entry&)>& visit) const {
+  if (relPath.empty()) {
+    forEach(visit);
+    return Errno::Success;
+  }
+  std::vector<std::string_view> parts;
+  Node* dir = nullptr;
+  if (Errno e = findParent(root_.get(), relPath, parts, dir); e != Errno::Success) return e;
+  auto it = dir->children.find(parts.back());
+  if (it == dir->children.end()) return Errno::NoEnt;
+  const Node& node = *it->second;
+  // The entry's path as the tree spells it (relPath may carry empty segments).
+  std::string path;
+  for (std::string_view part : parts) {
+    if (!path.empty()) path.push_back('/');
+    path.append(part);
+  }
+  Entry entry{path, node.isDir(), {}, node.mtim};
+  if (!node.isDir()) {
+    entry.data = std::string_view(reinterpret_cast<const char*>(node.bytes()), std::size_t(node.size()));
+  }
+  visit(entry);
+  if (node.isDir()) walkBelow(node, std::move(path), visit);
+  return Errno::Success;
 }
 
 }  // namespace sw::wasi

@@ -150,6 +150,9 @@ class Workspace {
   };
   // Pre-order, children sorted by name, root excluded.
   void forEach(const std::function<void(const Entry&)>& visit) const;
+  // The same walk over one subtree: the entry at relPath first, then everything below it (relPath empty: the whole
+  // tree, as forEach). Paths stay root-relative. NoEnt/NotDir when relPath does not name an entry.
+  Errno forEachUnder(std::string_view relPath, const std::function<void(const Entry&)>& visit) const;
   // One entry by path; `data` views a file's bytes until the tree next changes. NoEnt/NotDir on the way.
   Errno stat(std::string_view relPath, Entry& out) const;
 
@@ -165,6 +168,12 @@ class Workspace {
   // Sets a file's bytes and mtime in place, creating it (not its parents: NoEnt) if absent; IsDir on a directory.
   // No limit applies: this restores a state that was accounted for before (rollback).
   Errno restoreFile(std::string_view relPath, std::string_view data, uint64_t mtimeNs);
+  // Moves a file or a directory's subtree to `to` (rename(2) rules: the destination's parent must exist; a file may
+  // replace a file, a directory an empty directory). NoEnt (source or destination parent missing), NotDir (a
+  // directory onto a file, or a file on a path's way), IsDir (a file onto a directory), NotEmpty, Inval (a directory
+  // into its own subtree), NameTooLong / NoSpc (the moved paths against the path limits). Nothing changes on failure;
+  // moved nodes keep their mtime. The caller's Sandbox uses it for the files API's rename (cpp/sandbox).
+  Errno rename(std::string_view from, std::string_view to);
 
   detail::Mount& mount() const { return *mount_; }
   const std::shared_ptr<detail::Node>& root() const { return root_; }

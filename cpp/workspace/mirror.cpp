@@ -8,50 +8,7 @@ namespace {
 
 using wasi::Errno;
 
-constexpr std::string_view kRoot = "/workspace";
-
-// "/workspace/a/b" -> "a/b" (the path is normalized and below the root).
-std::string_view relativeOf(std::string_view absolute) { return absolute.substr(kRoot.size() + 1); }
-
-std::string absoluteOf(std::string_view relative) {
-  std::string out;
-  out.reserve(kRoot.size() + 1 + relative.size());
-  out.append(kRoot).push_back('/');
-  out.append(relative);
-  return out;
-}
-
 bool isShaForm(std::string_view like) { return like.substr(0, 7) == "sha256:"; }
-
-std::string sizeText(uint64_t bytes) {
-  return bytes % 1048576 == 0 ? std::to_string(bytes / 1048576) + " MiB" : std::to_string(bytes) + " bytes";
-}
-
-Error writeError(Errno e, const std::string& relative) {
-  std::string path = absoluteOf(relative);
-  switch (e) {
-    case Errno::IsDir: return {"EISDIR", "Is a directory: " + path};
-    case Errno::NotDir: return {"ENOTDIR", "Not a directory: " + path};
-    case Errno::NameTooLong: return {"ENAMETOOLONG", "Name too long: " + path};
-    default: return {wasi::errnoName(e), "Cannot write " + path};
-  }
-}
-
-// Normalizes against /workspace and strips the root; false with `err` for an escaping path, and (when `isFile`)
-// for the root itself, which cannot be a file.
-bool relativePath(std::string_view path, bool isFile, std::string& normalized, std::string& out, Error& err) {
-  if (!normalizePath(kRoot, path, normalized, err)) return false;
-  if (normalized.size() == kRoot.size()) {
-    if (isFile) {
-      err = {"EISDIR", "Cannot write to the /workspace root"};
-      return false;
-    }
-    out.clear();
-    return true;
-  }
-  out.assign(relativeOf(normalized));
-  return true;
-}
 
 template <typename T>
 bool sortedContains(const std::vector<T>& sorted, std::string_view key) {
@@ -99,7 +56,7 @@ bool Mirror::reconcile(const std::vector<std::string>& dirs,
   std::vector<std::string> wantedDirs;
   wantedDirs.reserve(dirs.size());
   for (const std::string& dir : dirs) {
-    if (!relativePath(dir, false, normalized, relative, err)) return false;
+    if (!resolvePath(dir, false, normalized, relative, err)) return false;
     if (!relative.empty()) wantedDirs.push_back(relative);
   }
   std::sort(wantedDirs.begin(), wantedDirs.end());
@@ -112,7 +69,7 @@ bool Mirror::reconcile(const std::vector<std::string>& dirs,
   std::vector<Wanted> wanted;  // sorted by path; of two keys naming one path the later wins
   wanted.reserve(manifest.size());
   for (const auto& [path, hash] : manifest) {
-    if (!relativePath(path, true, normalized, relative, err)) return false;
+    if (!resolvePath(path, true, normalized, relative, err)) return false;
     wanted.push_back({relative, hash});
   }
   std::stable_sort(wanted.begin(), wanted.end());
@@ -134,7 +91,7 @@ bool Mirror::reconcile(const std::vector<std::string>& dirs,
     return it != wanted.end() && it->path == path ? &*it : nullptr;
   };
   for (File& file : files) {
-    if (!relativePath(file.path, true, normalized, relative, err)) return false;
+    if (!resolvePath(file.path, true, normalized, relative, err)) return false;
     file.path = relative;
   }
 
@@ -147,7 +104,7 @@ bool Mirror::reconcile(const std::vector<std::string>& dirs,
       forget(dir);
     }
     if (Errno e = ws.forceDirectories(dir); e != Errno::Success) {
-      err = writeError(e, dir);
+      err = pathError(e, absoluteOf(dir));
       return false;
     }
   }
@@ -169,23 +126,22 @@ bool Mirror::reconcile(const std::vector<std::string>& dirs,
       File* file = ordered.second;
       forget(file->path);
       if (file->data.size() > limits.maxFileBytes) {
-        err = {"EFBIG", "File exceeds " + sizeText(limits.maxFileBytes) + ": " + absoluteOf(file->path)};
+        err = fileTooLargeError(limits, absoluteOf(file->path));
         return false;
       }
       uint64_t before = ws.stat(file->path, entry) == Errno::Success && !entry.directory ? entry.data.size() : 0;
       bool overTotal = ws.totalBytes() - before + file->data.size() > limits.maxTotalBytes;
       Errno e = ws.writeFile(file->path, file->data, mtimeFromUpdatedAt(file->updatedAt));
       if (e == Errno::NoSpc) {
-        err = overTotal ? Error{"ENOSPC", "Workspace exceeds " + sizeText(limits.maxTotalBytes) + " total"}
-                        : Error{"ENOSPC", "Workspace exceeds " + std::to_string(limits.maxEntries) + " entries"};
+        err = overTotal ? totalBytesError(limits) : entriesError(limits);
         return false;
       }
       if (e == Errno::Fbig) {
-        err = {"EFBIG", "File exceeds " + sizeText(limits.maxFileBytes) + ": " + absoluteOf(file->path)};
+        err = fileTooLargeError(limits, absoluteOf(file->path));
         return false;
       }
       if (e != Errno::Success) {
-        err = writeError(e, file->path);
+        err = pathError(e, absoluteOf(file->path));
         return false;
       }
       // Pulled bytes are hashed here anyway, in the form the manifest uses for them.

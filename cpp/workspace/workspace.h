@@ -44,6 +44,26 @@ struct Error {
 // EACCES "Path escapes /workspace: <path as given>". `out` is "/workspace" or "/workspace/<segments>".
 bool normalizePath(std::string_view cwd, std::string_view path, std::string& out, Error& err);
 
+// --- shared by the mirror and the caller's Sandbox (cpp/sandbox), so both speak of paths and limits alike
+constexpr std::string_view kRoot = "/workspace";
+// "a/b" -> "/workspace/a/b"; "" -> "/workspace".
+std::string absoluteOf(std::string_view relative);
+// The root-relative form of a normalized absolute path: "/workspace/a/b" -> "a/b", "/workspace" -> "".
+std::string_view relativeOf(std::string_view normalized);
+// normalizePath against /workspace, then the root-relative form in `relative`. `isFile`: the root cannot be a file
+// (EISDIR "Cannot write to the /workspace root").
+bool resolvePath(std::string_view path, bool isFile, std::string& normalized, std::string& relative, Error& err);
+// The limit failures' wording: EFBIG "File exceeds 1 MiB: <path>", ENOSPC "Workspace exceeds 16 MiB total",
+// "Workspace exceeds 4096 entries", "Workspace paths exceed 1 MiB total".
+Error fileTooLargeError(const wasi::WorkspaceLimits& limits, std::string_view absolute);
+Error totalBytesError(const wasi::WorkspaceLimits& limits);
+Error entriesError(const wasi::WorkspaceLimits& limits);
+Error pathBytesError(const wasi::WorkspaceLimits& limits);
+// Any other errno about `absolute`: EISDIR "Is a directory: <path>", ENOTDIR "Not a directory: <path>", ENAMETOOLONG
+// "Name too long: <path>", ENOENT "No such file or directory: <path>", EEXIST "File exists: <path>", ENOTEMPTY
+// "Directory not empty: <path>", EINVAL "Invalid path: <path>"; else "Cannot write <path>".
+Error pathError(wasi::Errno e, std::string_view absolute);
+
 // A file crossing the protocol: absolute path, raw bytes, epoch milliseconds (SPEC §2.7 WorkspaceFileEntry).
 struct File {
   std::string path;

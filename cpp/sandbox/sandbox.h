@@ -1,0 +1,226 @@
+// cpp/sandbox: the caller's `Sandbox` Durable Object (SPEC §7.3-§7.10) as a sans-I/O state machine, like the
+// Interpreter (cpp/interp). One Sandbox per Durable Object instance holds every rule: the x-sandbox-id check, routing,
+// body caps, validation, the context registry, the binding probe, env layering, the files API (over sandbox::Files),
+// SandboxInfo, the idle alarm and the storage (format 1). The shim (worker-shim/sandbox.js) only performs the actions
+// an Exchange asks for and feeds the answers back:
+//
+//   Respond   send this response (the exchange is over)
+//   ReadBody  copy at most bodyLimit + 1 body bytes into bodyBuffer(), then bodyReceived(n)
+//   Fetch     env[binding].fetch(method https://sandbox.internal<path>, body), then fetched(answer) with at most
+//             bodyLimit + 1 bytes of the response body (or "no such binding" / "it threw")
+//   Call      env[binding].executeInContext(path = the interpreter key, JSON.parse(body), getFiles), then called(answer)
+//
+// The getFiles callback the Call passes answers from the in-memory tree through filesFor(); it may be called
+// (re-entrantly, from the runtime Worker) while the exchange waits for called(). That is safe because an exchange
+// never changes the tree between issuing a Call and receiving its answer, and filesFor() only reads.
+// Requests are processed one at a time (the shim chains them, SPEC §7.3); an Exchange assumes so.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../abi/abi.h"
+#include "../http/http.h"
+#include "../interp/sql.h"
+#include "../json/json.h"
+#include "../server/server.h"
+#include "../wasi/wasi.h"
+#include "files.h"
+
+namespace sw::sandbox {
+
+constexpr std::size_t kMaxContexts = 8;
+constexpr int kStorageFormat = 1;
+// JSON bodies of every route but /files (SPEC §7.3), and of /files (SPEC §7.7).
+constexpr std::size_t kJsonBodyLimit = 98304;
+constexpr std::size_t kFilesBodyLimit = 2097152;
+// What the Sandbox reads of a binding's answers: the probe and the interpreter's context routes are small JSON
+// objects; a stateless POST /execute result is at most a few hundred KiB (64 KiB code echo + 64 KiB result + 32 KiB
+// of logs, JSON-escaped). More is the binding's failure (502).
+constexpr std::size_t kProbeAnswerLimit = 65536;
+constexpr std::size_t kRelayAnswerLimit = 4 * 1048576;
+// An executeInContext result as the shim encodes it (JSON + file bytes): the interpreter's own backstop for a round's
+// changes is 24 MiB (server::kMaxWorkspaceChangeBytes), plus the result's JSON.
+constexpr std::size_t kMaxCallResultBytes = 28 * 1048576;
+// A getFiles request (the paths as JSON): the workspace has at most 4,096 entries of bounded path length.
+constexpr std::size_t kMaxGetFilesRequestBytes = 4 * 1048576;
+
+// validateSandboxId (SPEC §7.2): the message of the 400, nullopt when valid.
+std::optional<std::string> checkSandboxId(std::string_view id);
+
+struct Config {
+  std::string objectId;  // this Durable Object's id (ctx.id.toString()): the interpreter key, SPEC §4.1
+  double idleTtlMs = 86400000;  // SANDBOX_IDLE_TTL_MS, parsed with interp::parseIdleTtl
+  bool fileApiDisabled = false;  // SANDBOX_FILE_API === "disabled"
+};
+
+enum class ActionKind : uint32_t {
+  Respond = abi::ACTION_RESPOND,
+  ReadBody = abi::ACTION_READ_BODY,
+  Fetch = abi::SBX_ACTION_FETCH,
+  Call = abi::SBX_ACTION_CALL,
+};
+
+struct Action {
+  ActionKind kind = ActionKind::Respond;
+  http::Response response;  // Respond
+  // ReadBody: the request body's limit; Fetch: the limit of the answer's body; Call: unused (kMaxCallResultBytes).
+  std::size_t bodyLimit = 0;
+  std::string binding;  // Fetch, Call: the env member
+  std::string method;   // Fetch
+  std::string path;     // Fetch: the path on https://sandbox.internal; Call: the interpreter key
+  std::string body;     // Fetch: the request body (JSON; empty = none); Call: the args as JSON
+};
+
+// What the shim saw of a Fetch.
+struct FetchAnswer {
+  enum class Kind : uint32_t {
+    Response = abi::SBX_ANSWERED,   // status + at most bodyLimit + 1 body bytes
+    NoBinding = abi::SBX_NO_BINDING,  // env[binding] is not an object with a fetch function
+    Threw = abi::SBX_THREW,         // fetch (or reading the body) threw: message
+  };
+  Kind kind = Kind::Threw;
+  int status = 0;
+  std::string body;
+  std::string message;
+};
+
+// What the shim saw of a Call.
+struct CallAnswer {
+  enum class Kind : uint32_t {
+    Result = abi::SBX_ANSWERED,       // json (+ files)
+    NoBinding = abi::SBX_NO_BINDING,  // env[binding] has no executeInContext function
+    Threw = abi::SBX_THREW,           // the RPC threw or rejected: message
+    TooLarge = abi::SBX_TOO_LARGE,    // the result would encode to more than kMaxCallResultBytes: not copied
+  };
+  Kind kind = Kind::Threw;
+  // The result as JSON, except each result.workspace.files[i].data that was a Uint8Array: that is null in the JSON
+  // and its bytes are files[i]. files[i] is nullopt where data was anything else.
+  std::string json;
+  std::vector<std::optional<std::string>> files;
+  std::string message;
+};
+
+class Sandbox {
+ public:
+  // Creates the tables, wiping any other layout first (SPEC §7.10), and loads the state. `armedAlarm`: the alarm the
+  // platform reports at start-up (NaN when none). `random`: null = wasi::systemRandom() (context ids, lifetime).
+  Sandbox(interp::Sql& sql, interp::Alarm& alarm, server::Clock& clock, Config config, double armedAlarm,
+          wasi::RandomSource random = {});
+  ~Sandbox();
+  Sandbox(const Sandbox&) = delete;
+  Sandbox& operator=(const Sandbox&) = delete;
+
+  // One request (or one alarm run).
+  class Exchange {
+   public:
+    explicit Exchange(Sandbox& owner);
+    ~Exchange();
+    const Action& start(const http::RequestHead& head);
+    // The alarm handler (SPEC §7.9): Fetch actions for a destroy, then a Respond whose content nobody reads.
+    const Action& startAlarm();
+    char* bodyBuffer() { return body_.data(); }
+    std::size_t bodyCapacity() const { return body_.capacity(); }
+    const Action& bodyReceived(std::size_t n);
+    const Action& bodyFailed();
+    const Action& fetched(FetchAnswer answer);
+    const Action& called(CallAnswer answer);
+    // Something unexpected happened (a shim failure, or a throw out of the core): 502 INTERNAL_ERROR.
+    const Action& fail();
+    const Action& action() const { return action_; }
+
+   private:
+    struct Pending;
+    enum class Route : uint8_t { None, Execute, CreateContext, SetEnv, Files };
+    enum class Stage : uint8_t {
+      Idle,
+      Body,             // waiting for the request body
+      ProbeCreate,      // POST /contexts: the probe
+      RemoteCreate,     // POST /contexts: POST /interpreters/<key>/contexts
+      ProbeDefault,     // POST /execute {binding}: the probe before the default context is created
+      RemoteDefault,    // POST /execute {binding}: POST /interpreters/<key>/contexts
+      Stateless,        // POST /execute on a contexts:false binding
+      Execute,          // executeInContext
+      DeleteRemote,     // DELETE /contexts/:id: DELETE /interpreters/<key>/contexts/<id>
+      Destroy,          // DELETE / or the alarm: DELETE /interpreters/<key> per binding
+      Done,
+    };
+
+    const Action& respond(http::Response r);
+    const Action& error(int status, std::string_view code, std::string_view message, std::string_view context = "{}");
+    const Action& invalid(int status, std::string_view message) { return error(status, "VALIDATION_FAILED", message); }
+    const Action& readBody(const http::RequestHead& head, Route route, std::size_t limit);
+    const Action& fetch(Stage stage, std::string binding, std::string method, std::string path, std::string body,
+                        std::size_t limit);
+
+    const Action& createContext(const json::Value& body);
+    const Action& execute(const json::Value& body);
+    const Action& setEnv(const json::Value& body);
+    const Action& files(const json::Value& body);
+    const Action& listContexts();
+    const Action& deleteContext(std::string id);
+    const Action& info();
+    const Action& destroy(bool respondWhenDone);
+    const Action& nextDestroyStep();
+
+    // The probe answer (SPEC §7.4 step 5): the message of the 400, or nullopt with language/engine/contexts set.
+    std::optional<std::string> judgeProbe(const FetchAnswer& answer, bool requireContexts);
+    const Action& remoteCreate(Stage stage);
+    bool remoteCreated(const FetchAnswer& answer);
+    const Action& callExecute();
+    const Action& executed(CallAnswer answer);
+    const Action& bindingFailed(std::string_view message);
+
+    Sandbox& owner_;
+    Action action_;
+    server::BodyBuffer body_;
+    Stage stage_ = Stage::Idle;
+    Route route_ = Route::None;
+    std::unique_ptr<Pending> pending_;
+  };
+
+  // The getFiles answer (SPEC §2.7 GetWorkspaceFiles): `pathsJson` is the callback's argument as JSON; every path that
+  // is a file here, with its bytes and updatedAt; anything else (a non-array, a non-string, an unknown path) is
+  // skipped. Always [] while the File API is disabled. Read-only: safe while an exchange waits for a Call.
+  std::vector<workspace::File> filesFor(std::string_view pathsJson) const;
+
+  const Files& files() const { return files_; }
+  std::size_t contextCount() const;
+
+ private:
+  struct Context;
+  struct Meta;
+  friend class Exchange;
+
+  // storage (SPEC §7.10)
+  void ensureSchema();
+  void createTables();
+  void wipeStorage();
+  void load();
+  void ensureMeta(std::string_view id);
+  void writeMeta();
+  void saveContext(const Context& c);
+  void persist(const Changes& changes);
+  void wipe();  // destroy: storage, alarm, in-memory state (SPEC §7.9)
+  double touch(bool alwaysWriteLastUsed = false);
+  std::string randomUuid();
+  double now() const;
+  std::string nowIso() const;
+
+  interp::Sql& sql_;
+  interp::Alarm& alarm_;
+  server::Clock& clock_;
+  Config config_;
+  double armedAlarm_;  // NaN: none known
+  wasi::RandomSource random_;
+  std::unique_ptr<Meta> meta_;  // null: no meta row yet
+  std::vector<Context> contexts_;  // in createdAt order
+  Files files_;
+};
+
+}  // namespace sw::sandbox

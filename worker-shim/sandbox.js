@@ -1,0 +1,359 @@
+// The caller's `Sandbox` Durable Object (SPEC §7.3-§7.10): marshalling only. The C++ core (cpp/sandbox) validates,
+// routes, keeps the registry, the workspace and the storage, and decides every answer; this file performs the
+// actions it asks for — a fetch or an executeInContext call on a named binding of this Worker's env, SQL and the
+// alarm (through core.js's storage imports) — and moves bytes between them and the core. docs/sandbox.md.
+import { DurableObject } from "cloudflare:workers";
+import { getCore, toResponse, copyHead, readBodyInto, withCoreBytes, fallbackResponse, discardCore } from "./core.js";
+// Every number shared with the core, generated from cpp/abi/abi.def.
+import {
+  ACTION_RESPOND,
+  ACTION_READ_BODY,
+  SBX_ACTION_FETCH,
+  SBX_ACTION_CALL,
+  SbxActionView,
+  SbxFilesView,
+  ByteSpan,
+  SBX_ANSWERED,
+  SBX_NO_BINDING,
+  SBX_THREW,
+  SBX_TOO_LARGE,
+  SBX_CALL_RESULT_MAX_BYTES,
+  SBX_GET_FILES_MAX_BYTES,
+} from "./generated/abi.mjs";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+let nextStorageId = 1_000_000; // apart from interpreter.js's ids: both register in the same core's storages map
+
+const released = new FinalizationRegistry(({ core, handle, storageId }) => {
+  try {
+    core.storages.delete(storageId);
+    if (handle !== 0 && getCore.instance === core) core._sw_sbx_free(handle);
+  } catch {
+    // the core was replaced meanwhile: its memory went with it
+  }
+});
+
+function readAction(core, view) {
+  if (!view) throw new Error("the core returned no action");
+  const u32 = core.HEAPU32;
+  const field = (offset) => u32[(view + offset) >>> 2];
+  const text = (ptr, len) => decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
+  const kind = field(SbxActionView.kind);
+  const action = {
+    kind,
+    status: field(SbxActionView.status),
+    bodyPtr: field(SbxActionView.body_ptr),
+    bodyLen: field(SbxActionView.body_len),
+    headersPtr: field(SbxActionView.headers_ptr),
+    headersLen: field(SbxActionView.headers_len),
+  };
+  if (kind === SBX_ACTION_FETCH || kind === SBX_ACTION_CALL) {
+    // Copied out now: the core reuses these buffers once it is called again.
+    action.binding = text(field(SbxActionView.binding_ptr), field(SbxActionView.binding_len));
+    action.method = text(field(SbxActionView.method_ptr), field(SbxActionView.method_len));
+    action.path = text(field(SbxActionView.path_ptr), field(SbxActionView.path_len));
+    action.body = core.HEAPU8.slice(action.bodyPtr, action.bodyPtr + action.bodyLen);
+    action.limit = field(SbxActionView.limit);
+  }
+  return action;
+}
+
+// At most `capacity` bytes of a response body (the core's limit + 1: more shows as too much without being read whole).
+async function readCapped(body, capacity) {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks = [];
+  let n = 0;
+  try {
+    while (n < capacity) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const take = Math.min(value.byteLength, capacity - n);
+      chunks.push(take === value.byteLength ? value : value.subarray(0, take));
+      n += take;
+    }
+  } finally {
+    if (n >= capacity) reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+function messageOf(error) {
+  return String(error?.message ?? error);
+}
+
+/** The state of one Sandbox Durable Object: its core-side Sandbox and the queue that serializes requests. */
+export class SandboxHost {
+  #ctx;
+  #env;
+  #core = null;
+  #handle = 0;
+  #storageId = nextStorageId++;
+  #queue = Promise.resolve();
+
+  constructor(ctx, env) {
+    this.#ctx = ctx;
+    this.#env = env;
+  }
+
+  // One request at a time (SPEC §7.3); a failure never blocks later ones.
+  #serial(fn) {
+    const run = this.#queue.then(fn);
+    this.#queue = run.then(
+      () => {},
+      () => {},
+    );
+    return run;
+  }
+
+  async #sandbox() {
+    const core = await getCore();
+    if (this.#core === core && this.#handle !== 0) return core;
+    // First use, or the core was replaced after a trap: a new Sandbox over the same storage.
+    released.unregister(this);
+    this.#core = core;
+    this.#handle = 0;
+    core.storages.set(this.#storageId, this.#ctx.storage);
+    const armed = await this.#ctx.storage.getAlarm();
+    const ttl = this.#env?.SANDBOX_IDLE_TTL_MS;
+    const hasTtl = ttl !== undefined && ttl !== null;
+    const fileApi = this.#env?.SANDBOX_FILE_API;
+    const id = encoder.encode(this.#ctx.id.toString());
+    const ttlBytes = encoder.encode(hasTtl ? String(ttl) : "");
+    const fileApiBytes = encoder.encode(typeof fileApi === "string" ? fileApi : "");
+    const strings = new Uint8Array(id.length + ttlBytes.length + fileApiBytes.length);
+    strings.set(id, 0);
+    strings.set(ttlBytes, id.length);
+    strings.set(fileApiBytes, id.length + ttlBytes.length);
+    this.#handle = withCoreBytes(core, strings, (p) =>
+      core._sw_sbx_new(this.#storageId, p, id.length, ttlBytes.length, hasTtl ? 1 : 0, fileApiBytes.length,
+        typeof armed === "number" ? armed : NaN));
+    if (this.#handle === 0) throw new Error("the Sandbox could not start");
+    released.register(this, { core, handle: this.#handle, storageId: this.#storageId }, this);
+    return core;
+  }
+
+  fetch(request) {
+    return this.#serial(() => this.#run((core, exchange) => {
+      const head = copyHead(core, request, (max) => core._sw_sbx_exchange_input(exchange, max));
+      return core._sw_sbx_exchange_start(exchange, ...head, request.body ? 1 : 0);
+    }, request));
+  }
+
+  alarm() {
+    return this.#serial(async () => {
+      await this.#run((core, exchange) => core._sw_sbx_exchange_alarm(exchange), null);
+    });
+  }
+
+  async #run(begin, request) {
+    let core;
+    try {
+      core = await this.#sandbox();
+    } catch (error) {
+      console.error("[sandbox-workers] Sandbox failure:", error);
+      return fallbackResponse();
+    }
+    const exchange = core._sw_sbx_exchange_new(this.#handle);
+    if (exchange === 0) return fallbackResponse();
+    try {
+      let view = begin(core, exchange);
+      for (;;) {
+        const action = readAction(core, view);
+        if (action.kind === ACTION_RESPOND) return toResponse(core, action);
+        if (action.kind === ACTION_READ_BODY) {
+          let n;
+          try {
+            n = request?.body
+              ? await readBodyInto(core, request.body, action.bodyPtr, action.bodyLen, { cancelRest: false })
+              : 0;
+          } catch {
+            view = core._sw_sbx_exchange_body_failed(exchange);
+            continue;
+          }
+          view = core._sw_sbx_exchange_body_received(exchange, n);
+        } else if (action.kind === SBX_ACTION_FETCH) {
+          view = await this.#fetchBinding(core, exchange, action);
+        } else if (action.kind === SBX_ACTION_CALL) {
+          view = await this.#callBinding(core, exchange, action);
+        } else {
+          throw new Error(`unexpected Sandbox action ${action.kind}`);
+        }
+        if (getCore.instance !== core) throw new Error("the core was replaced during a request");
+      }
+    } catch (error) {
+      this.#failed(error);
+      return fallbackResponse();
+    } finally {
+      if (this.#core === core && getCore.instance === core) core._sw_sbx_exchange_free(exchange);
+    }
+  }
+
+  // Copies `bytes` into the exchange's input and returns their length.
+  #put(core, exchange, bytes) {
+    const ptr = core._sw_sbx_exchange_input(exchange, bytes.length);
+    if (ptr === 0) throw new Error("the core could not allocate an input buffer");
+    core.HEAPU8.set(bytes, ptr);
+    return bytes.length;
+  }
+
+  // env[binding].fetch, as the core asked. The core judges the answer (status, at most limit + 1 body bytes).
+  async #fetchBinding(core, exchange, action) {
+    const target = this.#env?.[action.binding];
+    if (target === null || typeof target !== "object" && typeof target !== "function" ||
+      typeof target.fetch !== "function") {
+      return core._sw_sbx_exchange_fetched(exchange, SBX_NO_BINDING, 0, 0);
+    }
+    let status;
+    let body;
+    try {
+      const init = { method: action.method };
+      if (action.body.length > 0) {
+        init.body = action.body;
+        init.headers = { "content-type": "application/json" };
+      }
+      const response = await target.fetch(new Request(`https://sandbox.internal${action.path}`, init));
+      status = response.status;
+      body = await readCapped(response.body, action.limit + 1);
+    } catch (error) {
+      const len = this.#put(core, exchange, encoder.encode(messageOf(error)));
+      return core._sw_sbx_exchange_fetched(exchange, SBX_THREW, 0, len);
+    }
+    const len = this.#put(core, exchange, body);
+    return core._sw_sbx_exchange_fetched(exchange, SBX_ANSWERED, status, len);
+  }
+
+  // env[binding].executeInContext(key, args, getFiles). The result's workspace.files[].data bytes go into the core
+  // beside the JSON (no base64); everything else about the result is the core's to judge.
+  async #callBinding(core, exchange, action) {
+    const target = this.#env?.[action.binding];
+    if (target === null || typeof target !== "object" && typeof target !== "function" ||
+      typeof target.executeInContext !== "function") {
+      return core._sw_sbx_exchange_called(exchange, SBX_NO_BINDING, 0);
+    }
+    const handle = this.#handle;
+    const getFiles = (paths) => this.#getFiles(core, handle, paths);
+    let json;
+    const blobs = [];
+    try {
+      const args = JSON.parse(decoder.decode(action.body));
+      const result = await target.executeInContext(action.path, args, getFiles);
+      const files = result?.ok === true ? result?.result?.workspace?.files : undefined;
+      if (Array.isArray(files)) {
+        for (const file of files) {
+          if (file !== null && typeof file === "object" && file.data instanceof Uint8Array) {
+            blobs.push(file.data);
+            file.data = null;
+          } else {
+            blobs.push(null);
+          }
+        }
+      }
+      json = encoder.encode(JSON.stringify(result ?? null) ?? "null");
+    } catch (error) {
+      const len = this.#put(core, exchange, encoder.encode(messageOf(error)));
+      return core._sw_sbx_exchange_called(exchange, SBX_THREW, len);
+    }
+    // u32 JSON length, JSON, u32 count, per file u8 has-bytes (+ u32 length + bytes). Sized first; never copied
+    // when over the core's cap.
+    let size = 4 + json.length + 4;
+    for (const b of blobs) size += 1 + (b ? 4 + b.length : 0);
+    if (size > SBX_CALL_RESULT_MAX_BYTES) return core._sw_sbx_exchange_called(exchange, SBX_TOO_LARGE, 0);
+    const ptr = core._sw_sbx_exchange_input(exchange, size);
+    if (ptr === 0) throw new Error("the core could not allocate the executeInContext result");
+    const heap = core.HEAPU8;
+    const dv = new DataView(heap.buffer, ptr, size);
+    let o = 0;
+    dv.setUint32(o, json.length, true); o += 4;
+    heap.set(json, ptr + o); o += json.length;
+    dv.setUint32(o, blobs.length, true); o += 4;
+    for (const b of blobs) {
+      heap[ptr + o++] = b ? 1 : 0;
+      if (!b) continue;
+      dv.setUint32(o, b.length, true); o += 4;
+      heap.set(b, ptr + o); o += b.length;
+    }
+    return core._sw_sbx_exchange_called(exchange, SBX_ANSWERED, size);
+  }
+
+  // The getFiles callback (SPEC §2.7), called by the runtime Worker while the Call above is awaited: it bypasses the
+  // queue (the request that made the call holds it) and only reads the core's in-memory tree.
+  #getFiles(core, handle, paths) {
+    if (getCore.instance !== core || this.#handle !== handle) return [];
+    let text;
+    try {
+      text = JSON.stringify(paths ?? null) ?? "null";
+    } catch {
+      text = "null";
+    }
+    const bytes = encoder.encode(text);
+    let len = 0;
+    if (bytes.length <= SBX_GET_FILES_MAX_BYTES) {
+      const ptr = core._sw_sbx_input(handle, bytes.length);
+      if (ptr === 0) return [];
+      core.HEAPU8.set(bytes, ptr);
+      len = bytes.length;
+    }
+    const view = core._sw_sbx_get_files(handle, len);
+    if (!view) return [];
+    const heap = core.HEAPU8;
+    const u32 = core.HEAPU32;
+    const count = u32[(view + SbxFilesView.count) >>> 2];
+    const spans = u32[(view + SbxFilesView.spans_ptr) >>> 2];
+    const times = new DataView(heap.buffer, u32[(view + SbxFilesView.times_ptr) >>> 2], count * 8);
+    const span = (i) => {
+      const at = spans + i * ByteSpan.BYTES;
+      const p = u32[(at + ByteSpan.ptr) >>> 2];
+      return [p, p + u32[(at + ByteSpan.len) >>> 2]];
+    };
+    const entries = [];
+    for (let i = 0; i < count; i++) {
+      const [ps, pe] = span(2 * i);
+      const [ds, de] = span(2 * i + 1);
+      entries.push({ path: decoder.decode(heap.subarray(ps, pe)), data: heap.slice(ds, de), updatedAt: times.getFloat64(i * 8, true) });
+    }
+    core._sw_sbx_get_files_done(handle);
+    return entries;
+  }
+
+  // A trap leaves the core's memory suspect: the next request starts a new core (and a new Sandbox over the same
+  // storage).
+  #failed(error) {
+    console.error("[sandbox-workers] Sandbox failure:", error);
+    if (error instanceof WebAssembly.RuntimeError || this.#core?.coreCorrupted) {
+      discardCore();
+      this.#core = null;
+      this.#handle = 0;
+    }
+  }
+}
+
+/**
+ * The caller's Sandbox Durable Object (SQLite-backed). Export it from the caller Worker under the class name its
+ * `durable_objects` binding names (the seeds use `Sandbox`), and reach it through getSandbox().
+ */
+export class Sandbox extends DurableObject {
+  #host;
+
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.#host = new SandboxHost(ctx, env);
+  }
+
+  async fetch(request) {
+    return this.#host.fetch(request);
+  }
+
+  async alarm() {
+    return this.#host.alarm();
+  }
+}
