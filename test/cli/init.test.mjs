@@ -4,7 +4,7 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, symlinkSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -189,4 +189,52 @@ test("npm run pack writes a tarball for the CLI whose bin is sandbox-workers", (
   assert.ok(tarballs["@sandbox-workers/cli"]);
   const listing = execFileSync("tar", ["-tzf", tarballs["@sandbox-workers/cli"]], { encoding: "utf8" });
   assert.match(listing, /package\/sandbox-workers\.mjs/);
+});
+
+// The caller side as a user installs it: the README's caller quick start (wrangler.jsonc and src/index.js, as
+// written) in a project of its own, `npm install` of the @sandbox-workers/core tarball, bundled by wrangler, and the
+// bundle run in workerd next to the JavaScript and Python runtime Workers.
+test("npm install of the local @sandbox-workers/core tarball: the README's caller quick start bundles with wrangler deploy --dry-run and its bundle answers in workerd", async () => {
+  assert.ok(tarballs["@sandbox-workers/core"], "npm run pack made @sandbox-workers/core");
+  const { runtimeWorkerOptions } = await import("../integration/helpers.mjs");
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Call it from your Worker"));
+  const blocks = [...section.matchAll(/```(jsonc|js)\n([\s\S]*?)```/g)];
+  const config = blocks.find(([, lang, text]) => lang === "jsonc" && text.includes('"new_sqlite_classes": ["Sandbox"]'))[2];
+  const entry = blocks.find(([, lang, text]) => lang === "js" && text.includes('export { Sandbox } from "@sandbox-workers/core"'))[2];
+  const p = join(fresh(), "my-app");
+  mkdirSync(join(p, "src"), { recursive: true });
+  writeFileSync(join(p, "wrangler.jsonc"), config);
+  writeFileSync(join(p, "src", "index.js"), entry);
+  writeFileSync(join(p, "package.json"), JSON.stringify({ name: "my-app", private: true, type: "module", scripts: { "dry-run": "wrangler deploy --dry-run" } }));
+  const files = installAndDryRun(p, "@sandbox-workers/core");
+  assert.ok(files.some((f) => f.endsWith(".wasm")), `the core is in the bundle: ${files.join(", ")}`);
+  const dist = join(p, "dist");
+  const modules = readdirSync(dist)
+    .filter((f) => f === "index.js" || f.endsWith(".wasm"))
+    .sort((a, b) => (a === "index.js" ? -1 : b === "index.js" ? 1 : 0))
+    .map((f) => ({ type: f.endsWith(".js") ? "ESModule" : "CompiledWasm", path: join(dist, f) }));
+  const app = {
+    name: "my-app",
+    modules,
+    modulesRoot: dist,
+    compatibilityDate: jsonc(config).compatibility_date,
+    durableObjects: { Sandbox: { className: "Sandbox", useSQLite: true } },
+    serviceBindings: { JAVASCRIPT: "sandbox-javascript", PYTHON: "sandbox-python" },
+  };
+  const mf = new Miniflare(convertV4MiniflareOptions({
+    workers: [
+      app,
+      runtimeWorkerOptions({ name: "sandbox-javascript", language: "javascript", routes: ["js.test/*"] }),
+      runtimeWorkerOptions({ name: "sandbox-python", language: "python", routes: ["py.test/*"] }),
+    ],
+  }));
+  try {
+    const first = await (await mf.dispatchFetch("https://my-app.test/")).json();
+    assert.deepEqual(first, { visits: "1", python: "42", file: { n: 42 }, missing: "FILE_NOT_FOUND", contexts: 2 });
+    const second = await (await mf.dispatchFetch("https://my-app.test/")).json();
+    assert.equal(second.visits, "2");
+  } finally {
+    await mf.dispose();
+  }
 });
