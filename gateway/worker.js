@@ -12,6 +12,9 @@ import {
   GatewayView,
 } from "../worker-shim/generated/abi.mjs";
 
+// The gateway's own Sandbox Durable Object (binding SANDBOX): the caller side of code contexts and workspace files.
+export { Sandbox } from "../worker-shim/sandbox.js";
+
 const decoder = new TextDecoder();
 
 function readView(core, view) {

@@ -344,7 +344,7 @@ async function refreshFiles() {
   for (const f of list.slice(0, 1000)) {
     const row = ui.fileList.insertRow();
     row.dataset.path = f.absolutePath;
-    row.insertCell().append(el("span", "", f.type === "directory" ? "📁" : "📄"));
+    row.insertCell().append(el("span", "kind", f.type === "directory" ? "dir" : "file"));
     const path = row.insertCell();
     path.className = "path";
     path.textContent = f.absolutePath;

@@ -4,7 +4,8 @@
 // (fixtures/gateway-sandbox-spy.js) that answers with what it received.
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { ROOT, helperWorkerOptions, assertErrorResponse, assertExecutionResult, jsonBody, streamBody } from "./helpers.mjs";
 import { startPlayground, LANGUAGES } from "../playground/harness.mjs";
@@ -186,6 +187,7 @@ describe("Playground gateway without some of its runtimes", () => {
       languages: ["javascript"],
       gateway: {
         serviceBindings: { JAVASCRIPT: "sandbox-javascript", PYTHON: "not-a-runtime" },
+        durableObjects: {},
       },
       extraWorkers: [helperWorkerOptions({ name: "not-a-runtime", entry: "gateway-sandbox-spy.js" })],
     });
@@ -204,5 +206,62 @@ describe("Playground gateway without some of its runtimes", () => {
 
   it("a sandbox route without a Sandbox Durable Object binding is 502, not a crash", async () => {
     await assertErrorResponse(await pg.fetch("/languages/python/sandboxes/abc"), 502, "Engine execution failed", "INTERNAL_ERROR");
+  });
+});
+
+describe("Playground gateway with its own Sandbox Durable Object", () => {
+  let pg;
+  let persist;
+  before(async () => {
+    persist = mkdtempSync(path.join(tmpdir(), "sw-gateway-"));
+    pg = await startPlayground({ languages: ["javascript", "python", "ruby"], shared: { resourcePersistencePath: persist } });
+  });
+  after(async () => {
+    await pg?.dispose();
+    rmSync(persist, { recursive: true, force: true });
+  });
+
+  it("a context created through the gateway keeps its state from one execute to the next", async () => {
+    const created = await pg.fetch("/languages/python/sandboxes/gw-state/contexts", json({ binding: "EVIL" }));
+    assert.equal(created.status, 201);
+    const context = await created.json();
+    assert.equal(context.binding, "PYTHON");
+    assert.equal(context.language, "python");
+    const first = await assertExecutionResult(
+      await pg.fetch("/languages/python/sandboxes/gw-state/execute", json({ code: "n = 41", contextId: context.id })));
+    assert.equal(first.error, undefined);
+    const second = await assertExecutionResult(
+      await pg.fetch("/languages/python/sandboxes/gw-state/execute", json({ code: "n + 1", contextId: context.id })));
+    assert.deepEqual(second.results, [{ text: "42" }]);
+    assert.equal(second.context.id, context.id);
+    assert.equal(second.executionCount, 2);
+  });
+
+  it("one sandbox id under two languages is one sandbox with a context per binding, sharing its files", async () => {
+    const write = await pg.fetch("/languages/javascript/sandboxes/gw-two/files",
+      json({ op: "write", path: "/workspace/note.txt", content: "shared note" }));
+    assert.equal(write.status, 200);
+    const py = await assertExecutionResult(
+      await pg.fetch("/languages/python/sandboxes/gw-two/execute", json({ code: "open('/workspace/note.txt').read()" })));
+    assert.deepEqual(py.results, [{ text: "'shared note'" }]);
+    const js = await assertExecutionResult(
+      await pg.fetch("/languages/javascript/sandboxes/gw-two/execute", json({ code: 'fs.readFileSync("/workspace/note.txt", "utf8")' })));
+    assert.deepEqual(js.results, [{ text: "'shared note'" }]);
+    const info = await (await pg.fetch("/languages/ruby/sandboxes/gw-two")).json();
+    assert.equal(info.id, "gw-two");
+    assert.deepEqual(info.contexts.map((c) => c.binding).sort(), ["JAVASCRIPT", "PYTHON"]);
+  });
+
+  it("Ruby through a sandbox runs statelessly (its runtime has no contexts)", async () => {
+    // (The Sandbox relays the stateless answer's status and body, SPEC §7.5 step 6: its headers are the Sandbox's.)
+    const res = await pg.fetch("/languages/ruby/sandboxes/gw-two/execute", json({ code: "1 + 1" }));
+    assert.equal(res.status, 200);
+    const r = await res.json();
+    assert.equal(r.language, "ruby");
+    assert.deepEqual(r.results, [{ text: "2" }]);
+    assert.equal(r.context, undefined);
+    const refused = await pg.fetch("/languages/ruby/sandboxes/gw-two/contexts", json({}));
+    assert.equal(refused.status, 400);
+    assert.equal((await refused.json()).message, "Code contexts are not supported by binding 'RUBY' (ruby)");
   });
 });

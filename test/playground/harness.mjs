@@ -5,13 +5,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import {
-  ROOT,
-  collectModules,
-  runtimeWorkerOptions,
-  startMiniflare,
-  wranglerWorker,
-} from "../integration/helpers.mjs";
+import { Miniflare, convertV4MiniflareOptions } from "miniflare";
+import { ROOT, collectModules, runtimeWorkerOptions, wranglerWorker } from "../integration/helpers.mjs";
 
 export const GATEWAY_CONFIG = path.join(ROOT, "gateway/wrangler.jsonc");
 export const LANGUAGES = ["javascript", "python", "perl", "ruby", "lua"];
@@ -42,13 +37,21 @@ export function gatewayWorkerOptions(overrides = {}) {
  */
 export async function startPlayground({ languages = LANGUAGES, gateway = {}, extraWorkers = [], shared = {} } = {}) {
   buildPage();
+  // The gateway binds only the runtimes that run (a binding to a Worker that does not exist stops workerd).
+  const serviceBindings = Object.fromEntries(languages.map((l) => [l.toUpperCase(), `sandbox-${l}`]));
   const workers = [
-    gatewayWorkerOptions(gateway),
+    gatewayWorkerOptions({ serviceBindings, ...gateway }),
     ...languages.map((language) => runtimeWorkerOptions({ name: `sandbox-${language}`, language })),
     ...extraWorkers,
   ];
-  const mf = await startMiniflare(workers, shared);
-  const url = await mf.ready;
+  const mf = new Miniflare(convertV4MiniflareOptions({ ...shared, workers }));
+  let url;
+  try {
+    url = await mf.ready;
+  } catch (error) {
+    await mf.dispose(); // a workerd that failed to start must not keep the test process alive
+    throw error;
+  }
   return {
     mf,
     url,

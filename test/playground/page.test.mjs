@@ -92,7 +92,8 @@ describe("Playground page (headless Chromium)", () => {
     assert.match(await tree.innerText(), /list: Array\(3\)/);
     // Collapsed children are built when opened.
     await page.locator("#result .tree summary", { hasText: "list" }).click();
-    assert.match(await tree.innerText(), /0: 1/);
+    await page.locator("#result .tree .leaf", { hasText: "0: 1" }).waitFor(); // built on the toggle event
+    assert.match(await tree.innerText(), /0: 1\s+1: 2\s+2: 3/);
     await shot("02-javascript");
   });
 
@@ -169,5 +170,62 @@ describe("Playground page (headless Chromium)", () => {
     assert.ok(overflow <= 0, `horizontal overflow of ${overflow}px`);
     await shot("05-phone");
     await page.setViewportSize({ width: 1280, height: 860 });
+  });
+});
+
+describe("Playground page: code contexts and workspace files (headless Chromium)", () => {
+  it("creates a named context and keeps its state from one run to the next", async () => {
+    await page.goto("about:blank"); // a new load, not a fragment change of the page already open
+    await page.goto(new URL("/#language=python&mode=context&sandbox=pg-browser", pg.url).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    assert.equal(await page.isVisible("#context-bar"), true);
+    await page.click("#new-context");
+    await page.waitForFunction(() => document.getElementById("context").value !== "");
+    const contextId = await page.inputValue("#context");
+    await setCode("counter = 41");
+    await run();
+    assert.equal(await page.getAttribute("#status", "data-state"), "ok");
+    await setCode("counter += 1\ncounter");
+    await run();
+    assert.equal(await text("#result pre"), "42");
+    assert.match(await text("#status"), new RegExp(`context ${contextId.slice(0, 8)} · run #2`));
+    assert.equal(await page.inputValue("#context"), contextId);
+    await shot("06-context");
+  });
+
+  it("uploads a file into the workspace, lists it, and code in the context reads it", async () => {
+    await page.setInputFiles("#upload", { name: "data.txt", mimeType: "text/plain", buffer: Buffer.from("uploaded from the browser\n") });
+    await page.waitForSelector('#file-list tr[data-path="/workspace/data.txt"]');
+    assert.match(await text("#file-list"), /\/workspace\/data\.txt\s+26 B/);
+    await setCode("open('/workspace/data.txt').read().strip()");
+    await run();
+    assert.equal(await text("#result pre"), "'uploaded from the browser'");
+    await shot("07-files");
+  });
+
+  it("a file written by code appears in the list, downloads with its bytes, and deletes", async () => {
+    await setCode("with open('/workspace/out.csv', 'w') as f:\n    f.write('a,b\\n1,2\\n')");
+    await run();
+    const row = page.locator('#file-list tr[data-path="/workspace/out.csv"]');
+    await row.waitFor();
+    const [download] = await Promise.all([page.waitForEvent("download"), row.locator("button.download").click()]);
+    assert.equal(download.suggestedFilename(), "out.csv");
+    assert.equal(readFileSync(await download.path(), "utf8"), "a,b\n1,2\n");
+    await row.locator("button.delete").click();
+    await page.waitForSelector('#file-list tr[data-path="/workspace/out.csv"]', { state: "detached" });
+    await setCode("import os\nsorted(os.listdir('/workspace'))");
+    await run();
+    assert.deepEqual(JSON.parse(await page.evaluate(() => JSON.stringify([...document.querySelectorAll("#result .tree .str")].map((e) => JSON.parse(e.textContent))))), ["data.txt"]);
+  });
+
+  it("JavaScript in the same sandbox gets a context of its own and reads the same files", async () => {
+    await page.selectOption("#language", "javascript");
+    // Python's context is not JavaScript's: the list now holds only JavaScript's (none yet).
+    await page.waitForFunction(() => document.getElementById("context").options.length === 1);
+    await setCode('fs.readFileSync("/workspace/data.txt", "utf8").trim()');
+    await run();
+    assert.equal(await text("#result pre"), "'uploaded from the browser'");
+    assert.match(await text("#status"), /context [0-9a-f]{8} · run #1/);
+    await shot("08-javascript-context");
   });
 });
