@@ -129,14 +129,15 @@ export class SandboxHost {
     const fileApi = this.#env?.SANDBOX_FILE_API;
     const id = encoder.encode(this.#ctx.id.toString());
     const ttlBytes = encoder.encode(hasTtl ? String(ttl) : "");
-    const fileApiBytes = encoder.encode(typeof fileApi === "string" ? fileApi : "");
+    const hasFileApi = fileApi !== undefined && fileApi !== null;
+    const fileApiBytes = encoder.encode(hasFileApi ? String(fileApi) : "");
     const strings = new Uint8Array(id.length + ttlBytes.length + fileApiBytes.length);
     strings.set(id, 0);
     strings.set(ttlBytes, id.length);
     strings.set(fileApiBytes, id.length + ttlBytes.length);
     this.#handle = withCoreBytes(core, strings, (p) =>
       core._sw_sbx_new(this.#storageId, p, id.length, ttlBytes.length, hasTtl ? 1 : 0, fileApiBytes.length,
-        typeof armed === "number" ? armed : NaN));
+        hasFileApi ? 1 : 0, typeof armed === "number" ? armed : NaN));
     if (this.#handle === 0) throw new Error("the Sandbox could not start");
     released.register(this, { core, handle: this.#handle, storageId: this.#storageId }, this);
     return core;

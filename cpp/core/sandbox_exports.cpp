@@ -102,10 +102,12 @@ extern "C" {
 
 // One Sandbox for a Durable Object instance. storage: the shim's id for ctx.storage (the SQL and alarm imports receive
 // it). The strings come in one buffer: the object id (ctx.id.toString(), id_len bytes), SANDBOX_IDLE_TTL_MS as text
-// (ttl_len bytes; has_ttl 0 when unset), then SANDBOX_FILE_API as text (file_api_len bytes; "" when unset).
+// (ttl_len bytes; has_ttl 0 when unset), then SANDBOX_FILE_API as text (file_api_len bytes; has_file_api 0 when
+// unset).
 // armed_alarm: getAlarm() at start-up, or NaN. Returns 0 on failure.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_sbx_new(uint32_t storage, const char* strings, uint32_t idLen, uint32_t ttlLen,
-                                         uint32_t hasTtl, uint32_t fileApiLen, double armedAlarm) {
+                                         uint32_t hasTtl, uint32_t fileApiLen, uint32_t hasFileApi,
+                                         double armedAlarm) {
   try {
     auto box = std::make_unique<SbxBox>();
     box->sql = std::make_unique<sw::core::JsSql>(storage);
@@ -114,8 +116,9 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_sbx_new(uint32_t storage, const char* strings, 
     config.objectId = std::string(strings, idLen);
     config.idleTtlMs = sw::interp::parseIdleTtl(
         hasTtl ? std::optional<std::string_view>(std::string_view(strings + idLen, ttlLen)) : std::nullopt);
-    // SPEC §7.7: disabled only by exactly "disabled"; any other value (or none) leaves the File API on.
-    config.fileApiDisabled = std::string_view(strings + idLen + ttlLen, fileApiLen) == "disabled";
+    config.fileApiDisabled = sw::sandbox::fileApiDisabledBy(
+        hasFileApi ? std::optional<std::string_view>(std::string_view(strings + idLen + ttlLen, fileApiLen))
+                   : std::nullopt);
     box->sandbox = std::make_unique<Sandbox>(*box->sql, *box->alarm, sw::server::systemClock(), std::move(config),
                                              armedAlarm);
     return address(box.release());

@@ -66,7 +66,9 @@ std::optional<std::string> readStrictEnv(const Value& v, bool allowNull, EnvEntr
 
 // Sets (or, for nullopt, removes) `key` keeping JavaScript object order.
 void layer(EnvEntries& into, const EnvEntries& over) {
-  for (const auto& [key, value] : over) {
+  for (const auto& entry : over) {
+    const std::string& key = entry.first;
+    const std::optional<std::string>& value = entry.second;
     auto it = std::find_if(into.begin(), into.end(), [&](const auto& e) { return e.first == key; });
     if (!value) {
       if (it != into.end()) into.erase(it);
@@ -321,6 +323,8 @@ std::optional<std::string> checkSandboxId(std::string_view id) {
     if (lower == reserved) return quoted + "'" + std::string(id) + "' is a reserved name";
   return std::nullopt;
 }
+
+bool fileApiDisabledBy(std::optional<std::string_view> value) { return value && *value == "disabled"; }
 
 // --- state ---------------------------------------------------------------------------------------------------------
 

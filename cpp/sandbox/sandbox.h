@@ -53,6 +53,9 @@ constexpr std::size_t kMaxGetFilesRequestBytes = 4 * 1048576;
 // validateSandboxId (SPEC §7.2): the message of the 400, nullopt when valid.
 std::optional<std::string> checkSandboxId(std::string_view id);
 
+// SANDBOX_FILE_API (SPEC §7.7): the File API is disabled only by exactly "disabled" (nullopt: unset).
+bool fileApiDisabledBy(std::optional<std::string_view> value);
+
 struct Config {
   std::string objectId;  // this Durable Object's id (ctx.id.toString()): the interpreter key, SPEC §4.1
   double idleTtlMs = 86400000;  // SANDBOX_IDLE_TTL_MS, parsed with interp::parseIdleTtl

@@ -502,7 +502,7 @@ TEST_CASE("sandbox: RPC failures map to 502, CONTEXT_NOT_FOUND drops the row, ot
   f.env["JAVASCRIPT"].rpcThrows = false;
 
   const std::string failure =
-      R"({"code":"INTERNAL_ERROR","message":"Sandbox did not provide 1 workspace file(s)","context":{},"httpStatus":500,"timestamp":"2026-01-01T00:00:00.000Z"})";
+      R"J({"code":"INTERNAL_ERROR","message":"Sandbox did not provide 1 workspace file(s)","context":{},"httpStatus":500,"timestamp":"2026-01-01T00:00:00.000Z"})J";
   f.env["JAVASCRIPT"].rpcResult = "{\"ok\":false,\"status\":500,\"body\":" + failure + "}";
   r = f.request("POST", "/execute", "{\"code\":\"1\",\"contextId\":" + str(id) + "}");
   CHECK(r.status == 500);
@@ -679,6 +679,16 @@ TEST_CASE("sandbox: SANDBOX_FILE_API=disabled: 403 before the body, disabled man
   std::vector<interp::SqlRow> rows;
   f.sql->exec("SELECT name FROM sqlite_master WHERE name = 'files'", {}, &rows);
   CHECK(rows.empty());
+}
+
+TEST_CASE("sandbox: SANDBOX_FILE_API disables the File API only when exactly \"disabled\" (153)") {
+  CHECK(sandbox::fileApiDisabledBy(std::string_view("disabled")));
+  for (const char* other : {"enabled", "", "Disabled", "disabled ", "0"})
+    CHECK(!sandbox::fileApiDisabledBy(std::string_view(other)));
+  CHECK(!sandbox::fileApiDisabledBy(std::nullopt));
+  Fixture f;  // the default: enabled
+  CHECK(f.request("GET", "/")["fileApi"].asBool());
+  CHECK(f.files(R"({"op":"write","path":"/workspace/a","content":"x"})").status == 200);
 }
 
 TEST_CASE("sandbox: SANDBOX_IDLE_TTL_MS 0 disables expiry; touches within TTL/10 keep the deadline (154-155)") {
