@@ -35,7 +35,6 @@ export class SandboxError extends Error {
     const body = errorResponse && typeof errorResponse === "object" ? errorResponse : {};
     const code = typeof body.code === "string" ? body.code : "INTERNAL_ERROR";
     super(typeof body.message === "string" ? body.message : code);
-    this.name = new.target.name;
     this.#response = {
       ...body,
       code,
@@ -80,6 +79,22 @@ export class ContextNotFoundError extends SandboxError {}
 export class ValidationFailedError extends SandboxError {}
 export class CodeExecutionError extends SandboxError {}
 export class NotSupportedError extends SandboxError {}
+
+// Each class's `name` as a literal, so that it survives a bundler renaming the classes (wrangler --minify).
+for (const [Class, name] of [
+  [SandboxError, "SandboxError"],
+  [FileNotFoundError, "FileNotFoundError"],
+  [FileExistsError, "FileExistsError"],
+  [FileTooLargeError, "FileTooLargeError"],
+  [PermissionDeniedError, "PermissionDeniedError"],
+  [FileSystemError, "FileSystemError"],
+  [ContextNotFoundError, "ContextNotFoundError"],
+  [ValidationFailedError, "ValidationFailedError"],
+  [CodeExecutionError, "CodeExecutionError"],
+  [NotSupportedError, "NotSupportedError"],
+]) {
+  Object.defineProperty(Class.prototype, "name", { value: name, writable: true, configurable: true });
+}
 
 const ERROR_CLASSES = {
   FILE_NOT_FOUND: FileNotFoundError,

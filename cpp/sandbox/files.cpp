@@ -316,7 +316,9 @@ bool Files::remove(std::string_view path, bool recursive, bool force, std::strin
   }
   Entry e;
   if (Errno x = tree_->stat(relative, e); x != Errno::Success) {
-    if (force) return true;  // nothing is there: `force` asks for exactly that
+    // Nothing is there (missing, or under a file): `force` asks for exactly that. An invalid or over-long path is
+    // still the caller's error.
+    if (force && (x == Errno::NoEnt || x == Errno::NotDir)) return true;
     err = pathFailure(x, normalized);
     return false;
   }

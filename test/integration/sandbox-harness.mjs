@@ -3,6 +3,7 @@
 //                     `Sandbox`, the runtimes as JAVASCRIPT and PYTHON (through the spies) and the scripted fakes
 //   caller-disabled   the same with SANDBOX_FILE_API "disabled"              (routes caller-disabled.test/*)
 //   caller-alt        SANDBOX_FILE_API "enabled", SANDBOX_IDLE_TTL_MS "0"    (routes caller-alt.test/*)
+//   caller-ttl        SANDBOX_IDLE_TTL_MS "1000"                             (routes caller-ttl.test/*)
 //   quickstart        README's caller quick start, written out as is          (routes quickstart.test/*)
 //   spy-js, spy-py    fixtures/client-spy.js in front of the real runtimes   (routes spy-js.test/*, spy-py.test/*)
 //   sandbox-javascript, sandbox-python   the real runtime Workers from their wrangler.jsonc
@@ -89,6 +90,7 @@ export async function startSandboxWorld(persist, { quickstart = true, direct = f
     callerOptions("caller", {}, undefined, direct),
     callerOptions("caller-disabled", { SANDBOX_FILE_API: "disabled" }, ["caller-disabled.test/*"]),
     callerOptions("caller-alt", { SANDBOX_FILE_API: "enabled", SANDBOX_IDLE_TTL_MS: "0" }, ["caller-alt.test/*"]),
+    callerOptions("caller-ttl", { SANDBOX_IDLE_TTL_MS: "1000" }, ["caller-ttl.test/*"]),
     ...(quickstart ? [quickstartFromReadme()] : []),
     helper("spy-js", "client-spy.js", { REAL: "sandbox-javascript" }, ["spy-js.test/*"]),
     helper("spy-py", "client-spy.js", { REAL: "sandbox-python" }, ["spy-py.test/*"]),

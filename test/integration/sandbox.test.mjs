@@ -5,7 +5,8 @@
 // Items are SPEC §10.6 (caller Sandbox), §10.7 (files API) and §10.9 (client), plus issue 11's bad-input rows.
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startSandboxWorld } from "./sandbox-harness.mjs";
@@ -82,6 +83,36 @@ function sandbox(id, options = {}) {
     getInfo: c("getInfo"),
     destroy: c("destroy"),
   };
+}
+
+/**
+ * What the Sandbox of `id` (caller Worker `caller`) holds in its on-disk SQLite storage, read beside workerd (SPEC
+ * §7.10): the tables, the meta row, the files rows and the context rows.
+ */
+function storageOf(caller, id) {
+  const dir = path.join(persist, "do", `${caller}-Sandbox`);
+  for (const name of readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")) {
+    const db = new DatabaseSync(path.join(dir, name), { readOnly: true });
+    try {
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").all().map((r) => r.name).sort();
+      if (!tables.includes("meta")) continue;
+      const row = db.prepare("SELECT value FROM meta WHERE key = 'sandbox'").get();
+      const meta = row ? JSON.parse(row.value) : null;
+      if (meta?.id !== id) continue;
+      const files = tables.includes("files")
+        ? db.prepare("SELECT path, data, updated_at FROM files ORDER BY path").all().map((r) => ({
+            path: r.path,
+            data: r.data === null ? null : Buffer.from(r.data).toString(),
+            updatedAt: r.updated_at,
+          }))
+        : null;
+      const contexts = db.prepare("SELECT id, value FROM contexts ORDER BY id").all().map((r) => JSON.parse(r.value));
+      return { tables, meta, files, contexts };
+    } finally {
+      db.close();
+    }
+  }
+  return null;
 }
 
 /** The whole tree and the info's counts: compared before and after a failed call (nothing half-written). */
@@ -182,6 +213,16 @@ describe("client (SPEC §10.9, §7.1, §7.2)", () => {
     ]);
     const textResult = ok(await w.runCode("JAVASCRIPT", '"hi"', { timeout: 60000 }));
     assert.deepEqual(textResult.results, [{ text: "'hi'" }]);
+  });
+
+  it("runCode with an aborted signal (alone or next to a timeout) rejects with the abort, and no callback fires", async () => {
+    for (const options of [{ abort: true }, { abort: true, timeout: 60000 }]) {
+      const r = await w.runCode("JAVASCRIPT", 'console.log("never"); 1', options);
+      assert.equal(r.ok, false);
+      assert.equal(r.error.sandboxError, false);
+      assert.equal(r.error.name, "AbortError");
+      assert.deepEqual(r.events, []);
+    }
   });
 
   it("runCode turns a non-2xx JSON answer into its error class with the runtime's status", async () => {
@@ -287,6 +328,23 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     assert.match(creates[0].path, /^\/interpreters\/[0-9a-f]{64}\/contexts$/);
     assert.deepEqual(creates[0].body, { id: ctx.id, cwd: "/workspace" });
     assert.deepEqual(spy.requests.filter((q) => q.path === "/interpreter").length, 1, "one probe");
+  });
+
+  it("deleteCodeContext removes the row and asks the runtime to DELETE /interpreters/<key>/contexts/<id>; POST /contexts answers 201", async () => {
+    const s = sandbox(fresh("delete-context"));
+    const a = ok(await s.createCodeContext({ binding: "JAVASCRIPT" }));
+    const b = ok(await s.createCodeContext({ binding: "JAVASCRIPT", cwd: "/workspace" }));
+    assert.deepEqual(ok(await s.listCodeContexts()).map((c) => c.id), [a.id, b.id], "sorted by createdAt");
+    await w.clearSpy("js");
+    assert.equal(ok(await s.deleteCodeContext(a)), null);
+    const deletes = (await w.spy("js")).requests.filter((q) => q.method === "DELETE");
+    assert.equal(deletes.length, 1);
+    assert.match(deletes[0].path, new RegExp(`^/interpreters/[0-9a-f]{64}/contexts/${a.id}$`));
+    assert.deepEqual(ok(await s.listCodeContexts()).map((c) => c.id), [b.id]);
+    fails(await s.runCode("1", { context: a }), { cls: "ContextNotFoundError", code: "CONTEXT_NOT_FOUND", status: 404 });
+    const created = await w.wire({ id: s.id, method: "POST", path: "/contexts", headers: { "x-sandbox-id": s.id, "content-type": "application/json" }, body: { binding: "NOPROTO" } });
+    assert.equal(created.status, 201);
+    assert.match(created.json.id, UUID_RE);
   });
 
   it("createCodeContext({}) → binding is required; envVars {'bad-key': 'x'} → Invalid envVars key: bad-key (135)", async () => {
@@ -425,6 +483,21 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     assert.equal(f.size, 14);
   });
 
+  it("getInfo reports each context's snapshot as the interpreter returned it; an open file marks it stale (seed 002)", async () => {
+    const s = sandbox(fresh("snapshot"));
+    const ctx = ok(await s.createCodeContext({ binding: "PYTHON" }));
+    ok(await s.runCode("x = 1", { context: ctx }));
+    const clean = ok(await s.getInfo()).contexts[0].snapshot;
+    assert.equal(typeof clean.build, "string");
+    assert.equal(typeof clean.takenAt, "number");
+    assert.ok(clean.bytes > 0 && clean.storedBytes > 0 && clean.pages > 0, JSON.stringify(clean));
+    assert.equal(clean.stale, false);
+    ok(await s.runCode("held = open('/workspace/held.txt', 'w')", { context: ctx }));
+    assert.equal(ok(await s.getInfo()).contexts[0].snapshot.stale, true);
+    ok(await s.runCode("held.close()", { context: ctx }));
+    assert.equal(ok(await s.getInfo()).contexts[0].snapshot.stale, false);
+  });
+
   it("a guest error leaves the sandbox tree unchanged (146)", async () => {
     const s = sandbox(fresh("guest-error"));
     ok(await s.writeFile("/workspace/keep.txt", "before"));
@@ -536,6 +609,9 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     assert.equal(info.fileApi, false);
     assert.deepEqual(info.workspace, { files: 0, bytes: 0 });
     assert.equal(info.contexts[0].executions, 2);
+    const stored = storageOf("caller-disabled", s.id);
+    assert.ok(stored, "the sandbox's storage");
+    assert.ok(stored.files === null || stored.files.length === 0, `no files rows: ${JSON.stringify(stored.files)}`);
   });
 
   it("SANDBOX_FILE_API 'enabled' (any value but disabled) keeps the files API; fileApi is true (153)", async () => {
@@ -552,6 +628,25 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     assert.equal(ok(await s.getInfo()).expiresAt, null);
   });
 
+  it("an idle sandbox expires by its alarm: files, env and contexts wiped, each binding's Interpreter deleted (§7.9)", async () => {
+    const s = sandbox(fresh("expires"), { caller: "caller-ttl" });
+    ok(await s.setEnvVars({ A: "1" }));
+    ok(await s.writeFile("/workspace/f.txt", "x"));
+    const ctx = ok(await s.runCode("1", { binding: "JAVASCRIPT" })).context;
+    const key = (await w.spy("js")).executes.at(-1).key;
+    assert.equal(typeof ok(await s.getInfo()).expiresAt, "number");
+    // No request may touch the sandbox now: the runtime's log says when the alarm's destroy reached it.
+    let deleted = false;
+    for (let i = 0; i < 120 && !deleted; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      deleted = (await w.spy("js")).requests.some((q) => q.method === "DELETE" && q.path === `/interpreters/${key}`);
+    }
+    assert.ok(deleted, "the alarm destroyed the sandbox within 30 s");
+    const info = ok(await s.getInfo());
+    assert.deepEqual([info.envVars, info.contexts, info.workspace], [{}, [], { files: 0, bytes: 0 }]);
+    fails(await s.runCode("1", { context: ctx.id }), { cls: "ContextNotFoundError", code: "CONTEXT_NOT_FOUND", status: 404 });
+  });
+
   it("two touches within TTL/10 leave expiresAt unchanged (155)", async () => {
     const s = sandbox(fresh("ttl"));
     const a = ok(await s.getInfo()).expiresAt;
@@ -559,6 +654,30 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     const b = ok(await s.getInfo()).expiresAt;
     assert.equal(typeof a, "number");
     assert.equal(b, a);
+  });
+
+  it("storage format 1: a files row per file, a data-NULL row per directory, the meta sandbox row, a contexts row (§7.10)", async () => {
+    const s = sandbox(fresh("storage"));
+    ok(await s.setEnvVars({ A: "1" }));
+    ok(await s.mkdir("/workspace/empty"));
+    ok(await s.writeFile("/workspace/a.txt", "alpha"));
+    const ctx = ok(await s.createCodeContext({ binding: "JAVASCRIPT" }));
+    ok(await s.runCode('fs.writeFileSync("/workspace/g.txt", "guest"); 1', { context: ctx }));
+    const stored = storageOf("caller", s.id);
+    assert.deepEqual(stored.tables, ["contexts", "files", "meta"]);
+    assert.equal(stored.meta.format, 1);
+    assert.equal(stored.meta.id, s.id);
+    assert.deepEqual(stored.meta.envVars, { A: "1" });
+    assert.deepEqual(stored.files.map((f) => [f.path, f.data]), [
+      ["/workspace/a.txt", "alpha"],
+      ["/workspace/empty", null],
+      ["/workspace/g.txt", "guest"],
+    ]);
+    assert.equal(stored.files[1].updatedAt, 0);
+    assert.ok(stored.files[0].updatedAt > 0);
+    assert.equal(stored.contexts.length, 1);
+    const row = stored.contexts[0];
+    assert.deepEqual([row.id, row.binding, row.language, row.cwd, row.executions], [ctx.id, "JAVASCRIPT", "javascript", "/workspace", 1]);
   });
 
   it("an unknown Sandbox path → 404 VALIDATION_FAILED Not found (156)", async () => {
@@ -792,7 +911,7 @@ describe("files API (SPEC §10.7)", () => {
     assert.equal(r.json.message, "Request too large");
     const s = sandbox("files-big");
     // 1.6 MB of bytes is 2.1 MB of base64.
-    fails(await s.writeFile("/workspace/a.bin", { $bytes: b64(new Uint8Array(1600000)) }), vf("Request too large"));
+    fails(await s.writeFile("/workspace/a.bin", { $bytes: b64(new Uint8Array(1600000)) }), { ...vf("Request too large"), status: 413 });
     assert.deepEqual(ok(await s.getInfo()).workspace, { files: 0, bytes: 0 });
   });
 });
@@ -843,14 +962,21 @@ describe("bad input (issue 11): the seed's error class and code, nothing half-wr
   it("creating an entry under a too long or too deep path → FileSystemError (ENAMETOOLONG)", async () => {
     const s = sandbox(fresh("bad-long"));
     ok(await s.writeFile("/workspace/src.txt", "src"));
+    // The deepest directory there may be (256 components below the root), and an entry one deeper.
+    const deepest = "/workspace/" + Array(256).fill("d").join("/");
+    ok(await s.mkdir(deepest, { recursive: true }));
+    ok(await s.mkdir("/workspace/tree/sub", { recursive: true }));
     const tree = await treeOf(s);
-    for (const p of [long, deep]) {
+    for (const p of [long, `${deepest}/f.txt`]) {
       fails(await s.writeFile(p, "x"), tooLong);
       fails(await s.mkdir(p, { recursive: true }), tooLong);
       fails(await s.renameFile("/workspace/src.txt", p), tooLong);
       fails(await s.moveFile("/workspace/src.txt", p), tooLong);
       assert.equal(ok(await s.exists(p)).exists, false);
     }
+    fails(await s.mkdir(deep, { recursive: true }), tooLong);
+    // A subtree moved under the deepest directory would put its children too deep.
+    fails(await s.moveFile("/workspace/tree", `${"/workspace/" + Array(255).fill("d").join("/")}/tree`), tooLong);
     assert.deepEqual(await treeOf(s), tree);
   });
 
@@ -871,6 +997,30 @@ describe("bad input (issue 11): the seed's error class and code, nothing half-wr
     fails(await s.runCode("1", { binding: "PROTO2" }), vf("Binding 'PROTO2' speaks interpreter protocol 2; this caller supports 1"));
     assert.deepEqual(ok(await s.listCodeContexts()), []);
     assert.deepEqual(ok(await s.getInfo()).contexts, []);
+  });
+
+  it("hostile executes: oversized code, malformed envVars and cwd → 4xx ValidationFailedError; a guest over the workspace limits → a guest error, the tree unchanged", async () => {
+    const s = sandbox(fresh("hostile"));
+    ok(await s.writeFile("/workspace/keep.txt", "keep"));
+    const tree = await treeOf(s);
+    fails(await s.runCode(repeat("1;", 32769), { binding: "JAVASCRIPT" }), { ...vf("Code exceeds 64 KiB"), status: 413 });
+    fails(await s.runCode("1", { binding: "JAVASCRIPT", envVars: "A=1" }), vf("envVars must be an object"));
+    fails(await s.runCode("1", { binding: "JAVASCRIPT", envVars: { A: 1 } }), vf("envVars values must be strings"));
+    fails(await s.createCodeContext({ binding: "JAVASCRIPT", cwd: 7 }), vf("cwd must be a non-empty string"));
+    fails(await s.createCodeContext({ binding: "JAVASCRIPT", envVars: { A: null } }), vf("envVars values must be strings"));
+    fails(await s.createCodeContext({ binding: 42 }), vf("binding is required"));
+    const big = ok(await s.runCode('fs.writeFileSync("/workspace/big.bin", new Uint8Array(1048577)); 1', { binding: "JAVASCRIPT" }));
+    assert.ok(big.error, "a guest error for a file over 1 MiB");
+    const many = ok(await s.runCode(
+      'let e = null; try { for (let i = 0; i < 17; i++) fs.writeFileSync("/workspace/m" + i + ".bin", new Uint8Array(1048576)); } catch (x) { e = x.code } e',
+      { binding: "JAVASCRIPT" },
+    ));
+    assert.equal(text(many), "'ENOSPC'");
+    // The second execute succeeded with the 16 files it could write before ENOSPC: they are the sandbox's now.
+    const after = ok(await s.getInfo()).workspace;
+    assert.ok(after.bytes <= 16 * MiB, JSON.stringify(after));
+    ok(await s.runCode('for (let i = 0; i < 17; i++) { try { fs.rmSync("/workspace/m" + i + ".bin") } catch {} } 1', { binding: "JAVASCRIPT" }));
+    assert.deepEqual(await treeOf(s), tree);
   });
 
   it("more than 8 contexts → Cannot create more than 8 code contexts, checked before probing", async () => {
@@ -948,6 +1098,26 @@ describe("workspace across languages, restarts and syncs", () => {
     assert.deepEqual(paths[2], ["/workspace/f4.txt"]);
     assert.deepEqual(spy.executes.map((e) => e.result.files.map((f) => f.path)), [[], ["/workspace/f2.txt"], []]);
     assert.equal(ok(await s.readFile("/workspace/f2.txt")).content, "changed");
+  });
+
+  it("concurrent client calls on one sandbox are served one at a time: every write and execute lands, none is lost", async () => {
+    const s = sandbox(fresh("concurrent"));
+    const ctx = ok(await s.createCodeContext({ binding: "JAVASCRIPT" }));
+    ok(await s.runCode("var runs = 0; 0", { context: ctx }));
+    const calls = [];
+    for (let i = 0; i < 12; i++) {
+      calls.push(s.writeFile(`/workspace/api-${i}.txt`, `api ${i}`));
+      calls.push(s.runCode(`runs += 1; fs.writeFileSync("/workspace/guest-${i}.txt", "guest ${i}"); runs`, { context: ctx }));
+    }
+    const answers = await Promise.all(calls);
+    for (const r of answers) ok(r);
+    const counts = answers.filter((_, i) => i % 2 === 1).map((r) => Number(text(r.value))).sort((a, b) => a - b);
+    assert.deepEqual(counts, Array.from({ length: 12 }, (_, i) => i + 1));
+    const names = ok(await s.listFiles("/workspace")).files.map((f) => f.name).sort();
+    const want = [];
+    for (let i = 0; i < 12; i++) want.push(`api-${i}.txt`, `guest-${i}.txt`);
+    assert.deepEqual(names, want.sort());
+    assert.equal(ok(await s.getInfo()).contexts[0].executions, 13);
   });
 
   it("the README's caller quick start works as written", async () => {

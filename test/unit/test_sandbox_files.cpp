@@ -216,6 +216,8 @@ TEST_CASE("sandbox files: delete needs recursive for any directory; force ignore
   CHECK(s.remove("/workspace/missing", false, true) == "ok");
   CHECK(s.changes.empty());
   CHECK(s.remove("/workspace/full-sibling/under-a-file", false, true) == "ok");
+  CHECK(s.remove(std::string_view("/workspace/a\0b", 14), false, true).rfind("EINVAL ", 0) == 0);
+  CHECK(s.changes.empty());
   CHECK(s.remove("/workspace/empty", true) == "ok");
   CHECK(dump(s.changes) == Strings{"-/workspace/empty"});
   // A removed directory lists itself and everything below it, and nothing beside it.
