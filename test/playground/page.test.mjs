@@ -222,9 +222,10 @@ describe("Playground page: code contexts and workspace files (headless Chromium)
     await page.selectOption("#language", "javascript");
     // Python's context is not JavaScript's: the list now holds only JavaScript's (none yet).
     await page.waitForFunction(() => document.getElementById("context").options.length === 1);
-    await setCode('fs.readFileSync("/workspace/data.txt", "utf8").trim()');
+    await setCode('const text = fs.readFileSync("/workspace/data.txt", "utf8").trim();\nconsole.log("read", text.length, "characters");\n({ text, words: text.split(" ") })');
     await run();
-    assert.equal(await text("#result pre"), "'uploaded from the browser'");
+    assert.match(await text("#result .tree"), /text: "uploaded from the browser"\s+words: Array\(4\)/);
+    assert.equal(await text("#stdout"), "read 25 characters");
     assert.match(await text("#status"), /context [0-9a-f]{8} · run #1/);
     await shot("08-javascript-context");
   });
