@@ -443,6 +443,13 @@ async function start() {
   ui.newContext.onclick = newContext;
   ui.deleteContext.onclick = deleteContext;
   ui.upload.onchange = upload;
+  // Ctrl/Cmd+Enter outside the editor too (the editor's own keymap handles it inside).
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !event.defaultPrevented && !editor.hasFocus) {
+      event.preventDefault();
+      run();
+    }
+  });
   ui.refreshFiles.onclick = refreshFiles;
   applyMode();
   document.body.dataset.ready = "true";
