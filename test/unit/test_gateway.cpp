@@ -300,3 +300,14 @@ TEST_CASE("gateway: a step out of order is the generic 502, never a crash") {
   probe.start(head("GET", "/languages"), true);
   CHECK(probe.bodyReceived(1).response.status == 502);
 }
+
+TEST_CASE("gateway: the sandbox id is a path segment: percent-decoded before the id rules, a bad escape checked as sent") {
+  gateway::Exchange decoded;
+  const auto& a = decoded.start(head("GET", "/languages/python/sandboxes/%41bc/contexts"), true);
+  REQUIRE(a.kind == ActionKind::Sandbox);
+  CHECK(a.target == "Abc");
+  gateway::Exchange bad;
+  const auto& b = bad.start(head("GET", "/languages/python/sandboxes/a%zz"), true);
+  REQUIRE(b.kind == ActionKind::Respond);
+  CHECK(messageOf(b.response) == "Invalid sandbox id \"a%zz\": must match /^[A-Za-z0-9._-]{1,63}$/");
+}
