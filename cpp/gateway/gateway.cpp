@@ -1,0 +1,364 @@
+#include "gateway.h"
+
+#include <cstring>
+
+#include "../json/json.h"
+
+#ifndef SW_PACKAGE_VERSION
+#define SW_PACKAGE_VERSION "0.0.0"
+#endif
+
+namespace sw::gateway {
+
+namespace {
+
+// The runtime Worker's validation of POST /execute (cpp/server), once per language: the gateway validates a body
+// exactly as that runtime would (SPEC §8: "body validated with §2.3, with runtimeLanguage = <language>").
+const server::InterpreterServer& validatorFor(const Language& language) {
+  static std::vector<std::unique_ptr<server::InterpreterServer>> servers;
+  for (const auto& s : servers)
+    if (s->engine().language == language.id) return *s;
+  server::EngineInfo info;
+  info.language = std::string(language.id);
+  info.engineName = "gateway";
+  info.build = "gateway";
+  info.limits.fuel = language.fuel;
+  info.limits.memoryBytes = language.memoryBytes;
+  servers.push_back(std::make_unique<server::InterpreterServer>(std::move(info)));
+  return *servers.back();
+}
+
+// decodeURIComponent, or nullopt for a malformed escape.
+std::optional<std::string> percentDecode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out += s[i];
+      continue;
+    }
+    auto hex = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    if (i + 2 >= s.size()) return std::nullopt;
+    int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += char(hi * 16 + lo);
+    i += 2;
+  }
+  if (!json::isValidUtf8(out)) return std::nullopt;
+  return out;
+}
+
+bool isReserved(std::string_view id) {
+  std::string lower = http::asciiLower(id);
+  for (std::string_view r : {"www", "api", "admin", "root", "system", "cloudflare", "workers"})
+    if (lower == r) return true;
+  return false;
+}
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'a' && c <= 'z') c = char(c - 'a' + 'A');
+  return out;
+}
+
+}  // namespace
+
+const std::vector<Language>& languages() {
+  static const std::vector<Language> all = {
+      {"javascript", "JAVASCRIPT", "JavaScript", 50'000'000, 67'108'864},
+      {"python", "PYTHON", "Python", 100'000'000, 67'108'864},
+      {"perl", "PERL", "Perl", 10'000'000, 67'108'864},
+      {"ruby", "RUBY", "Ruby", 30'000'000, 100'663'296},
+      {"lua", "LUA", "Lua", 50'000'000, 67'108'864},
+  };
+  return all;
+}
+
+const Language* findLanguage(std::string_view id) {
+  for (const auto& l : languages())
+    if (l.id == id) return &l;
+  return nullptr;
+}
+
+std::string_view packageVersion() { return SW_PACKAGE_VERSION; }
+
+std::optional<std::string> sandboxIdError(std::string_view id) {
+  const std::string quoted = "Invalid sandbox id \"" + std::string(id) + "\": ";
+  bool ok = !id.empty() && id.size() <= 63;
+  for (char c : id)
+    ok = ok && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+                c == '_' || c == '-');
+  if (!ok) return quoted + "must match /^[A-Za-z0-9._-]{1,63}$/";
+  if (id.front() == '-' || id.back() == '-') return quoted + "cannot start or end with a hyphen";
+  if (isReserved(id)) return quoted + "'" + std::string(id) + "' is a reserved name";
+  return std::nullopt;
+}
+
+std::string languagesJson(const std::vector<std::optional<std::string>>& probeAnswers) {
+  std::string out;
+  json::Writer w(out);
+  w.beginObject();
+  w.key("languages").beginArray();
+  const auto& all = languages();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const Language& l = all[i];
+    // A usable probe (SPEC §2.2, as the caller checks it, §7.4 step 5): an object with string language (this one),
+    // string engine and boolean contexts.
+    std::optional<std::string> engine;
+    bool contexts = false;
+    if (i < probeAnswers.size() && probeAnswers[i]) {
+      auto parsed = json::parseCopy(*probeAnswers[i]);
+      const json::Value* language = parsed.ok() && parsed.value.isObject() ? parsed.value.find("language") : nullptr;
+      const json::Value* e = parsed.ok() && parsed.value.isObject() ? parsed.value.find("engine") : nullptr;
+      const json::Value* c = parsed.ok() && parsed.value.isObject() ? parsed.value.find("contexts") : nullptr;
+      if (language && language->isString() && language->asString() == l.id && e && e->isString() && c &&
+          c->isBool()) {
+        engine = e->asString();
+        contexts = c->asBool();
+      }
+    }
+    w.beginObject();
+    w.key("id").string(l.id);
+    w.key("name").string(l.name);
+    w.key("package").string("@sandbox-workers/" + std::string(l.id));
+    w.key("version").string(packageVersion());
+    w.key("binding").string(l.binding);
+    if (engine) w.key("engine").string(*engine);
+    else w.key("engine").null();
+    w.key("enabled").boolean(engine.has_value());
+    // "both": stateless runs and code contexts; "stateless": POST /execute only (Ruby).
+    if (engine) w.key("mode").string(contexts ? "both" : "stateless");
+    else w.key("mode").null();
+    w.key("contexts").boolean(contexts);
+    w.key("capabilities").beginArray();
+    if (engine) {
+      w.string("execute");
+      if (contexts) w.string("contexts");
+      w.string("files");
+    }
+    w.endArray();
+    w.key("limits").beginObject();
+    w.key("codeBytes").integer(65536);
+    w.key("requestBytes").integer(int64_t(server::kRequestBodyLimit));
+    w.key("fuel").number(l.fuel);
+    w.key("memoryBytes").number(l.memoryBytes);
+    w.endObject();
+    if (!engine)
+      w.key("error").string("Binding '" + std::string(l.binding) + "' is not a sandbox-workers runtime Worker");
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+Exchange::Exchange(server::Clock& clock) : clock_(clock) {}
+Exchange::~Exchange() = default;
+
+const Action& Exchange::respond(http::Response r) {
+  action_ = Action{};
+  action_.kind = ActionKind::Respond;
+  action_.response = std::move(r);
+  state_ = State::Done;
+  body_.release();
+  execute_.reset();
+  input_ = {};
+  return action_;
+}
+
+const Action& Exchange::error(int status, std::string_view code, std::string_view message) {
+  return respond(server::errorResponse(clock_, status, code, message));
+}
+
+const Action& Exchange::methodNotAllowed(std::string_view message, std::string_view allow) {
+  http::Response r = server::errorResponse(clock_, 405, "VALIDATION_FAILED", message);
+  r.headers.push_back({"allow", std::string(allow)});
+  return respond(std::move(r));
+}
+
+const Action& Exchange::fail() { return respond(server::internalErrorResponse(clock_)); }
+
+char* Exchange::inputBuffer(std::size_t len) {
+  input_.assign(len + json::kPadding, '\0');
+  inputLen_ = len;
+  return input_.data();
+}
+
+const Action& Exchange::start(const http::RequestHead& head, bool hasAssets) {
+  if (state_ != State::Idle) return fail();
+  const std::string path = http::urlPath(head.url);
+  const std::string& method = head.method;
+
+  // GET /languages.
+  if (path == "/languages") {
+    if (method != "GET") return methodNotAllowed("Method not allowed", "GET");
+    state_ = State::Probing;
+    return nextProbe();
+  }
+
+  // POST /execute (JavaScript) and POST /execute/<language>.
+  if (path == "/execute" || path.rfind("/execute/", 0) == 0) {
+    if (method != "POST") return methodNotAllowed("Use POST", "POST");
+    std::string requested = path == "/execute" ? std::string("javascript") : path.substr(std::strlen("/execute/"));
+    language_ = findLanguage(requested);
+    if (!language_) return error(400, "VALIDATION_FAILED", "Unsupported language: " + requested);
+    // The runtime Worker's POST /execute validation, as that runtime would apply it.
+    http::RequestHead inner = head;
+    inner.url = "https://gateway.internal/execute";
+    execute_ = validatorFor(*language_).newExchange(clock_);
+    state_ = State::Execute;
+    return fromExecute(execute_->start(inner, false));
+  }
+
+  // /languages/:language/sandboxes/:id[/sub] -> the gateway's own Sandbox Durable Object.
+  constexpr std::string_view kPrefix = "/languages/";
+  if (path.rfind(kPrefix, 0) == 0) {
+    std::string_view rest = std::string_view(path).substr(kPrefix.size());
+    auto slash = rest.find('/');
+    std::string_view languageSegment = rest.substr(0, slash);
+    std::string_view afterLanguage = slash == std::string_view::npos ? "" : rest.substr(slash);
+    constexpr std::string_view kSandboxes = "/sandboxes/";
+    if (!languageSegment.empty() && afterLanguage.rfind(kSandboxes, 0) == 0 &&
+        afterLanguage.size() > kSandboxes.size() && afterLanguage[kSandboxes.size()] != '/') {
+      std::string_view idAndSub = afterLanguage.substr(kSandboxes.size());
+      auto idEnd = idAndSub.find('/');
+      std::string_view rawId = idAndSub.substr(0, idEnd);
+      sub_ = idEnd == std::string_view::npos ? "/" : std::string(idAndSub.substr(idEnd));
+      if (method != "GET" && method != "POST" && method != "DELETE")
+        return methodNotAllowed("Method not allowed", "GET, POST, DELETE");
+      language_ = findLanguage(languageSegment);
+      if (!language_) return error(400, "VALIDATION_FAILED", "Unsupported language: " + std::string(languageSegment));
+      // The id is a path segment: percent-decoded first (an escape that is not UTF-8 is checked as sent).
+      sandboxId_ = percentDecode(rawId).value_or(std::string(rawId));
+      if (auto invalid = sandboxIdError(sandboxId_)) return error(400, "VALIDATION_FAILED", *invalid);
+      method_ = method;
+      if (method != "POST") return forwardSandbox("", false, false);
+      const std::size_t limit = sub_ == "/files" ? kFilesBodyLimit : kSandboxBodyLimit;
+      if (server::declaredTooLarge(head, double(limit))) return error(413, "VALIDATION_FAILED", "Request too large");
+      const bool rewrites = sub_ == "/contexts" || sub_ == "/execute";
+      if (!head.hasBody) {
+        if (rewrites) return error(400, "VALIDATION_FAILED", "Invalid JSON");
+        return forwardSandbox("", false, false);
+      }
+      state_ = State::SandboxBody;
+      body_.allocate(limit);
+      action_ = Action{};
+      action_.kind = ActionKind::ReadBody;
+      action_.buffer = body_.data();
+      action_.capacity = body_.capacity();
+      return action_;
+    }
+  }
+
+  // Anything else: the page.
+  if (!hasAssets) return respond(http::Response::text(404, "Not found"));
+  action_ = Action{};
+  action_.kind = ActionKind::Asset;
+  state_ = State::Forwarded;
+  return action_;
+}
+
+const Action& Exchange::fromExecute(const server::Action& inner) {
+  switch (inner.kind) {
+    case server::ActionKind::Respond:
+      return respond(inner.response);
+    case server::ActionKind::ReadBody:
+      action_ = Action{};
+      action_.kind = ActionKind::ReadBody;
+      action_.buffer = execute_->bodyBuffer();
+      action_.capacity = execute_->bodyCapacity();
+      return action_;
+    case server::ActionKind::RunEngine: {
+      // Validated: re-post the payload the runtime's engine would get ({ code, envVars? }) to that runtime.
+      action_ = Action{};
+      action_.kind = ActionKind::Relay;
+      action_.target = std::string(language_->binding);
+      action_.method = "POST";
+      action_.path = "/execute";
+      action_.headers = {{"content-type", "application/json"}};
+      action_.body = inner.payload;
+      execute_.reset();
+      state_ = State::Forwarded;
+      return action_;
+    }
+    case server::ActionKind::Forward:
+      break;  // never for /execute
+  }
+  return fail();
+}
+
+const Action& Exchange::nextProbe() {
+  const auto& all = languages();
+  if (probes_.size() == all.size()) {
+    std::string body = languagesJson(probes_);
+    probes_.clear();
+    return respond(http::Response::json(200, std::move(body)));
+  }
+  action_ = Action{};
+  action_.kind = ActionKind::Fetch;
+  action_.target = std::string(all[probes_.size()].binding);
+  action_.method = "GET";
+  action_.path = "/interpreter";
+  action_.answerLimit = kProbeAnswerLimit;
+  return action_;
+}
+
+const Action& Exchange::forwardSandbox(std::string body, bool hasBody, bool jsonBody) {
+  action_ = Action{};
+  action_.kind = ActionKind::Sandbox;
+  action_.target = sandboxId_;
+  action_.method = method_;
+  action_.path = sub_;
+  action_.headers = {{"x-sandbox-id", sandboxId_}};
+  if (jsonBody) action_.headers.push_back({"content-type", "application/json"});
+  if (hasBody) action_.body = std::move(body);
+  body_.release();
+  state_ = State::Forwarded;
+  return action_;
+}
+
+const Action& Exchange::bodyReceived(std::size_t n) {
+  if (state_ == State::Execute && execute_ && action_.kind == ActionKind::ReadBody)
+    return fromExecute(execute_->bodyReceived(n));
+  if (state_ != State::SandboxBody) return fail();
+  if (body_.tooLarge(n)) return error(413, "VALIDATION_FAILED", "Request too large");
+  if (sub_ != "/contexts" && sub_ != "/execute") return forwardSandbox(std::string(body_.data(), n), true, false);
+  // POST /contexts and /execute: the runtime is the URL's, whatever binding the client named (SPEC §8).
+  json::ParseResult parsed = body_.parse(n);
+  if (!parsed.ok()) return error(400, "VALIDATION_FAILED", "Invalid JSON");
+  if (!parsed.value.isObject()) return error(400, "VALIDATION_FAILED", "Expected an object");
+  parsed.value.set("binding", json::Value::string(upper(language_->id)));
+  return forwardSandbox(json::stringify(parsed.value), true, true);
+}
+
+const Action& Exchange::bodyFailed() {
+  if (state_ == State::Execute && execute_) return fromExecute(execute_->bodyFailed());
+  if (state_ != State::SandboxBody) return fail();
+  return error(400, "VALIDATION_FAILED", "Invalid JSON");
+}
+
+const Action& Exchange::fetched(int status, std::string_view body) {
+  if (state_ != State::Probing || action_.kind != ActionKind::Fetch) return fail();
+  if (status == 200 && body.size() <= kProbeAnswerLimit) probes_.emplace_back(std::string(body));
+  else probes_.emplace_back(std::nullopt);
+  return nextProbe();
+}
+
+const Action& Exchange::fetchFailed() {
+  if (state_ == State::Probing && action_.kind == ActionKind::Fetch) {
+    probes_.emplace_back(std::nullopt);
+    return nextProbe();
+  }
+  // A runtime or the Sandbox could not be reached (SPEC §8: binding failure -> 502).
+  return fail();
+}
+
+}  // namespace sw::gateway

@@ -1,0 +1,124 @@
+// cpp/gateway: the Playground gateway's protocol logic (SPEC §8): one Worker in front of every runtime Worker (one
+// Service Binding per language) and of its own `Sandbox` Durable Object.
+//
+// Sans-I/O like the runtime Worker (cpp/server): each request is an Exchange whose next Action the shim
+// (gateway/worker.js) carries out — respond, read the body, fetch a runtime binding and hand its answer back, relay a
+// runtime's or the Sandbox's answer, serve a static asset — and feeds back. Routing, validation (POST /execute is
+// validated by the runtime Worker's own §2.3 code, cpp/server), the body caps, the sandbox id rules, the forced
+// `binding` and GET /languages' entries are all decided here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../abi/abi.h"
+#include "../http/http.h"
+#include "../server/server.h"
+
+namespace sw::gateway {
+
+// A runtime the gateway fronts. The four of SPEC §8, then Lua, our fifth language (docs/playground.md).
+struct Language {
+  std::string_view id;       // the URL segment and the runtime's language: "python"
+  std::string_view binding;  // the gateway's Service Binding to its runtime Worker: id upper-cased, "PYTHON"
+  std::string_view name;     // "Python"
+  // The runtime's configured limits (its Engine's `limits`, engines/*/engine.js and worker-shim/javascript.js; the
+  // gateway test checks they agree). A runtime's probe (SPEC §2.2) does not report them.
+  double fuel;
+  double memoryBytes;
+};
+
+// Every language, in the order GET /languages lists them.
+const std::vector<Language>& languages();
+const Language* findLanguage(std::string_view id);
+
+// The package version GET /languages reports (the repository's package.json version, set at build time).
+std::string_view packageVersion();
+
+// The sandbox id rules (SPEC §7.2): the message of the 400 when `id` breaks them, nullopt when it is valid.
+std::optional<std::string> sandboxIdError(std::string_view id);
+
+// Body caps of the sandbox routes (SPEC §8): POST .../files 2 MiB, every other POST 96 KiB.
+constexpr std::size_t kFilesBodyLimit = 2 * 1048576;
+constexpr std::size_t kSandboxBodyLimit = server::kRequestBodyLimit;
+// At most this much of a runtime's probe answer is read (a probe is ~100 bytes).
+constexpr std::size_t kProbeAnswerLimit = 4096;
+
+enum class ActionKind : uint32_t {
+  Respond = abi::GW_RESPOND,
+  ReadBody = abi::GW_READ_BODY,
+  Fetch = abi::GW_FETCH,
+  Relay = abi::GW_RELAY,
+  Sandbox = abi::GW_SANDBOX,
+  Asset = abi::GW_ASSET,
+};
+
+struct Action {
+  ActionKind kind = ActionKind::Respond;
+  http::Response response;                 // Respond
+  char* buffer = nullptr;                  // ReadBody: where the body goes, `capacity` bytes
+  std::size_t capacity = 0;
+  std::string target;                      // Fetch / Relay: the binding; Sandbox: the sandbox id
+  std::string method;                      // Fetch / Relay / Sandbox: the outgoing request's
+  std::string path;
+  std::vector<http::Header> headers;
+  std::string body;
+  std::size_t answerLimit = 0;             // Fetch: answer bytes handed back at most
+};
+
+class Exchange {
+ public:
+  explicit Exchange(server::Clock& clock = server::systemClock());
+  ~Exchange();
+
+  // hasAssets: whether the Worker has static assets (env.ASSETS).
+  const Action& start(const http::RequestHead& head, bool hasAssets);
+  // `n` bytes were written to the ReadBody buffer; n == capacity means the body was longer than allowed.
+  const Action& bodyReceived(std::size_t n);
+  const Action& bodyFailed();
+  // A Fetch's answer: its status and (at most answerLimit + 1 bytes of) its body.
+  const Action& fetched(int status, std::string_view body);
+  // A Fetch, Relay or Sandbox request threw (the binding is missing or failed).
+  const Action& fetchFailed();
+  const Action& fail();
+
+  const Action& action() const { return action_; }
+  char* inputBuffer(std::size_t len);
+  std::string_view input() const { return std::string_view(input_.data(), inputLen_); }
+
+ private:
+  enum class State { Idle, Execute, SandboxBody, Probing, Forwarded, Done };
+
+  const Action& respond(http::Response r);
+  const Action& error(int status, std::string_view code, std::string_view message);
+  const Action& methodNotAllowed(std::string_view message, std::string_view allow);
+  const Action& fromExecute(const server::Action& inner);
+  const Action& nextProbe();
+  const Action& forwardSandbox(std::string body, bool hasBody, bool jsonBody);
+
+  server::Clock& clock_;
+  Action action_;
+  State state_ = State::Idle;
+  std::vector<char> input_;
+  std::size_t inputLen_ = 0;
+  // POST /execute[/<language>]: the runtime Worker's own validation (SPEC §2.3) for that language.
+  const Language* language_ = nullptr;
+  std::unique_ptr<server::Exchange> execute_;
+  // Sandbox routes.
+  std::string sandboxId_;
+  std::string sub_;
+  std::string method_;
+  server::BodyBuffer body_;
+  // GET /languages: one probe answer per language so far (nullopt: the binding failed or did not answer 200).
+  std::vector<std::optional<std::string>> probes_;
+};
+
+// The body of GET /languages from each language's probe answer (same order as languages()). Exposed for tests.
+std::string languagesJson(const std::vector<std::optional<std::string>>& probeAnswers);
+
+}  // namespace sw::gateway

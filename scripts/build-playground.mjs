@@ -1,0 +1,23 @@
+// Builds the Playground page into build/playground/ (the gateway's static assets, gateway/wrangler.jsonc): the page's
+// script bundled with its editor (CodeMirror 6, from npm) by esbuild, minified; index.html and style.css copied.
+// Nothing is loaded from a CDN. Usage: node scripts/build-playground.mjs
+import { build } from "esbuild";
+import { copyFileSync, mkdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const page = path.join(root, "gateway/page");
+const out = path.join(root, "build/playground");
+mkdirSync(out, { recursive: true });
+await build({
+  entryPoints: [path.join(page, "app.js")],
+  bundle: true,
+  minify: true,
+  format: "esm",
+  target: "es2022",
+  outfile: path.join(out, "app.js"),
+  logLevel: "warning",
+});
+for (const file of ["index.html", "style.css"]) copyFileSync(path.join(page, file), path.join(out, file));
+console.log(`playground page: ${path.relative(root, out)}/ (app.js ${(statSync(path.join(out, "app.js")).size / 1024).toFixed(0)} KiB)`);

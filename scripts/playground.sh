@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `npm run playground`: bootstrap if needed, build the core, every engine and the page, and serve the Playground
+# locally: the gateway (gateway/wrangler.jsonc) with all five runtime Workers behind its Service Bindings, one
+# `wrangler dev` with several configs (the first is the gateway; the others run beside it under their own names).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$SW_ROOT"
+bash scripts/bootstrap.sh
+bash scripts/build-engines.sh
+bash scripts/build.sh core   # and the boot images
+"$SW_NODE" scripts/build-playground.mjs
+PORT="${PORT:-8788}"
+cat <<MSG
+
+The Playground is starting on http://127.0.0.1:$PORT/ (the page; GET /languages, POST /execute/<language> and
+/languages/<language>/sandboxes/<id>/... are its routes). Try:
+
+  curl -s http://127.0.0.1:$PORT/execute/python -H 'content-type: application/json' -d '{"code":"print(\"hi\")\n6 * 7"}'
+
+MSG
+export PATH="$SW_ROOT/node_modules/.bin:$PATH"   # wrangler needs Node >= 22: use the pinned one
+exec wrangler dev -c gateway/wrangler.jsonc -c wrangler.jsonc -c engines/python/wrangler.jsonc \
+  -c engines/perl/wrangler.jsonc -c engines/ruby/wrangler.jsonc -c engines/lua/wrangler.jsonc \
+  --ip 127.0.0.1 --port "$PORT" --show-interactive-dev-session=false

@@ -1,0 +1,61 @@
+// The Playground in workerd through Miniflare, as `npm run playground` serves it: the gateway Worker from
+// gateway/wrangler.jsonc (its page as static assets, its Service Bindings) and every runtime Worker from its own
+// wrangler.jsonc, named as the gateway's bindings expect (sandbox-<language>). Used by gateway.test.mjs (dispatchFetch)
+// and page.test.mjs (a real port, for headless Chromium).
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { execFileSync } from "node:child_process";
+import { Miniflare, convertV4MiniflareOptions } from "miniflare";
+import { ROOT, collectModules, runtimeWorkerOptions, wranglerWorker } from "../integration/helpers.mjs";
+
+export const GATEWAY_CONFIG = path.join(ROOT, "gateway/wrangler.jsonc");
+export const LANGUAGES = ["javascript", "python", "perl", "ruby", "lua"];
+
+/** Builds the page (build/playground/) when it is missing or `force`. */
+export function buildPage({ force = false } = {}) {
+  if (!force && existsSync(path.join(ROOT, "build/playground/app.js"))) return;
+  execFileSync(process.execPath, [path.join(ROOT, "scripts/build-playground.mjs")], { stdio: "inherit" });
+}
+
+/** v4-style options of the gateway Worker; `overrides` are merged in (e.g. { serviceBindings }). */
+export function gatewayWorkerOptions(overrides = {}) {
+  const { workerOptions, main, rules } = wranglerWorker(GATEWAY_CONFIG);
+  return {
+    ...workerOptions,
+    name: "gateway",
+    modulesRoot: ROOT,
+    modules: collectModules(main, rules),
+    ...overrides,
+  };
+}
+
+/**
+ * Starts the gateway and the runtimes of `languages` (default: all five), plus `extraWorkers` (v4-style options).
+ * `gateway`: options merged into the gateway's. `shared`: Miniflare's shared options (e.g.
+ * { resourcePersistencePath } for on-disk storage, { host, port } for a real listener). Returns
+ * { mf, url, fetch(path, init), dispose() }.
+ */
+export async function startPlayground({ languages = LANGUAGES, gateway = {}, extraWorkers = [], shared = {} } = {}) {
+  buildPage();
+  // The gateway binds only the runtimes that run (a binding to a Worker that does not exist stops workerd).
+  const serviceBindings = Object.fromEntries(languages.map((l) => [l.toUpperCase(), `sandbox-${l}`]));
+  const workers = [
+    gatewayWorkerOptions({ serviceBindings, ...gateway }),
+    ...languages.map((language) => runtimeWorkerOptions({ name: `sandbox-${language}`, language })),
+    ...extraWorkers,
+  ];
+  const mf = new Miniflare(convertV4MiniflareOptions({ ...shared, workers }));
+  let url;
+  try {
+    url = await mf.ready;
+  } catch (error) {
+    await mf.dispose(); // a workerd that failed to start must not keep the test process alive
+    throw error;
+  }
+  return {
+    mf,
+    url,
+    fetch: (p, init) => mf.dispatchFetch(new URL(p, "https://playground.internal"), init),
+    dispose: () => mf.dispose(),
+  };
+}
