@@ -170,7 +170,8 @@ async function measureEngine(bundleFile) {
     "PluralRules ar": '[0, 1, 2, 3, 11, 100].map((n) => new Intl.PluralRules("ar").select(n)).join()',
     "RelativeTimeFormat fr": 'new Intl.RelativeTimeFormat("fr", { numeric: "auto" }).format(-1, "day")',
     "ListFormat es": 'new Intl.ListFormat("es").format(["a", "b", "c"])',
-    "Segmenter en words": '[...new Intl.Segmenter("en", { granularity: "word" }).segment("Hello, world!")].map(s => s.segment).join("|")',
+    "Segmenter en words":  '[...new Intl.Segmenter("en", { granularity: "word" }).segment("Hello, world!")].map(s => s.segment).join("|")',
+    "Segmenter ja words": '[...new Intl.Segmenter("ja", { granularity: "word" }).segment("日本語の文章です")].map(s => s.segment).join("|")',
     "toLocaleString hi-IN": '(1234567.891).toLocaleString("hi-IN")',
     "Date toLocaleString de-DE UTC": 'new Date(0).toLocaleString("de-DE", { timeZone: "UTC" })',
     "getCanonicalLocales": 'Intl.getCanonicalLocales(["EN-us", "zh-hant-tw"]).join()',
@@ -196,6 +197,10 @@ async function measureEngine(bundleFile) {
   const baseline = [];
   for (let r = 0; r < RUNS; r++) { const inst = instance(); baseline.push(inst.evaluate("1 + 1")); inst.close(); }
   out["baseline: 1 + 1 (no Intl)"] = { fuel: baseline[0].fuel, ms: median(baseline.map((b) => b.ms)) };
+  // Parsing and compiling the bundle without running it: what loading bytecode instead of source would save.
+  const parse = [];
+  for (let r = 0; r < RUNS; r++) { const inst = instance(); parse.push(inst.evaluate(`void function () {\n${src}\n}; 1`)); inst.close(); }
+  out["parse + compile only (not run)"] = { fuel: parse[0].fuel, ms: median(parse.map((b) => b.ms)) };
   for (const [name, call] of Object.entries(calls)) {
     const first = [], warm = [];
     let got, warmGot, mem;
