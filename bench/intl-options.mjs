@@ -118,6 +118,15 @@ function measureFormatjs(qjsc) {
     "all 10, 10 locales, all tz": [...code, ...data(WITH_DATA), "@formatjs/intl-datetimeformat/add-all-tz.js"],
     "without DisplayNames, 10 locales, golden tz": [...code.filter((c) => !c.includes("displaynames")), ...data(required),
       "@formatjs/intl-datetimeformat/add-golden-tz.js"],
+    // What a lazily loaded chunk would hold: one constructor's code (and what it builds on) and one locale's data.
+    "chunk: NumberFormat (+ Locale, PluralRules), de only": [...code.slice(0, 4),
+      "@formatjs/intl-pluralrules/locale-data/de.js", "@formatjs/intl-numberformat/locale-data/de.js"],
+    "chunk: DateTimeFormat (+ Locale, NumberFormat), ja only, golden tz": [...code.slice(0, 5),
+      "@formatjs/intl-pluralrules/locale-data/ja.js", "@formatjs/intl-numberformat/locale-data/ja.js",
+      "@formatjs/intl-datetimeformat/locale-data/ja.js", "@formatjs/intl-datetimeformat/add-golden-tz.js"],
+    "chunk: DateTimeFormat (+ Locale, NumberFormat), ja only, no tz data": [...code.slice(0, 5),
+      "@formatjs/intl-pluralrules/locale-data/ja.js", "@formatjs/intl-numberformat/locale-data/ja.js",
+      "@formatjs/intl-datetimeformat/locale-data/ja.js"],
   };
   let i = 0;
   for (const [name, imports] of Object.entries(variants)) {
@@ -129,7 +138,7 @@ function measureFormatjs(qjsc) {
 
 // First use inside the real engine: a fresh instance per run (as bench/typescript-regexp.mjs drives it), the bundle
 // evaluated as guest source (the bytecode path would skip parsing), then one call; and `1 + 1` for the baseline.
-async function measureEngine(bundleFile) {
+async function measureEngine(bundleFile, chunkFiles) {
   const { core, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes } =
     await import("../engines/javascript/test/core-harness.mjs");
   const mod = new WebAssembly.Module(fs.readFileSync(path.join(root, "engines/javascript/build/engine.wasm")));
@@ -218,6 +227,26 @@ async function measureEngine(bundleFile) {
     if (text(warmGot) !== shown) console.log(`    note: ${name}: warm run gave ${JSON.stringify(text(warmGot))}`);
     out[name] = { firstFuel: first[0].fuel, firstMs: median(first.map((f) => f.ms)), warmFuel: warm[0].fuel,
       warmMs: median(warm.map((w) => w.ms)), wasmMemory: mem, engine: shown, node, same: shown === node };
+  }
+  // Chunks: first use of one constructor for one locale, and the heap it leaves resident.
+  for (const [name, call] of [["chunk: NumberFormat (+ Locale, PluralRules), de only", calls["NumberFormat de-DE"]],
+                              ["chunk: DateTimeFormat (+ Locale, NumberFormat), ja only, golden tz", calls["DateTimeFormat ja-JP Asia/Tokyo"]],
+                              ["chunk: DateTimeFormat (+ Locale, NumberFormat), ja only, no tz data",
+                               calls["DateTimeFormat ja-JP Asia/Tokyo"].replace("Asia/Tokyo", "UTC")]]) {
+    const csrc = fs.readFileSync(chunkFiles[name], "utf8");
+    const first = [];
+    let got, left;
+    for (let r = 0; r < RUNS; r++) {
+      const inst = instance();
+      const a = inst.evaluate(`${csrc}\n;encodeURIComponent(String(${call}))`);
+      first.push(a); got = a.outcome;
+      left = blocks(inst.evaluate(HEADROOM).outcome);
+      inst.close();
+    }
+    const text = (o) => o.error ? `${o.error.name}: ${o.error.message}` : decodeURIComponent(String(o.results[0]?.text).slice(1, -1));
+    let node; try { node = String((0, eval)(call)); } catch (e) { node = `${e.name}: ${e.message}`; }
+    out[name] = { firstFuel: first[0].fuel, firstMs: median(first.map((f) => f.ms)), residentMiB: (out.headroom.fresh - left) * 8 / 1024,
+      engine: text(got), node, same: text(got) === node };
   }
   return out;
 }
@@ -331,12 +360,14 @@ for (const [name, s] of Object.entries(report.formatjs.bundles))
   console.log(`  bundle: ${name.padEnd(48)} raw ${kib(s.raw).padStart(11)}  gzip -9 ${kib(s.gzip).padStart(10)}  bytecode ${kib(s.bytecode).padStart(11)}  bytecode gzip -9 ${kib(s.bytecodeGzip).padStart(10)}`);
 if (!opts["no-engine"]) {
   const file = report.formatjs.bundles["all 10, 10 locales, golden tz"].file;
-  report.engine = await measureEngine(file);
+  report.engine = await measureEngine(file, Object.fromEntries(Object.entries(report.formatjs.bundles)
+    .filter(([n]) => n.startsWith("chunk:")).map(([n, b]) => [n, b.file])));
   console.log(`  first use inside engines/javascript/build/engine.wasm (bundle "all 10, 10 locales, golden tz" as guest source; median of ${RUNS}):`);
   const h = report.engine.headroom;
   console.log(`    JS heap headroom (8 KiB arrays that still fit): fresh ${h.fresh}, after loading the bundle ${h.afterLoad} (~${((h.fresh - h.afterLoad) * 8 / 1024).toFixed(1)} MiB resident), after a tz-aware DateTimeFormat ${h.afterTimeZoneFormat} (~${((h.fresh - h.afterTimeZoneFormat) * 8 / 1024).toFixed(1)} MiB)`);
   for (const [name, m] of Object.entries(report.engine)) {
     if (name === "headroom") continue;
+    if (m.residentMiB !== undefined) { console.log(`    ${name.padEnd(34)} first: fuel ${String(m.firstFuel).padStart(11)} ${m.firstMs.toFixed(1).padStart(8)} ms; ~${m.residentMiB.toFixed(1)} MiB of heap resident after; ${m.same ? "== Node" : "!= Node"}: ${JSON.stringify(m.engine)}${m.same ? "" : ` vs ${JSON.stringify(m.node)}`}`); continue; }
     if (m.firstFuel === undefined) { console.log(`    ${name.padEnd(34)} fuel ${String(m.fuel).padStart(11)}  ${m.ms.toFixed(2).padStart(8)} ms`); continue; }
     console.log(`    ${name.padEnd(34)} first: fuel ${String(m.firstFuel).padStart(11)} ${m.firstMs.toFixed(1).padStart(8)} ms; warm: fuel ${String(m.warmFuel).padStart(8)} ${m.warmMs.toFixed(2).padStart(7)} ms; memory ${(m.wasmMemory / 1048576).toFixed(0)} MiB; ${m.same ? "== Node" : "!= Node"}: ${JSON.stringify(m.engine)}${m.same ? "" : ` vs ${JSON.stringify(m.node)}`}`);
   }
