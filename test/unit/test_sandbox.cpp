@@ -492,6 +492,31 @@ TEST_CASE("sandbox: env layering sandbox < context < call, null removes (item 14
   CHECK(message(f.request("POST", "/env", R"({"envVars":{"x-y":"1"}})")) == "Invalid envVars key: x-y");
 }
 
+TEST_CASE("sandbox: the sandbox env is capped at what an execute can carry; layering keeps JavaScript key order") {
+  Fixture f;
+  // Two bodies of ~60 KiB each: each fits the 96 KiB body cap, together they would not fit an execute.
+  auto bodyOf = [](char prefix) {
+    std::string b = R"({"envVars":{)";
+    for (int i = 0; i < 4000; ++i) b += std::string(i ? "," : "") + "\"" + prefix + std::to_string(i) + "\":\"vvvvv\"";
+    return b + "}}";
+  };
+  REQUIRE(f.request("POST", "/env", bodyOf('A')).status == 200);
+  Reply refused = f.request("POST", "/env", bodyOf('B'));
+  CHECK(refused.status == 413);
+  CHECK(message(refused) == "Sandbox envVars would exceed 96 KiB");
+  // Nothing of the refused call was kept; replacing existing keys (same size) and removing keys still works.
+  CHECK(f.request("GET", "/")["envVars"].find("B0") == nullptr);
+  CHECK(f.request("POST", "/env", R"({"envVars":{"A0":"wwwww","A1":null}})").status == 200);
+  Reply info = f.request("GET", "/");
+  CHECK(info["envVars"].find("A0")->asString() == "wwwww");
+  CHECK(info["envVars"].find("A1") == nullptr);
+  // Order: an existing key keeps its place, a key removed and set again in one layer moves to the end.
+  Fixture g;
+  REQUIRE(g.request("POST", "/env", R"({"envVars":{"X":"1","Y":"2","Z":"3"}})").status == 200);
+  REQUIRE(g.request("POST", "/env", R"({"envVars":{"Y":"two","X":null,"W":"4"}})").status == 200);
+  CHECK(json::stringify(g.request("GET", "/")["envVars"]) == R"({"Y":"two","Z":"3","W":"4"})");
+}
+
 TEST_CASE("sandbox: RPC failures map to 502, CONTEXT_NOT_FOUND drops the row, other failures relay (141-143)") {
   Fixture f;
   std::string id = f.createContext();
