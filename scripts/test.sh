@@ -52,7 +52,7 @@ suite "CLI: sandbox-workers init, then npm run pack tarballs installed and bundl
   "$SW_NODE" --test --test-reporter=spec test/cli/init.test.mjs
 suite "integration tests (workerd via Miniflare)" "$SW_NODE" --test --test-reporter=spec test/integration/
 suite "Playground page in headless Chromium (playwright-core, the gateway and every runtime in workerd)" \
-  "$SW_NODE" --test --test-reporter=spec test/playground/
+  "$SW_NODE" --test --test-reporter=spec test/playground/page.test.mjs
 
 echo
 echo "Summary ($(sw_fmt_ms $(( $(sw_now_ms) - t_start ))) total):"
