@@ -28,31 +28,6 @@ const server::InterpreterServer& validatorFor(const Language& language) {
   return *servers.back();
 }
 
-// decodeURIComponent, or nullopt for a malformed escape.
-std::optional<std::string> percentDecode(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '%') {
-      out += s[i];
-      continue;
-    }
-    auto hex = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
-    if (i + 2 >= s.size()) return std::nullopt;
-    int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out += char(hi * 16 + lo);
-    i += 2;
-  }
-  if (!json::isValidUtf8(out)) return std::nullopt;
-  return out;
-}
-
 bool isReserved(std::string_view id) {
   std::string lower = http::asciiLower(id);
   for (std::string_view r : {"www", "api", "admin", "root", "system", "cloudflare", "workers"})
@@ -237,7 +212,7 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasAssets) {
       language_ = findLanguage(languageSegment);
       if (!language_) return error(400, "VALIDATION_FAILED", "Unsupported language: " + std::string(languageSegment));
       // The id is a path segment: percent-decoded first (an escape that is not UTF-8 is checked as sent).
-      sandboxId_ = percentDecode(rawId).value_or(std::string(rawId));
+      if (!http::percentDecode(rawId, sandboxId_)) sandboxId_ = std::string(rawId);
       if (auto invalid = sandboxIdError(sandboxId_)) return error(400, "VALIDATION_FAILED", *invalid);
       method_ = method;
       if (method != "POST") return forwardSandbox("", false, false);

@@ -1,11 +1,54 @@
 #include "http.h"
 
+#include <cstring>
+
+#include "../json/json.h"
+
 namespace sw::http {
 
 std::string asciiLower(std::string_view s) {
   std::string out(s);
   for (auto& c : out)
     if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return out;
+}
+
+bool percentDecode(std::string_view in, std::string& out) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  out.clear();
+  out.reserve(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] != '%') {
+      out += in[i];
+      continue;
+    }
+    if (i + 2 >= in.size()) return false;
+    const int hi = hex(in[i + 1]), lo = hex(in[i + 2]);
+    if (hi < 0 || lo < 0) return false;
+    out += char(hi * 16 + lo);
+    i += 2;
+  }
+  return json::isValidUtf8(out);
+}
+
+std::string percentEncode(std::string_view in) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : in) {
+    if (c != 0 && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                   std::strchr("-_.!~*'()", c))) {
+      out += char(c);
+      continue;
+    }
+    out += '%';
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  }
   return out;
 }
 

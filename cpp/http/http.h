@@ -56,4 +56,9 @@ RouteMatch route(std::string_view method, std::string_view path);
 // Lower-cases ASCII letters.
 std::string asciiLower(std::string_view s);
 
+// decodeURIComponent of a path segment: false on a malformed escape or a result that is not valid UTF-8.
+bool percentDecode(std::string_view in, std::string& out);
+// encodeURIComponent of UTF-8 bytes (a NUL byte is escaped too).
+std::string percentEncode(std::string_view in);
+
 }  // namespace sw::http

@@ -50,29 +50,6 @@ std::string jsonString(std::string_view s) {
   return out;
 }
 
-// decodeURIComponent for a path segment; false on a malformed escape or invalid UTF-8.
-bool percentDecode(std::string_view in, std::string& out) {
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  out.clear();
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (in[i] != '%') {
-      out += in[i];
-      continue;
-    }
-    if (i + 2 >= in.size()) return false;
-    const int hi = hex(in[i + 1]), lo = hex(in[i + 2]);
-    if (hi < 0 || lo < 0) return false;
-    out += char(hi * 16 + lo);
-    i += 2;
-  }
-  return json::isValidUtf8(out);
-}
-
 bool parseU64(std::string_view s, uint64_t& out) {
   if (s.empty() || s.size() > 20) return false;
   uint64_t v = 0;
@@ -515,7 +492,7 @@ const server::Action& Interpreter::HttpExchange::start(const http::RequestHead& 
   if (head.method == "DELETE" && path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
       path.find('/', prefix.size()) == std::string::npos) {
     std::string id;
-    if (!percentDecode(std::string_view(path).substr(prefix.size()), id))
+    if (!http::percentDecode(std::string_view(path).substr(prefix.size()), id))
       return error(404, "VALIDATION_FAILED", "Not found");
     owner_.ensureMeta(key_);
     if (!owner_.loadContext(id)) {

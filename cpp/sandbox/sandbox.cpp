@@ -118,47 +118,6 @@ EnvEntries envFromJson(std::string_view text) {
   return out;
 }
 
-// encodeURIComponent, for a context id in a path.
-std::string percentEncode(std::string_view s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || std::strchr("-_.!~*'()", c)) {
-      if (c != 0) {
-        out += char(c);
-        continue;
-      }
-    }
-    out += '%';
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
-}
-
-// decodeURIComponent; false on a malformed escape or invalid UTF-8.
-bool percentDecode(std::string_view in, std::string& out) {
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  out.clear();
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (in[i] != '%') {
-      out += in[i];
-      continue;
-    }
-    if (i + 2 >= in.size()) return false;
-    const int hi = hex(in[i + 1]), lo = hex(in[i + 2]);
-    if (hi < 0 || lo < 0) return false;
-    out += char(hi * 16 + lo);
-    i += 2;
-  }
-  return json::isValidUtf8(out);
-}
-
 // --- bytes <-> the files API's text forms ---------------------------------------------------------------------------
 
 const char* kBase64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -719,7 +678,7 @@ const Action& Sandbox::Exchange::start(const http::RequestHead& head) {
   if (method == "DELETE" && path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
       path.find('/', prefix.size()) == std::string::npos) {
     std::string contextId;
-    if (percentDecode(std::string_view(path).substr(prefix.size()), contextId)) return deleteContext(contextId);
+    if (http::percentDecode(std::string_view(path).substr(prefix.size()), contextId)) return deleteContext(contextId);
   }
   return invalid(404, "Not found");
 }
@@ -805,7 +764,7 @@ const Action& Sandbox::Exchange::remoteCreate(Stage stage) {
   w.key("id").string(pending_->newId);
   w.key("cwd").string(pending_->cwd);
   w.endObject();
-  return fetch(stage, pending_->binding, "POST", "/interpreters/" + percentEncode(owner_.config_.objectId) + "/contexts",
+  return fetch(stage, pending_->binding, "POST", "/interpreters/" + http::percentEncode(owner_.config_.objectId) + "/contexts",
                std::move(body), kProbeAnswerLimit);
 }
 
@@ -859,7 +818,7 @@ const Action& Sandbox::Exchange::deleteContext(std::string id) {
   owner_.sql_.exec("DELETE FROM contexts WHERE id = ?", {SqlArg::text(id)});
   list.erase(it);
   return fetch(Stage::DeleteRemote, pending_->binding, "DELETE",
-               "/interpreters/" + percentEncode(owner_.config_.objectId) + "/contexts/" + percentEncode(id), "",
+               "/interpreters/" + http::percentEncode(owner_.config_.objectId) + "/contexts/" + http::percentEncode(id), "",
                kProbeAnswerLimit);
 }
 
@@ -932,7 +891,7 @@ const Action& Sandbox::Exchange::destroy(bool respondWhenDone) {
 const Action& Sandbox::Exchange::nextDestroyStep() {
   if (pending_->nextBinding < pending_->bindings.size()) {
     const std::string binding = pending_->bindings[pending_->nextBinding++];
-    return fetch(Stage::Destroy, binding, "DELETE", "/interpreters/" + percentEncode(owner_.config_.objectId), "",
+    return fetch(Stage::Destroy, binding, "DELETE", "/interpreters/" + http::percentEncode(owner_.config_.objectId), "",
                  kProbeAnswerLimit);
   }
   owner_.wipe();
