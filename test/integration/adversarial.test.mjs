@@ -270,6 +270,16 @@ describe("javascript", () => {
     assert.ok(r.usage.fuelConsumed < 100000 * 30, JSON.stringify(r.usage));
   });
 
+  it("compiling source is charged 500 units plus 32 per byte (docs/fuel.md): 20 evals of a 10,000-byte source cost over 6,400,000", async () => {
+    // Before the charge compiling was free (and straight-line code has no branch to count): eval of a 100 kB source
+    // ran 1,700x `for (;;) {}` per unit (bench/native-work.mjs).
+    const r = await rt.exec("const src = 'var x = 0;' + ';x = x + 1'.repeat(999); let n = 0; for (let i = 0; i < 20; i++) n += eval(src); n");
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.equal(r.results[0].text, "19980");
+    assert.ok(r.usage.fuelConsumed >= 20 * (500 + 32 * 10000), JSON.stringify(r.usage));
+    assert.ok(r.usage.fuelConsumed < 20 * (500 + 32 * 10000) + 1000000, JSON.stringify(r.usage));
+  });
+
   describe("hostile programs in a context", () => {
     contextCases(rt, { key: "js-hostile", setup: "var kept = 41; kept", read: "kept", expect: "41" }, [
       ["an endless loop", "for (;;) {}", limit],
