@@ -6,6 +6,10 @@
 // (= wall × 50M / fuel): how long a program that does only this could run on one budget. The first row, a plain
 // `for (;;) {}`, is the baseline (the cheapest bytecode); "× base" is each row's seconds per 50M over the baseline's.
 // The "ordinary" rows are everyday programs that complete: their fuel shows what metering the builtins costs them.
+// The rows after `s.repeat` are per-call native work: promise jobs and await resumptions, generators, Proxy traps and
+// getters (a function called from native code), callbacks from builtins, locale/case/normalization methods, Error
+// backtraces, and compiling source (eval). A row that completes quickly carries the request's fixed cost (~15-20 ms:
+// `fib(27)`, pure bytecode, shows it), which inflates its "× base"; a row that ends in ExecutionLimitError does not.
 //
 // Each program is a bounded loop (so that it ends even when the builtin is not metered) sized to run ~0.2–2 s
 // unmetered on a 2-core EPYC; metered, most end earlier in ExecutionLimitError.
@@ -62,6 +66,33 @@ const PROGRAMS = [
   ["new Map(1e5 entries) x30", "const e = Array.from({ length: 1e5 }, (_, i) => [i, i]); let n = 0; for (let i = 0; i < 30; i++) n += new Map(e).size; n"],
   ["new Set(3e5) x30", "const e = Array.from({ length: 3e5 }, (_, i) => i); let n = 0; for (let i = 0; i < 30; i++) n += new Set(e).size; n"],
   ["s.repeat(1e7) x100", 'let n = 0; for (let i = 0; i < 100; i++) n += "ab".repeat(5e6).length; n'],
+  // Per-call native work the bytecode counter does not see: promise jobs, resumptions, traps, callbacks from builtins.
+  ["promise job chain 3e6", "let n = 0; function f() { if (++n < 3e6) Promise.resolve().then(f) } f(); 1"],
+  ["promise jobs, 1e6 at once", "let n = 0; for (let i = 0; i < 1e6; i++) Promise.resolve(i).then((v) => { n += v }); 1"],
+  ["await 0 loop 3e6", "(async () => { for (let i = 0; i < 3e6; i++) await 0 })(); 1"],
+  ["async fn call+await 2e6", "async function g(i) { return i } (async () => { let n = 0; for (let i = 0; i < 2e6; i++) n += await g(i) })(); 1"],
+  ["Promise.all of 2e5 x5", "(async () => { for (let r = 0; r < 5; r++) await Promise.all(Array.from({ length: 2e5 }, (_, i) => Promise.resolve(i))) })(); 1"],
+  ["thenable resolve 1e6", "let n = 0; for (let i = 0; i < 1e6; i++) Promise.resolve({ then(r) { r(i) } }).then(() => { n++ }); 1"],
+  ["generator yield 1e7", "function* g() { for (let i = 0; i < 1e7; i++) yield i } let n = 0; for (const x of g()) n += x; n"],
+  ["async generator 1e6", "async function* g() { for (let i = 0; i < 1e6; i++) yield i } (async () => { let n = 0; for await (const x of g()) n += x })(); 1"],
+  ["spread of a generator 1e6 x5", "function* g() { for (let i = 0; i < 1e6; i++) yield i } let n = 0; for (let r = 0; r < 5; r++) n += [...g()].length; n"],
+  ["Proxy get trap 1e7", "const p = new Proxy({}, { get: () => 1 }); let n = 0; for (let i = 0; i < 1e7; i++) n += p.x; n"],
+  ["Proxy has/set traps 5e6", "const p = new Proxy({}, { has: () => true, set: () => true }); let n = 0; for (let i = 0; i < 5e6; i++) { p.x = i; n += 'x' in p } n"],
+  ["getter 1e7", "const o = { get x() { return 1 } }; let n = 0; for (let i = 0; i < 1e7; i++) n += o.x; n"],
+  ["Array.from with a map 1e6 x20", "let n = 0; for (let i = 0; i < 20; i++) n += Array.from({ length: 1e6 }, (_, j) => j).length; n"],
+  ["map/forEach/reduce 1e6 x10", "const a = new Array(1e6).fill(1); let n = 0; for (let i = 0; i < 10; i++) { a.forEach((v) => { n += v }); n += a.map((v) => v).reduce((x, y) => x + y) } n"],
+  ["replace(/x/g, fn) 1e6 chars x10", 'const s = "x".repeat(1e6); let n = 0; for (let i = 0; i < 10; i++) n += s.replace(/x/g, () => "y").length; n'],
+  ["toLocaleUpperCase 1e7 chars x50", 'const s = "x".repeat(1e7); let n = 0; for (let i = 0; i < 50; i++) n += s.toLocaleUpperCase().length; n'],
+  ["localeCompare sort 2e5 x3", "const a = Array.from({ length: 2e5 }, (_, i) => 's' + ((i * 7919) % 2e5)); for (let i = 0; i < 3; i++) a.slice().sort((x, y) => x.localeCompare(y)); 1"],
+  ["toLocaleString of numbers 1e6", "let n = 0; for (let i = 0; i < 1e6; i++) n += (i * 1.5).toLocaleString().length; n"],
+  ["Date toLocaleString 3e5", "const d = new Date(0); let n = 0; for (let i = 0; i < 3e5; i++) n += d.toLocaleString().length; n"],
+  ["normalize NFD 1e6 chars x20", 'const s = "\u00e9".repeat(1e6); let n = 0; for (let i = 0; i < 20; i++) n += s.normalize("NFD").length; n'],
+  ["throw/catch new Error 1e6", "let n = 0; for (let i = 0; i < 1e6; i++) { try { throw new Error('e') } catch (e) { n++ } } n"],
+  ["deep-stack new Error 1e5", "function d(k) { return k ? d(k - 1) : new Error('e') } let n = 0; for (let i = 0; i < 1e5; i++) n += d(200).stack.length; n"],
+  ["eval of a fresh source 1e5", "let n = 0; for (let i = 0; i < 1e5; i++) n += eval('1 + ' + i); n"],
+  ["eval of a 100 kB source x100", "const src = Array.from({ length: 5000 }, (_, i) => 'var v' + i + ' = ' + i + ' * 2;').join('\\n'); let n = 0; for (let i = 0; i < 100; i++) n += eval(src); n"],
+  ["new RegExp of a fresh source 1e5", "let n = 0; for (let i = 0; i < 1e5; i++) n += new RegExp('a' + i + '(b|c)*d').source.length; n"],
+  ["encodeURIComponent 1e7 chars x20", 'const s = "\u00e9 ".repeat(5e6); let n = 0; for (let i = 0; i < 20; i++) n += encodeURIComponent(s).length; n'],
 ];
 
 async function run(code) {

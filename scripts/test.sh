@@ -42,6 +42,8 @@ suite "fuzz: caller Sandbox Durable Object (${FUZZ_SECONDS}s)" run_fuzzer sw_fuz
 suite "fuzz: snapshot reader and boot images (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_snapshot build/fuzz/seeds/snapshot
 suite "fuzz: wasm fuel tool (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasm_fuel build/fuzz/seeds/wasm
 suite "fuzz: /stdlib archive parser (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_archive build/fuzz/seeds/archive
+suite "fuzz: wasmify host decoders against a hostile guest (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasmify build/fuzz/seeds/wasmify
+suite "fuzz: Interpreter workspace mirror (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_mirror test/fuzz/corpus/mirror
 suite "WASI host: C guests under the core (Node, then a workerd smoke subset)" bash test/wasi/run.sh
 suite "JavaScript engine (QuickJS): driver, upstream and smoke tests" bash engines/javascript/test/run.sh
 suite "Python engine (CPython): smoke under node:wasi, upstream tests under our host" bash engines/python/test/run.sh

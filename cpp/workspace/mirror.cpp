@@ -1,5 +1,6 @@
 // The Interpreter's workspace mirror: reconciliation (SPEC §2.8), checkpoint, rollback and diff (SPEC §2.9).
 #include <algorithm>
+#include <optional>
 
 #include "workspace/workspace.h"
 
@@ -95,6 +96,24 @@ bool Mirror::reconcile(const std::vector<std::string>& dirs,
     file.path = relative;
   }
 
+  // Steps 1 and 2 can fail part-way (a limit, a name too long): a failed reconcile must leave the mirror as it was,
+  // so when either would change the tree, a checkpoint is taken first and restored on failure. The common call (every
+  // directory already there, no pulled files) changes nothing before step 3 and copies nothing.
+  std::optional<Checkpoint> undo;
+  {
+    wasi::Workspace::Entry entry;
+    bool changes = !files.empty();
+    for (std::size_t i = 0; !changes && i < wantedDirs.size(); ++i) {
+      changes = ws.stat(wantedDirs[i], entry) != Errno::Success || !entry.directory;
+    }
+    if (changes) undo = checkpoint();
+  }
+  auto fail = [&](Error e) {
+    if (undo) rollback(*undo);
+    err = std::move(e);
+    return false;
+  };
+
   // 1. Directories, intermediates included; a file in the way becomes a directory (and loses its cached hash).
   for (const std::string& dir : wantedDirs) {
     if (!hashes_.empty()) {
@@ -103,10 +122,7 @@ bool Mirror::reconcile(const std::vector<std::string>& dirs,
       }
       forget(dir);
     }
-    if (Errno e = ws.forceDirectories(dir); e != Errno::Success) {
-      err = pathError(e, absoluteOf(dir));
-      return false;
-    }
+    if (Errno e = ws.forceDirectories(dir); e != Errno::Success) return fail(pathError(e, absoluteOf(dir)));
   }
 
   // 2. Supplied files. Files that do not grow go first, so replacing contents near the 16 MiB cap does not trip it
@@ -125,25 +141,13 @@ bool Mirror::reconcile(const std::vector<std::string>& dirs,
     for (const auto& ordered : order) {
       File* file = ordered.second;
       forget(file->path);
-      if (file->data.size() > limits.maxFileBytes) {
-        err = fileTooLargeError(limits, absoluteOf(file->path));
-        return false;
-      }
+      if (file->data.size() > limits.maxFileBytes) return fail(fileTooLargeError(limits, absoluteOf(file->path)));
       uint64_t before = ws.stat(file->path, entry) == Errno::Success && !entry.directory ? entry.data.size() : 0;
       bool overTotal = ws.totalBytes() - before + file->data.size() > limits.maxTotalBytes;
       Errno e = ws.writeFile(file->path, file->data, mtimeFromUpdatedAt(file->updatedAt));
-      if (e == Errno::NoSpc) {
-        err = overTotal ? totalBytesError(limits) : entriesError(limits);
-        return false;
-      }
-      if (e == Errno::Fbig) {
-        err = fileTooLargeError(limits, absoluteOf(file->path));
-        return false;
-      }
-      if (e != Errno::Success) {
-        err = pathError(e, absoluteOf(file->path));
-        return false;
-      }
+      if (e == Errno::NoSpc) return fail(overTotal ? totalBytesError(limits) : entriesError(limits));
+      if (e == Errno::Fbig) return fail(fileTooLargeError(limits, absoluteOf(file->path)));
+      if (e != Errno::Success) return fail(pathError(e, absoluteOf(file->path)));
       // Pulled bytes are hashed here anyway, in the form the manifest uses for them.
       if (const Wanted* w = findWanted(file->path)) hashOf(file->path, file->data, w->hash);
       std::string().swap(file->data);  // the tree holds its own copy now

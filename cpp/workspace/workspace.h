@@ -121,7 +121,8 @@ class Mirror {
   // delete directories not in `dirs` (deepest first, with their subtrees), then `missing` = every manifest path that
   // is absent or whose hash (in the manifest entry's form) differs, normalized and sorted. Every path is normalized
   // against /workspace first (escaping -> EACCES, nothing changed); the root as a file path -> EISDIR. On a failure
-  // (EFBIG / ENOSPC from a write, ...) returns false with `err`; the mirror may then be partly reconciled.
+  // (EFBIG / ENOSPC from a write, ...) returns false with `err` and the mirror is exactly as before the call (tree,
+  // counters, hash cache): a checkpoint taken when steps 1-2 would change anything is rolled back.
   bool reconcile(const std::vector<std::string>& dirs, const std::vector<std::pair<std::string, std::string>>& manifest,
                  std::vector<File> files, std::vector<std::string>& missing, Error& err);
 

@@ -385,6 +385,33 @@ sub("quickjs.c", "        is_binary_radix = ((radix & (radix - 1)) == 0);\n     
     "        is_binary_radix = ((radix & (radix - 1)) == 0);\n"
     "        if (!is_binary_radix && js_sw_charge(ctx, ((int64_t)r->len * r->len) >> 1))\n            return JS_EXCEPTION;\n"
     "        is_neg = js_bigint_sign(r);")
+# Error backtraces: 300 units per stack frame walked (its name, its line number from the pc2line table, its text:
+# ~0.7 us a frame, so `new Error` 200 frames deep ran 12 s on one budget, 80x `for (;;) {}`). Unicode normalization
+# (normalize, and localeCompare, which normalizes both strings): 20 units per code point (~40 ns each), charged
+# before it starts (normalize of 1e6 code points x20 ran 18 s a budget, 180x). bench/native-work.mjs measures both.
+sub("quickjs.c", "        func_name_str = get_func_name(ctx, sf->cur_func);\n",
+    "        JS_SW_WORK(300);\n        func_name_str = get_func_name(ctx, sf->cur_func);\n")
+sub("quickjs.c", """    buf_len = JS_ToUTF32String(ctx, &buf, val);
+    if (buf_len < 0)
+        return -1;
+    out_len = unicode_normalize(""", """    buf_len = JS_ToUTF32String(ctx, &buf, val);
+    if (buf_len < 0)
+        return -1;
+    if (js_sw_charge(ctx, 20 * (int64_t)buf_len)) {
+        js_free(ctx, buf);
+        return -1;
+    }
+    out_len = unicode_normalize(""")
+# Compiling source (the request's code, eval, new Function): 500 units per compilation plus 32 per byte, up front,
+# so a compilation over the budget does not start. Before, eval of a 100 kB source ran 1,700x `for (;;) {}` per
+# unit (~75 ns a byte; straight-line code has no branch to count either) and of a tiny one 47x (~1.5 us each).
+sub("quickjs.c", """    js_parse_init(ctx, s, input, input_len, filename);
+    skip_shebang(&s->buf_ptr, s->buf_end);
+""", """    if (js_sw_charge(ctx, 500 + 32 * (int64_t)input_len))
+        return JS_EXCEPTION;
+    js_parse_init(ctx, s, input, input_len, filename);
+    skip_shebang(&s->buf_ptr, s->buf_end);
+""")
 PY
 }
 

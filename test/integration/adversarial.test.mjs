@@ -253,6 +253,33 @@ describe("javascript", () => {
     assert.ok(r.usage.fuelConsumed < 20000 * 400, JSON.stringify(r.usage));
   });
 
+  it("an Error's backtrace is charged 300 units per stack frame (docs/fuel.md): 100 Errors 201 frames deep cost over 6,000,000", async () => {
+    // Before the charge a frame cost nothing for ~0.7 us of work: `new Error` 200 frames deep ran 80x as long per unit
+    // as `for (;;) {}` (bench/native-work.mjs). Counted in fuel, not time.
+    const r = await rt.exec("function d(k) { return k ? d(k - 1) : new Error('e') } for (let i = 0; i < 100; i++) d(200); 1");
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.ok(r.usage.fuelConsumed >= 100 * 201 * 300, JSON.stringify(r.usage));
+    assert.ok(r.usage.fuelConsumed < 100 * 201 * 400, JSON.stringify(r.usage));
+  });
+
+  it("Unicode normalization is charged 20 units per code point (docs/fuel.md): normalize of 100,000 code points costs over 2,000,000", async () => {
+    // Before the charge normalize paid only for the strings it made: 180x `for (;;) {}` per unit (bench/native-work.mjs).
+    const r = await rt.exec('"\\u00e9".repeat(100000).normalize("NFD").length');
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.ok(r.usage.fuelConsumed >= 100000 * 20, JSON.stringify(r.usage));
+    assert.ok(r.usage.fuelConsumed < 100000 * 30, JSON.stringify(r.usage));
+  });
+
+  it("compiling source is charged 500 units plus 32 per byte (docs/fuel.md): 20 evals of a 10,000-byte source cost over 6,400,000", async () => {
+    // Before the charge compiling was free (and straight-line code has no branch to count): eval of a 100 kB source
+    // ran 1,700x `for (;;) {}` per unit (bench/native-work.mjs).
+    const r = await rt.exec("const src = 'var x = 0;' + ';x = x + 1'.repeat(999); let n = 0; for (let i = 0; i < 20; i++) n += eval(src); n");
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.equal(r.results[0].text, "19980");
+    assert.ok(r.usage.fuelConsumed >= 20 * (500 + 32 * 10000), JSON.stringify(r.usage));
+    assert.ok(r.usage.fuelConsumed < 20 * (500 + 32 * 10000) + 1000000, JSON.stringify(r.usage));
+  });
+
   describe("hostile programs in a context", () => {
     contextCases(rt, { key: "js-hostile", setup: "var kept = 41; kept", read: "kept", expect: "41" }, [
       ["an endless loop", "for (;;) {}", limit],

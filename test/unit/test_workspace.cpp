@@ -392,6 +392,41 @@ TEST_CASE("workspace reconcile: limits of SPEC §7.11 on written files", "[works
   }
 }
 
+TEST_CASE("workspace reconcile: a failed reconcile leaves the mirror exactly as it was (tree, bytes, cache)",
+          "[workspace]") {
+  // Found by sw_fuzz_mirror: the directories and the earlier pulled files of a reconcile that then failed on a limit
+  // used to stay behind (a file in the way of a directory was gone, a file half the set was rewritten).
+  Mirror m(wasi::WorkspaceLimits{8, 1048576, 4096});
+  sync(m, {}, {{"/workspace/keep", "old", 5}, {"/workspace/d", "file", 6}});
+  auto before = m.checkpoint();
+  Manifest manifest = {{"/workspace/keep", workspace::hashBytes("new")},
+                       {"/workspace/z", workspace::hashBytes("too long!")}};
+  Strings missing;
+  Error err;
+  // "d" becomes a directory (the file in the way is replaced), "keep" is rewritten, then "z" is over 8 bytes.
+  CHECK_FALSE(m.reconcile({"/workspace/d/e"}, manifest, {{"/workspace/keep", "new", 7}, {"/workspace/z", "too long!", 8}},
+                          missing, err));
+  CHECK(err.errnoName == "EFBIG");
+  const uint64_t hashedAfterFailure = m.hashedBytes();
+  CHECK(read(m, "keep") == "old");
+  CHECK(read(m, "d") == "file");
+  CHECK_FALSE(exists(m, "d/e"));
+  CHECK_FALSE(exists(m, "z"));
+  requireAccountingExact(*m.workspace());
+  auto after = m.checkpoint();
+  REQUIRE(after.files.size() == before.files.size());
+  for (std::size_t i = 0; i < after.files.size(); ++i) {
+    CHECK(after.files[i].path == before.files[i].path);
+    CHECK(after.files[i].data == before.files[i].data);
+    CHECK(after.files[i].mtimeNs == before.files[i].mtimeNs);
+  }
+  CHECK(after.dirs == before.dirs);
+  // The cache still answers for the old bytes: the same manifest as before finds nothing missing, hashing nothing.
+  CHECK(reconcile(m, {}, {{"/workspace/keep", workspace::hashBytes("old")}, {"/workspace/d", workspace::hashBytes("file")}})
+            .empty());
+  CHECK(m.hashedBytes() == hashedAfterFailure);
+}
+
 TEST_CASE("workspace reconcile: both hash forms, per entry, cached separately", "[workspace]") {
   Mirror m;
   std::vector<File> source = {{"/workspace/s", "sha me", 1}, {"/workspace/f", "fnv me", 1}};
