@@ -24,26 +24,6 @@ using json::Writer;
 
 double now(server::Clock& clock) { return double(clock.epochMs()); }
 
-std::string errnoCode(std::string_view errnoName) {
-  if (errnoName == "ENOENT") return "FILE_NOT_FOUND";
-  if (errnoName == "EEXIST") return "FILE_EXISTS";
-  if (errnoName == "EACCES") return "PERMISSION_DENIED";
-  if (errnoName == "EISDIR") return "IS_DIRECTORY";
-  if (errnoName == "ENOTDIR") return "NOT_DIRECTORY";
-  if (errnoName == "EFBIG") return "FILE_TOO_LARGE";
-  if (errnoName == "ENOSPC") return "NO_SPACE";
-  return "FILESYSTEM_ERROR";
-}
-
-int codeStatus(std::string_view code) {
-  if (code == "FILE_NOT_FOUND") return 404;
-  if (code == "FILE_EXISTS") return 409;
-  if (code == "PERMISSION_DENIED") return 403;
-  if (code == "IS_DIRECTORY" || code == "NOT_DIRECTORY") return 400;
-  if (code == "FILE_TOO_LARGE") return 413;
-  return 500;
-}
-
 std::string jsonString(std::string_view s) {
   std::string out;
   Writer(out).string(s);
@@ -569,8 +549,8 @@ Step Interpreter::internalFailure() {
 }
 
 Step Interpreter::workspaceFailure(const workspace::Error& err) {
-  const std::string code = errnoCode(err.errnoName);
-  return failure(codeStatus(code), code, err.message, "{\"errno\":" + jsonString(err.errnoName) + "}");
+  const std::string code = server::errnoCode(err.errnoName);
+  return failure(server::codeStatus(code), code, err.message, "{\"errno\":" + jsonString(err.errnoName) + "}");
 }
 
 Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) {

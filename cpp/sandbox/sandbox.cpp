@@ -263,27 +263,6 @@ std::string_view operationOf(std::string_view op) {
   return {};
 }
 
-// SPEC §3.7 (errno -> code) and §3.6 (code -> status).
-std::string errnoCode(std::string_view errnoName) {
-  if (errnoName == "ENOENT") return "FILE_NOT_FOUND";
-  if (errnoName == "EEXIST") return "FILE_EXISTS";
-  if (errnoName == "EACCES") return "PERMISSION_DENIED";
-  if (errnoName == "EISDIR") return "IS_DIRECTORY";
-  if (errnoName == "ENOTDIR") return "NOT_DIRECTORY";
-  if (errnoName == "EFBIG") return "FILE_TOO_LARGE";
-  if (errnoName == "ENOSPC") return "NO_SPACE";
-  return "FILESYSTEM_ERROR";
-}
-
-int codeStatus(std::string_view code) {
-  if (code == "FILE_NOT_FOUND") return 404;
-  if (code == "FILE_EXISTS") return 409;
-  if (code == "PERMISSION_DENIED") return 403;
-  if (code == "IS_DIRECTORY" || code == "NOT_DIRECTORY") return 400;
-  if (code == "FILE_TOO_LARGE") return 413;
-  return 500;
-}
-
 bool is2xx(int status) { return status >= 200 && status <= 299; }
 
 }  // namespace
@@ -1073,8 +1052,8 @@ const Action& Sandbox::Exchange::executed(CallAnswer answer) {
     FileError err;
     if (!owner_.files_.apply(dirs, files, deleted, changes, err)) {
       // A workspace error outside the files API: context is just { errno } (SPEC §3.7).
-      const std::string code = errnoCode(err.errnoName);
-      return error(codeStatus(code), code, err.message, "{\"errno\":" + jsonString(err.errnoName) + "}");
+      const std::string code = server::errnoCode(err.errnoName);
+      return error(server::codeStatus(code), code, err.message, "{\"errno\":" + jsonString(err.errnoName) + "}");
     }
   }
   Context updated = *it;
@@ -1214,7 +1193,7 @@ const Action& Sandbox::Exchange::files(const Value& body) {
   std::string normalized;
   FileError err;
   auto failed = [&]() -> const Action& {
-    std::string code = errnoCode(err.errnoName);
+    std::string code = server::errnoCode(err.errnoName);
     if (op == "mkdir" && err.errnoName != "EACCES" && err.errnoName != "ENOSPC") code = "FILESYSTEM_ERROR";
     std::string context;
     Writer w(context);
@@ -1227,7 +1206,7 @@ const Action& Sandbox::Exchange::files(const Value& body) {
       w.key("actualSize").number(double(err.actualSize));
     }
     w.endObject();
-    return respond(server::errorResponse(owner_.clock_, codeStatus(code), code, err.message, context, operation));
+    return respond(server::errorResponse(owner_.clock_, server::codeStatus(code), code, err.message, context, operation));
   };
   std::string out;
   Writer w(out);

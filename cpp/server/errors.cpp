@@ -56,4 +56,24 @@ std::string failedOutcomeJson(std::string_view errorName, std::string_view messa
   return out;
 }
 
+std::string errnoCode(std::string_view errnoName) {
+  if (errnoName == "ENOENT") return "FILE_NOT_FOUND";
+  if (errnoName == "EEXIST") return "FILE_EXISTS";
+  if (errnoName == "EACCES") return "PERMISSION_DENIED";
+  if (errnoName == "EISDIR") return "IS_DIRECTORY";
+  if (errnoName == "ENOTDIR") return "NOT_DIRECTORY";
+  if (errnoName == "EFBIG") return "FILE_TOO_LARGE";
+  if (errnoName == "ENOSPC") return "NO_SPACE";
+  return "FILESYSTEM_ERROR";
+}
+
+int codeStatus(std::string_view code) {
+  if (code == "FILE_NOT_FOUND") return 404;
+  if (code == "FILE_EXISTS") return 409;
+  if (code == "PERMISSION_DENIED") return 403;
+  if (code == "IS_DIRECTORY" || code == "NOT_DIRECTORY") return 400;
+  if (code == "FILE_TOO_LARGE") return 413;
+  return 500;
+}
+
 }  // namespace sw::server

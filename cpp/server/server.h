@@ -83,6 +83,11 @@ constexpr std::size_t kMaxHostMessageUnits = 2048;
 // --- errors, as every route and the RPC report them (errors.cpp) -----------------------------------------------------
 
 // An ErrorResponse (SPEC §3.6); `operation` (SPEC §3.8), when not empty, is its top-level `operation`.
+// SPEC §3.7: the ErrorResponse code of a filesystem errno ("ENOENT" -> "FILE_NOT_FOUND"; others FILESYSTEM_ERROR).
+std::string errnoCode(std::string_view errnoName);
+// SPEC §3.6: the canonical HTTP status of a filesystem error code.
+int codeStatus(std::string_view code);
+
 http::Response errorResponse(Clock& clock, int status, std::string_view code, std::string_view message,
                              std::string_view contextJson = "{}", std::string_view operation = {});
 // The generic fallback for anything unexpected: 502 INTERNAL_ERROR "Engine execution failed".
