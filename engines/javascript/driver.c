@@ -17,6 +17,7 @@
 
 /* Added by our QuickJS patches (scripts/engines/javascript.sh). */
 void JS_SwDropWork(void);
+int64_t JS_SwPollUnits(void); /* engines/javascript/patches/compute-fuel-batch.patch */
 
 /* QuickJS polls for interrupts once every JS_INTERRUPT_COUNTER_INIT "operations" (calls, jumps and conditional
  * branches of the bytecode interpreter), and libregexp once every INTERRUPT_COUNTER_INIT backtracking steps; both
@@ -216,7 +217,8 @@ struct SwJs {
 static int interrupt_handler(JSRuntime *rt, void *opaque) {
   (void)rt;
   SwJs *js = opaque;
-  sw_charge(SW_JS_FUEL_PER_POLL);
+  /* SW_JS_FUEL_PER_POLL, or a batch of polls completed at once by native work (compute-fuel-batch.patch). */
+  sw_charge((uint32_t)JS_SwPollUnits());
   if (g_interrupt_word) {
     js->fuel_interrupted = 1;
     return 1;
