@@ -23,6 +23,8 @@
 //            rows in (c), interleaved with the others and with quickjs-emscripten (before/after in one run).
 //   --parts  (c) also runs each part of the mix alone (fib, loop, string, JSON, sort), every engine and
 //            quickjs-emscripten interleaved, eval only: where a difference on the mix comes from.
+//   --cpu-time  (c)'s "eval only" columns are this process's CPU time (process.cpuUsage) instead of wall time: on
+//            a shared machine (load above the core count) wall time also counts the time the thread waited for a CPU.
 import path from "node:path";
 import os from "node:os";
 import fs from "node:fs";
@@ -42,6 +44,7 @@ const { values: opts } = parseArgs({
     json: { type: "string" },
     engine: { type: "string", multiple: true }, // other engine.wasm files for the Node measurements (workerd always serves the build)
     parts: { type: "boolean", default: false },
+    "cpu-time": { type: "boolean", default: false },
     "no-workerd": { type: "boolean", default: false }, // Node only: skip (a) and the workerd row of (c)
   },
 });
@@ -86,6 +89,7 @@ const stats = (xs) => {
 };
 const fmt = (n, d = 2) => (n === undefined ? "-" : n.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }));
 const now = () => Number(process.hrtime.bigint()) / 1e6;
+const cpuNow = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 
 function machine() {
   const cpu = (() => {
@@ -113,6 +117,8 @@ function machine() {
 
 // --- sizes ---------------------------------------------------------------------------------------------------------
 
+// The clock of the per-export phases and of quickjs-emscripten's eval (--cpu-time: CPU time; (a)/(b) stay wall time).
+let evalClock = now;
 const enginePaths = (opts.engine?.length ? opts.engine : [path.join(ROOT, "engines/javascript/build/engine.wasm")]).map((f) => path.resolve(f));
 const enginePath = enginePaths[0];
 const NO_WORKERD = opts["no-workerd"];
@@ -166,8 +172,8 @@ function runOurs(code, { phases, charge, fuel = FUEL, module = engineModule } = 
     for (const [name, phase] of Object.entries(EXPORT_PHASE)) {
       const fn = instance.exports[name];
       exports[name] = (...args) => {
-        const s = now();
-        try { return fn(...args); } finally { phases[phase] = (phases[phase] ?? 0) + (now() - s); }
+        const s = evalClock();
+        try { return fn(...args); } finally { phases[phase] = (phases[phase] ?? 0) + (evalClock() - s); }
       };
     }
   }
@@ -236,9 +242,9 @@ function runQjs(code, { mod = qjsShared, sandbox = true, times } = {}) {
     runtime.setInterruptHandler(shouldInterruptAfterDeadline(Date.now() + 30_000));
   }
   const ctx = runtime.newContext();
-  const t1 = now();
+  const t1 = now(), c1 = evalClock();
   const result = ctx.evalCode(code);
-  const t2 = now();
+  const t2 = now(), c2 = evalClock();
   let value;
   if (result.error) {
     const e = ctx.dump(result.error);
@@ -251,7 +257,7 @@ function runQjs(code, { mod = qjsShared, sandbox = true, times } = {}) {
   runtime.dispose();
   const t3 = now();
   if (times) { times.context = (times.context ?? 0) + (t1 - t0); times.eval = (times.eval ?? 0) + (t2 - t1); times.dispose = (times.dispose ?? 0) + (t3 - t2); }
-  return { ms: t3 - t0, evalMs: t2 - t1, value };
+  return { ms: t3 - t0, evalMs: c2 - c1, value };
 }
 
 /** A new Emscripten module instance (precompiled WebAssembly.Module, like ours) + runtime + context + eval. */
@@ -371,7 +377,7 @@ async function measureOnePlusOne(mf) {
 
 async function main() {
   const env = machine();
-  const report = { machine: env, params: { REQUESTS, WARMUP, CONCURRENCY, COMPUTE_RUNS, FUEL, engine: path.relative(ROOT, enginePath), engines: enginePaths.map((f) => path.relative(ROOT, f)) }, ratios: {} };
+  const report = { machine: env, params: { REQUESTS, WARMUP, CONCURRENCY, COMPUTE_RUNS, FUEL, engine: path.relative(ROOT, enginePath), engines: enginePaths.map((f) => path.relative(ROOT, f)), cpuTime: opts["cpu-time"] }, ratios: {} };
   console.log(`machine: ${env.nproc} CPUs, ${env.cpu}, load ${env.load}; node ${env.node}; wrangler ${env.wrangler}; miniflare ${env.miniflare}; ` +
     `workerd ${env.workerd}; quickjs-emscripten ${env.quickjsEmscripten}; engine ${env.engine} (${env.engineBuild}, ${report.params.engine})`);
 
@@ -465,6 +471,7 @@ async function main() {
 
     // (c) compute, all variants interleaved so that load hits them alike.
     const R = COMPUTE_RUNS;
+    if (opts["cpu-time"]) evalClock = cpuNow;
     for (let i = 0; i < 3; i++) { for (const module of engineModules) runOurs(COMPUTE, { module }); runQjs(COMPUTE); }
     const COMPUTE_BODY = JSON.stringify({ code: COMPUTE });
     if (mf) { await post(mf, "js.bench", COMPUTE_BODY, COMPUTE_EXPECT); await inIsolate(mf, COMPUTE_BODY, 1); }
@@ -497,7 +504,7 @@ async function main() {
     }
     const cs = Object.fromEntries(Object.entries(c).filter(([, v]) => v.length).map(([k, v]) => [k, stats(v)]));
     report.compute = { runs: R, chargeCalls, ...cs };
-    console.log(`\n(c) compute mix (fib(24); 300k-iteration arithmetic loop; 30k-char string build/split/map/join; 5x JSON stringify+parse of 2,000 objects; sort of 20,000 numbers): ${R} rounds, variants in rotated order (ms)`);
+    console.log(`\n(c) ${opts["cpu-time"] ? "[eval only = CPU time] " : ""}compute mix (fib(24); 300k-iteration arithmetic loop; 30k-char string build/split/map/join; 5x JSON stringify+parse of 2,000 objects; sort of 20,000 numbers): ${R} rounds, variants in rotated order (ms)`);
     console.log("what                                                            median total   eval only: p50      p99");
     const crow = (name, t, e) => console.log(`${name.padEnd(64)} ${fmt(t.p50).padStart(8)}   ${e ? fmt(e.p50).padStart(8) + " " + fmt(e.p99).padStart(8) : ""}`);
     crow(`${engineLabels[0]}, Node: fresh host+instance (eval = guest Eval export)`, cs.ours, cs.oursEval);
@@ -528,7 +535,7 @@ async function main() {
 
     if (opts.parts) {
       // Each part alone: every engine and quickjs-emscripten (with limits), rotated each round; eval only.
-      console.log(`\n(c) parts of the mix, each alone: ${R} rounds, variants in rotated order; eval only, ms p50 / p99, and ours/quickjs-emscripten by p50`);
+      console.log(`\n(c) parts of the mix, each alone: ${R} rounds, variants in rotated order; eval only${opts["cpu-time"] ? " (CPU time)" : ""}, ms p50 / p99, and ours/quickjs-emscripten by p50`);
       console.log(`${"part".padEnd(8)} ${[...engineLabels, "quickjs-emscripten"].map((l) => l.slice(0, 30).padStart(30)).join(" ")}   ratio(s)`);
       report.parts = {};
       for (const [name, code] of Object.entries(PARTS)) {
@@ -546,6 +553,8 @@ async function main() {
   } finally {
     await mf?.dispose();
   }
+  report.machine.loadAtEnd = os.loadavg().map((x) => x.toFixed(2)).join(" ");
+  console.log(`\nload average at the end: ${report.machine.loadAtEnd}`);
   if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(report, null, 2));
   console.log(opts.json ? `\nwrote ${opts.json}` : "");
 }

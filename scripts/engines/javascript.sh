@@ -40,7 +40,7 @@ QJS_DEFINES=(-D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv "${QJS_FUEL_D
 # clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+, and binaryen 108 rejects the module
 # (TOOLCHAIN.md §2): the clang driver links at -O0, and the optimisation is LTO inside wasm-ld (-flto, --lto-O3),
 # which the driver's -O level does not gate. -mbulk-memory turns memcpy/memmove/memset into memory.copy/fill (wasi-libc's
-# memcpy is a byte/word loop: string concatenation spent ~15% there); -mnontrapping-fptoint makes double-to-int
+# memcpy is a byte/word loop: the bench's string part spent ~13% there); -mnontrapping-fptoint makes double-to-int
 # conversions one instruction. Both are baseline WebAssembly in V8 (workerd, Node). docs/engine-performance.md has the
 # measurements (wasm-opt -O3 on top gained nothing measurable and is not used).
 WASM_CFLAGS=(--target=wasm32-wasi -O3 -mbulk-memory -mnontrapping-fptoint -flto "${QJS_DEFINES[@]}")
