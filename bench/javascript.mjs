@@ -23,6 +23,7 @@
 //            rows in (c), interleaved with the others and with quickjs-emscripten (before/after in one run).
 //   --parts  (c) also runs each part of the mix alone (fib, loop, string, JSON, sort), every engine and
 //            quickjs-emscripten interleaved, eval only: where a difference on the mix comes from.
+//   --json-detail  with --parts: also JSON.parse / JSON.stringify of numbers and of objects alone (not in the mix).
 //   --cpu-time  (c)'s "eval only" columns are this process's CPU time (process.cpuUsage) instead of wall time: on
 //            a shared machine (load above the core count) wall time also counts the time the thread waited for a CPU.
 import path from "node:path";
@@ -45,6 +46,7 @@ const { values: opts } = parseArgs({
     engine: { type: "string", multiple: true }, // other engine.wasm files for the Node measurements (workerd always serves the build)
     parts: { type: "boolean", default: false },
     "cpu-time": { type: "boolean", default: false },
+    "json-detail": { type: "boolean", default: false },
     "no-workerd": { type: "boolean", default: false }, // Node only: skip (a) and the workerd row of (c)
   },
 });
@@ -81,6 +83,15 @@ const PARTS = {
 let jsonLen = 0; for (let k = 0; k < 5; k++) { const t = JSON.stringify(data); jsonLen += t.length + JSON.parse(t).items.length; } "json=" + jsonLen`,
   sort: `"sorted=" + Array.from({ length: 20000 }, (_, i) => (i * 7919) % 20011).sort((a, b) => a - b)[100]`,
 };
+// --json-detail: the JSON part split by direction and by kind of value (each includes building its input once).
+const JSON_PARTS = {
+  "json:parse numbers": `const t = JSON.stringify(Array.from({ length: 20000 }, (_, i) => i / 3)); let n = 0; for (let k = 0; k < 5; k++) n += JSON.parse(t).length; "n=" + n`,
+  "json:stringify numbers": `const a = Array.from({ length: 20000 }, (_, i) => i / 3); let n = 0; for (let k = 0; k < 5; k++) n += JSON.stringify(a).length; "n=" + n`,
+  "json:parse objects": `const t = JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ id: i, name: "item" + i, tags: ["x", "y", "z"] }))); let n = 0; for (let k = 0; k < 5; k++) n += JSON.parse(t).length; "n=" + n`,
+  "json:stringify objects": `const a = Array.from({ length: 2000 }, (_, i) => ({ id: i, name: "item" + i, tags: ["x", "y", "z"] })); let n = 0; for (let k = 0; k < 5; k++) n += JSON.stringify(a).length; "n=" + n`,
+};
+
+const partsToRun = () => (opts["json-detail"] ? { ...PARTS, ...JSON_PARTS } : PARTS);
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 const stats = (xs) => {
@@ -392,9 +403,9 @@ async function main() {
     if (!oursAnswer.includes(qjsAnswer) || !qjsAnswer.startsWith(COMPUTE_EXPECT)) throw new Error(`compute answers differ: ours ${oursAnswer} / quickjs-emscripten ${qjsAnswer}`);
   }
   if (opts.parts) {
-    for (const [name, code] of Object.entries(PARTS)) {
+    for (const [name, code] of Object.entries(partsToRun())) {
       const q = runQjs(code).value;
-      if (!qjsAnswer.includes(q)) throw new Error(`part ${name}: ${q} is not in the mix's answer`);
+      if (!(name in JSON_PARTS) && !qjsAnswer.includes(q)) throw new Error(`part ${name}: ${q} is not in the mix's answer`);
       for (const module of engineModules) {
         const o = JSON.parse(runOurs(code, { module }).text).results[0].text;
         if (!o.includes(q)) throw new Error(`part ${name}: ours ${o} / quickjs-emscripten ${q}`);
@@ -538,7 +549,7 @@ async function main() {
       console.log(`\n(c) parts of the mix, each alone: ${R} rounds, variants in rotated order; eval only${opts["cpu-time"] ? " (CPU time)" : ""}, ms p50 / p99, and ours/quickjs-emscripten by p50`);
       console.log(`${"part".padEnd(8)} ${[...engineLabels, "quickjs-emscripten"].map((l) => l.slice(0, 30).padStart(30)).join(" ")}   ratio(s)`);
       report.parts = {};
-      for (const [name, code] of Object.entries(PARTS)) {
+      for (const [name, code] of Object.entries(partsToRun())) {
         for (let i = 0; i < 2; i++) { for (const module of engineModules) runOurs(code, { module }); runQjs(code); }
         const lists = engineModules.map(() => []), qjsList = [];
         const ptasks = engineModules.map((module, e) => () => { const phases = {}; runOurs(code, { phases, module }); lists[e].push(phases.Eval); });
@@ -547,7 +558,7 @@ async function main() {
         const st = lists.map(stats), qs = stats(qjsList);
         report.parts[name] = { engines: st, qjs: qs, ratios: st.map((x) => x.p50 / qs.p50) };
         const cell = (x) => `${fmt(x.p50)} / ${fmt(x.p99)}`.padStart(30);
-        console.log(`${name.padEnd(8)} ${[...st, qs].map(cell).join(" ")}   ${st.map((x) => fmt(x.p50 / qs.p50) + "x").join(" ")}`);
+        console.log(`${name.padEnd(8)}${name.length > 8 ? "\n" + "".padEnd(8) : ""} ${[...st, qs].map(cell).join(" ")}   ${st.map((x) => fmt(x.p50 / qs.p50) + "x").join(" ")}`);
       }
     }
   } finally {
