@@ -171,7 +171,7 @@ function runOurs(code, { phases, charge, fuel = FUEL, module = engineModule } = 
   if (charge === "noop") imports.sandbox.charge = () => {};
   else if (charge === "count") {
     const real = imports.sandbox.charge;
-    imports.sandbox.charge = (units) => { phases.chargeCalls = (phases.chargeCalls ?? 0) + 1; return real(units); };
+    imports.sandbox.charge = (units) => { phases.chargeCalls = (phases.chargeCalls ?? 0) + 1; phases.chargeUnits = (phases.chargeUnits ?? 0) + Number(units); return real(units); };
   }
   const t1 = now();
   const instance = new WebAssembly.Instance(module, imports);
@@ -487,11 +487,11 @@ async function main() {
     const COMPUTE_BODY = JSON.stringify({ code: COMPUTE });
     if (mf) { await post(mf, "js.bench", COMPUTE_BODY, COMPUTE_EXPECT); await inIsolate(mf, COMPUTE_BODY, 1); }
     const c = { ours: [], oursEval: [], oursNoopCharge: [], oursNoopChargeEval: [], qjs: [], qjsEval: [], qjsNoHandler: [], qjsNoHandlerEval: [], qjsInstance: [], workerdHttp: [], workerdIsolate: [] };
-    let chargeCalls = 0;
+    let chargeCalls = 0, chargeUnits = 0;
     // One task per variant; each round runs them in a rotated order, so that no variant always follows the same
     // one (e.g. workerd finishing background work after a request) and background load hits all alike.
     const tasks = [
-      () => { const phases = {}; c.ours.push(runOurs(COMPUTE, { phases, charge: "count" }).ms); c.oursEval.push(phases.Eval); chargeCalls = phases.chargeCalls; },
+      () => { const phases = {}; c.ours.push(runOurs(COMPUTE, { phases, charge: "count" }).ms); c.oursEval.push(phases.Eval); chargeCalls = phases.chargeCalls; chargeUnits = phases.chargeUnits; },
       () => { const phases = {}; c.oursNoopCharge.push(runOurs(COMPUTE, { phases, charge: "noop" }).ms); c.oursNoopChargeEval.push(phases.Eval); },
       () => { const r = runQjs(COMPUTE); c.qjs.push(r.ms); c.qjsEval.push(r.evalMs); },
       () => { const r = runQjs(COMPUTE, { sandbox: false }); c.qjsNoHandler.push(r.ms); c.qjsNoHandlerEval.push(r.evalMs); },
@@ -514,7 +514,7 @@ async function main() {
       for (let k = 0; k < tasks.length; k++) await tasks[(i + k) % tasks.length]();
     }
     const cs = Object.fromEntries(Object.entries(c).filter(([, v]) => v.length).map(([k, v]) => [k, stats(v)]));
-    report.compute = { runs: R, chargeCalls, ...cs };
+    report.compute = { runs: R, chargeCalls, chargeUnits, ...cs };
     console.log(`\n(c) ${opts["cpu-time"] ? "[eval only = CPU time] " : ""}compute mix (fib(24); 300k-iteration arithmetic loop; 30k-char string build/split/map/join; 5x JSON stringify+parse of 2,000 objects; sort of 20,000 numbers): ${R} rounds, variants in rotated order (ms)`);
     console.log("what                                                            median total   eval only: p50      p99");
     const crow = (name, t, e) => console.log(`${name.padEnd(64)} ${fmt(t.p50).padStart(8)}   ${e ? fmt(e.p50).padStart(8) + " " + fmt(e.p99).padStart(8) : ""}`);
@@ -526,7 +526,7 @@ async function main() {
     crow("quickjs-emscripten, Node: fresh runtime+ctx (mem limit+interrupt)", cs.qjs, cs.qjsEval);
     crow("quickjs-emscripten, Node: fresh runtime+ctx (no limits)", cs.qjsNoHandler, cs.qjsNoHandlerEval);
     crow("quickjs-emscripten, Node: fresh module instance+runtime+ctx", cs.qjsInstance);
-    console.log(`sandbox.charge calls per run: ${fmt(chargeCalls, 0)} (one per 1,000 QuickJS operations: ~${fmt(chargeCalls * 1000, 0)} fuel of ${fmt(FUEL, 0)})`);
+    console.log(`sandbox.charge calls per run: ${fmt(chargeCalls, 0)}, charging ${fmt(chargeUnits, 0)} fuel of ${fmt(FUEL, 0)} (one call per interrupt poll of 1,000 QuickJS operations, or per batch of polls completed by native work)`);
     const cr = {
       total: cs.ours.p50 / cs.qjs.p50,
       eval: cs.oursEval.p50 / cs.qjsEval.p50,
