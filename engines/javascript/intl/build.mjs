@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+// Writes the sources of the JavaScript engine's Intl chunks (docs/intl.md), one script per chunk, into OUT_DIR:
+//   runtime.js          the namespace builder (engines/javascript/intl/runtime.js): its completion value is build()
+//   code-<family>.js    one FormatJS polyfill (exact-pinned devDependency, polyfill-force.js) bundled by esbuild
+//   data-<family>-<tag>.js   one locale's data for one family: an object literal { locale, data } (the argument of
+//                       __addLocaleData), or for a regional variant { locale, base, patch }: the differences from
+//                       its base language's data (a regional file repeats the whole language)
+//   tz.js               the IANA zones (FormatJS's golden set, packed as FormatJS packs it)
+// and manifest.json (the chunks, the locale table, the package versions). scripts/engines/javascript.sh compiles every
+// script to QuickJS bytecode with the engine's own native qjsc and packs them into engines/javascript/build/stdlib.tar.
+//
+//   node engines/javascript/intl/build.mjs OUT_DIR
+import fs from "node:fs";
+import path from "node:path";
+import vm from "node:vm";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../../..");
+const nm = path.join(root, "node_modules");
+const out = path.resolve(process.argv[2] || path.join(root, "engines/javascript/build/intl-src"));
+const ESBUILD = path.join(nm, ".bin/esbuild");
+
+// The built-in locales: the 10 languages and the regional variants with their own CLDR data. Every other regional tag
+// a user types (en-US, de-DE, fr-FR, es-ES, ja-JP, zh-CN, zh-TW, hi-IN, ru-RU, pt-BR, ...) resolves to one of these by
+// ECMA-402's locale matching (zh-TW to zh-Hant, es-AR to es-419, ...).
+export const LANGUAGES = ["en", "de", "fr", "es", "ja", "zh", "ar", "hi", "ru", "pt"];
+export const VARIANTS = { en: ["en-GB"], es: ["es-419", "es-MX"], zh: ["zh-Hant"], ar: ["ar-EG"], pt: ["pt-PT"] };
+
+// family -> its package, the namespace names it defines, and whether it has locale data.
+export const FAMILIES = {
+  locale: { pkgs: ["intl-getcanonicallocales", "intl-locale", "intl-supportedvaluesof"], data: false },
+  pluralrules: { pkgs: ["intl-pluralrules"], data: true, js: true },
+  numberformat: { pkgs: ["intl-numberformat"], data: true },
+  datetimeformat: { pkgs: ["intl-datetimeformat"], data: true },
+  relativetimeformat: { pkgs: ["intl-relativetimeformat"], data: true },
+  listformat: { pkgs: ["intl-listformat"], data: true },
+  segmenter: { pkgs: ["intl-segmenter"], data: false },
+};
+
+const version = (pkg) => JSON.parse(fs.readFileSync(path.join(nm, "@formatjs", pkg, "package.json"), "utf8")).version;
+
+function esbuild(entry, outfile, format) {
+  execFileSync(ESBUILD, [entry, "--bundle", `--format=${format}`, "--minify", "--target=es2020", "--platform=neutral",
+    "--main-fields=module,main", "--log-level=warning", "--legal-comments=none", "--charset=utf8", `--outfile=${outfile}`],
+    { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+}
+
+// The data a locale-data file hands to __addLocaleData, captured in a sandbox with a stand-in namespace.
+function capture(pkg, tag) {
+  const file = path.join(nm, "@formatjs", pkg, "locale-data", `${tag}.js`);
+  const got = [];
+  const stub = { __addLocaleData: (...d) => got.push(...d) };
+  const Intl = new Proxy({}, { get: () => stub, has: () => true });
+  vm.runInNewContext(fs.readFileSync(file, "utf8"), { Intl, globalThis: { Intl } }, { filename: file });
+  if (got.length !== 1) throw new Error(`${file}: expected one __addLocaleData entry, got ${got.length}`);
+  return got[0];
+}
+
+// Differences of b from a: objects recurse; anything else is replaced whole. DELETED marks a key b lacks.
+const DELETED = "\u0000sw-intl-deleted";
+function diff(a, b) {
+  const isObj = (x) => x && typeof x === "object" && !Array.isArray(x);
+  if (!isObj(a) || !isObj(b)) return JSON.stringify(a) === JSON.stringify(b) ? undefined : b;
+  const d = {};
+  let any = false;
+  for (const k of Object.keys(b)) {
+    const sub = k in a ? diff(a[k], b[k]) : b[k];
+    if (sub !== undefined) { d[k] = sub; any = true; }
+  }
+  for (const k of Object.keys(a)) if (!(k in b)) { d[k] = DELETED; any = true; }
+  return any ? d : undefined;
+}
+
+// A data chunk's source: a parenthesized literal, so the script's completion value is the object.
+const literal = (obj) => `(${JSON.stringify(obj)})\n`;
+
+function main() {
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(out, { recursive: true });
+  const chunks = [];
+  const tmp = path.join(out, ".entries");
+  fs.mkdirSync(tmp);
+
+  // The runtime: a CommonJS bundle wrapped so that its completion value is build() (touches no global on load).
+  esbuild(path.join(here, "runtime.js"), path.join(tmp, "runtime.cjs"), "cjs");
+  fs.writeFileSync(path.join(out, "runtime.js"),
+    "(function(){var module={exports:{}},exports=module.exports;\n" +
+    fs.readFileSync(path.join(tmp, "runtime.cjs"), "utf8") + "\nreturn module.exports.build})()\n");
+  chunks.push("runtime");
+
+  for (const [family, f] of Object.entries(FAMILIES)) {
+    const entry = path.join(tmp, `${family}.mjs`);
+    fs.writeFileSync(entry, f.pkgs.map((p) => `import ${JSON.stringify(path.join(nm, "@formatjs", p, "polyfill-force.js"))};`).join("\n") + "\n");
+    esbuild(entry, path.join(out, `code-${family}.js`), "iife");
+    chunks.push(`code-${family}`);
+    if (!f.data) continue;
+    const pkg = f.pkgs[0];
+    for (const lang of LANGUAGES) {
+      const tags = [lang, ...(VARIANTS[lang] || [])];
+      let base;
+      for (const tag of tags) {
+        const name = `data-${family}-${tag}`;
+        if (!fs.existsSync(path.join(nm, "@formatjs", pkg, "locale-data", `${tag}.js`))) continue;
+        if (f.js) {
+          // PluralRules data holds the rule as a function: the locale-data file itself is the chunk (it registers
+          // with Intl.PluralRules, which is loaded first).
+          fs.copyFileSync(path.join(nm, "@formatjs", pkg, "locale-data", `${tag}.js`), path.join(out, `${name}.js`));
+        } else {
+          const entryData = capture(pkg, tag);
+          if (entryData.locale !== tag) throw new Error(`${pkg} ${tag}: data says locale ${entryData.locale}`);
+          if (tag === lang) {
+            base = entryData.data;
+            fs.writeFileSync(path.join(out, `${name}.js`), literal({ locale: tag, data: base }));
+          } else {
+            fs.writeFileSync(path.join(out, `${name}.js`),
+              literal({ locale: tag, base: lang, patch: diff(base, entryData.data) || {} }));
+          }
+        }
+        chunks.push(name);
+      }
+    }
+  }
+
+  // Time zones: FormatJS's golden set as one packed object; the runtime unpacks each zone on first use.
+  {
+    const file = path.join(nm, "@formatjs/intl-datetimeformat/add-golden-tz.js");
+    let packed;
+    const Intl = { DateTimeFormat: { __addTZData: (d) => { packed = d; } } };
+    vm.runInNewContext(fs.readFileSync(file, "utf8"), { Intl, globalThis: { Intl } }, { filename: file });
+    fs.writeFileSync(path.join(out, "tz.js"), literal(packed));
+    chunks.push("tz");
+  }
+
+  fs.rmSync(tmp, { recursive: true, force: true });
+  const manifest = {
+    chunks,
+    languages: LANGUAGES,
+    variants: VARIANTS,
+    packages: Object.fromEntries(Object.values(FAMILIES).flatMap((f) => f.pkgs).map((p) => [`@formatjs/${p}`, version(p)])),
+  };
+  fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
+  console.log(`    ${chunks.length} Intl chunk sources in ${path.relative(root, out)}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) main();

@@ -1,0 +1,238 @@
+// The Intl namespace builder (docs/intl.md). engines/javascript/intl/build.mjs bundles this file into the `runtime`
+// chunk; the driver (engines/javascript/driver.c, "Intl") evaluates that chunk the first time a program reads the
+// global `Intl` or calls a locale method (Number/BigInt/Date.prototype.toLocale*String), and calls build(load):
+//   load(name)  evaluates the chunk /stdlib/intl/<name>.qbc (QuickJS bytecode) and returns its completion value, or
+//               undefined when there is no such chunk.
+// build() installs the namespace as the global `Intl` and returns [namespace, locale methods] (the driver's native
+// toLocale* stubs call the latter). Nothing else is loaded until it is used: each constructor family's code on first
+// access to its name, each language's data when a constructor (or supportedLocalesOf) is asked for that language,
+// the time zones when a DateTimeFormat names a zone other than UTC.
+
+// The built-in locales (build.mjs writes one data chunk per family and tag): the base languages, and the regional
+// variants whose CLDR data differs from their language's (the rest resolve to these by ECMA-402's locale matching).
+const LANGUAGES = ["en", "de", "fr", "es", "ja", "zh", "ar", "hi", "ru", "pt"];
+const VARIANTS = { en: ["en-GB"], es: ["es-419", "es-MX"], zh: ["zh-Hant"], ar: ["ar-EG"], pt: ["pt-PT"] };
+// ECMA-402 DefaultLocale: every constructor falls back to it when no requested locale is available.
+const DEFAULT_LOCALE = "en-US";
+const DELETED = "\u0000sw-intl-deleted"; // build.mjs: a key the regional variant lacks
+
+// Namespace name -> the family chunk that defines it.
+const NAMES = {
+  getCanonicalLocales: "locale", Locale: "locale", supportedValuesOf: "locale",
+  PluralRules: "pluralrules", NumberFormat: "numberformat", DateTimeFormat: "datetimeformat",
+  RelativeTimeFormat: "relativetimeformat", ListFormat: "listformat", Segmenter: "segmenter",
+};
+// Families whose constructors need locale data, and the names they define.
+const WITH_DATA = {
+  pluralrules: "PluralRules", numberformat: "NumberFormat", datetimeformat: "DateTimeFormat",
+  relativetimeformat: "RelativeTimeFormat", listformat: "ListFormat",
+};
+// The locale methods of the built-ins: [prototype, name, family].
+const METHODS = [
+  [Number.prototype, "toLocaleString", "numberformat"],
+  [typeof BigInt === "function" ? BigInt.prototype : null, "toLocaleString", "numberformat"],
+  [Date.prototype, "toLocaleString", "datetimeformat"],
+  [Date.prototype, "toLocaleDateString", "datetimeformat"],
+  [Date.prototype, "toLocaleTimeString", "datetimeformat"],
+];
+
+const defineValue = (o, k, value) =>
+  Object.defineProperty(o, k, { value, writable: true, enumerable: false, configurable: true });
+
+// A regional variant's data: its base language's data with the patch applied. Copies only the objects on a changed
+// path; the rest is shared with the base (FormatJS does not modify locale data).
+function merge(a, p) {
+  const isObj = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+  if (!isObj(a) || !isObj(p)) return p;
+  const o = Object.assign({}, a);
+  for (const k of Object.keys(p)) {
+    if (p[k] === DELETED) delete o[k];
+    else o[k] = k in a ? merge(a[k], p[k]) : p[k];
+  }
+  return o;
+}
+
+// One zone of FormatJS's packed tz data, unpacked as its unpack() does for every zone.
+function unpackZone(entry, abbrvs, offsets) {
+  return entry.split("|").slice(1).map((z) => z.split(",")).map(([ts, abbrvIndex, offsetIndex, dst]) => [
+    ts === "" ? -Infinity : parseInt(ts, 36), abbrvs[+abbrvIndex], offsets[+offsetIndex], dst === "1"]);
+}
+
+export function build(load) {
+  const ns = {};
+  Object.defineProperty(ns, Symbol.toStringTag, { value: "Intl", configurable: true });
+  // The polyfills install themselves on the global `Intl`: from here on it is this object (a data property).
+  defineValue(globalThis, "Intl", ns);
+
+  const raw = {};        // family -> the polyfill's own class (the namespace holds a wrapper)
+  const loaded = {};     // family -> true once its code ran
+  const dataLoaded = {}; // "family tag" -> true
+  const baseData = {};   // "family tag" -> a base language's data (the variants' patches apply to it)
+  const impls = {};      // "Proto.name" -> the polyfill's own locale method
+  let tzLoaded = false;
+
+  function loadFamily(family) {
+    if (loaded[family]) return;
+    const names = Object.keys(NAMES).filter((n) => NAMES[n] === family);
+    for (const n of names) defineValue(ns, n, undefined);
+    // The polyfills replace the locale methods: keep theirs, put ours (which load data first) back.
+    const before = METHODS.map(([proto, name]) => proto && Object.getOwnPropertyDescriptor(proto, name));
+    if (load(`code-${family}`) === undefined && !(names[0] in ns)) throw new Error(`Intl: chunk code-${family} missing`);
+    METHODS.forEach(([proto, name], i) => {
+      if (!proto) return;
+      const now = Object.getOwnPropertyDescriptor(proto, name);
+      if (now && before[i] && now.value !== before[i].value) {
+        impls[`${i}`] = now.value;
+        Object.defineProperty(proto, name, before[i]);
+      }
+    });
+    loaded[family] = true;
+    const Name = WITH_DATA[family];
+    if (Name) {
+      const Class = ns[Name];
+      raw[family] = Class;
+      if (typeof Class.__defaultLocale === "string") Class.__defaultLocale = DEFAULT_LOCALE;
+      if (family === "datetimeformat") Class.__defaultTimeZone = "UTC";
+      defineValue(ns, Name, wrap(Class, family));
+    }
+    if (family === "locale") {
+      // supportedValuesOf("timeZone") lists the zones of the tz data, so it loads them first.
+      const supportedValuesOf = ns.supportedValuesOf;
+      defineValue(ns, "supportedValuesOf", {
+        supportedValuesOf(key) {
+          if (String(key) === "timeZone") { loadFamily("datetimeformat"); loadTimeZones(); }
+          return supportedValuesOf(key);
+        },
+      }.supportedValuesOf);
+    }
+  }
+
+  // The data chunks of one family for one language: the base tag, then its regional variants.
+  function loadLanguage(family, lang) {
+    const Class = raw[family];
+    for (const tag of [lang, ...(VARIANTS[lang] || [])]) {
+      const key = `${family} ${tag}`;
+      if (dataLoaded[key]) continue;
+      dataLoaded[key] = true;
+      const chunk = load(`data-${family}-${tag}`);
+      if (chunk === undefined || chunk === null || typeof chunk !== "object") continue; // registered itself (PluralRules)
+      let data = chunk.data;
+      if (chunk.base !== undefined) data = merge(baseData[`${family} ${chunk.base}`], chunk.patch);
+      else baseData[key] = data;
+      Class.__addLocaleData({ locale: chunk.locale, data });
+    }
+  }
+
+  // Loads the data a constructor may resolve to for `locales`: every requested built-in language (with its regional
+  // variants, so best-fit matching sees all of them), and the default locale's when some requested locale is not
+  // built in or none is given. Invalid locales load nothing: the constructor then throws ECMA-402's error.
+  function ensure(family, locales) {
+    if (!raw[family]) return;
+    let list;
+    try {
+      list = ns.getCanonicalLocales(locales);
+    } catch {
+      return;
+    }
+    let fallback = list.length === 0;
+    for (const tag of list) {
+      const lang = tag.split("-")[0];
+      if (LANGUAGES.includes(lang)) loadLanguage(family, lang);
+      else fallback = true;
+    }
+    if (fallback) loadLanguage(family, "en");
+  }
+
+  // Time zones: FormatJS's tz data as an object whose zones unpack on first read (FormatJS would unpack all).
+  function ensureTimeZone(options) {
+    if (tzLoaded || options === undefined || options === null) return;
+    const tz = options.timeZone;
+    if (tz === undefined || String(tz).toUpperCase() === "UTC") return;
+    loadTimeZones();
+  }
+  function loadTimeZones() {
+    if (tzLoaded) return;
+    const packed = load("tz");
+    const abbrvs = packed.abbrvs.split("|");
+    const offsets = packed.offsets.split("|").map((n) => parseInt(n, 36));
+    const zones = {};
+    for (const entry of packed.zones) {
+      const name = entry.slice(0, entry.indexOf("|"));
+      Object.defineProperty(zones, name, {
+        enumerable: true, configurable: true,
+        get() {
+          const value = unpackZone(entry, abbrvs, offsets);
+          Object.defineProperty(zones, name, { value, enumerable: true, configurable: true, writable: true });
+          return value;
+        },
+      });
+    }
+    raw.datetimeformat.tzData = zones;
+    tzLoaded = true;
+  }
+
+  // The namespace's constructor: the polyfill's class behind a proxy that loads the data first. `prototype`,
+  // statics and instanceof reach the class itself; prototype.constructor is the proxy.
+  function wrap(Class, family) {
+    const before = (args) => {
+      ensure(family, args[0]);
+      if (family === "datetimeformat") ensureTimeZone(args[1]);
+    };
+    const proxy = new Proxy(Class, {
+      construct(target, args, newTarget) {
+        before(args);
+        return Reflect.construct(target, args, newTarget === proxy ? target : newTarget);
+      },
+      apply(target, thisArg, args) {
+        before(args);
+        return Reflect.apply(target, thisArg, args);
+      },
+    });
+    const supportedLocalesOf = Class.supportedLocalesOf;
+    if (typeof supportedLocalesOf === "function") {
+      defineValue(Class, "supportedLocalesOf", {
+        supportedLocalesOf(locales, options) {
+          ensure(family, locales);
+          return Reflect.apply(supportedLocalesOf, Class, [locales, options]);
+        },
+      }.supportedLocalesOf);
+      Object.defineProperty(Class.supportedLocalesOf, "length", { value: 1, configurable: true });
+    }
+    try {
+      defineValue(Class.prototype, "constructor", proxy);
+    } catch {}
+    return proxy;
+  }
+
+  for (const name of Object.keys(NAMES)) {
+    const family = NAMES[name];
+    Object.defineProperty(ns, name, {
+      enumerable: false, configurable: true,
+      get() {
+        loadFamily(family);
+        return ns[name];
+      },
+      set(v) {
+        defineValue(ns, name, v);
+      },
+    });
+  }
+
+  // The built-ins' locale methods: load the family (its data through the wrapper) on first call.
+  const methods = METHODS.map(([proto, name, family], i) => {
+    const fn = {
+      [name](locales, options) {
+        loadFamily(family);
+        const impl = impls[`${i}`];
+        if (typeof impl !== "function") throw new TypeError(`${name} is not available`);
+        ensure(family, locales);
+        if (family === "datetimeformat") ensureTimeZone(options);
+        return Reflect.apply(impl, this, [locales, options]);
+      },
+    }[name];
+    Object.defineProperty(fn, "length", { value: 0, configurable: true });
+    if (proto) defineValue(proto, name, fn);
+    return fn;
+  });
+  return [ns, methods];
+}
