@@ -507,7 +507,7 @@ compile_ts_stripper() {
 # every instance (the chunks stay outside the guest's memory until a program reads one). Cached by a hash over the
 # chunk sources and the patched tree (the bytecode format is the tree's).
 JS_INTL_SRC="$JS_ENGINE_DIR/build/intl-src"
-JS_INTL_SOURCES=(build.mjs runtime.js)
+JS_INTL_SOURCES=(build.mjs runtime.js patches.mjs)
 bundle_intl() {
   [ -f "$SW_ROOT/node_modules/@formatjs/intl-numberformat/package.json" ] ||
     { echo "@formatjs polyfills missing: run npm install"; return 1; }

@@ -15,6 +15,7 @@ import path from "node:path";
 import vm from "node:vm";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { PATCHES } from "./patches.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../../..");
@@ -41,10 +42,25 @@ export const FAMILIES = {
 
 const version = (pkg) => JSON.parse(fs.readFileSync(path.join(nm, "@formatjs", pkg, "package.json"), "utf8")).version;
 
-function esbuild(entry, outfile, format) {
-  execFileSync(ESBUILD, [entry, "--bundle", `--format=${format}`, "--minify", "--target=es2020", "--platform=neutral",
-    "--main-fields=module,main", "--log-level=warning", "--legal-comments=none", "--charset=utf8", `--outfile=${outfile}`],
-    { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+// One script: minified, names kept (Intl.NumberFormat.name is "NumberFormat"). `input` is bundled from stdin as a file of
+// directory `cwd` (a patched polyfill resolves its own dependencies from its package).
+function esbuild(entry, outfile, format, input, cwd = root) {
+  execFileSync(ESBUILD, [...(input === undefined ? [entry] : []), "--bundle", `--format=${format}`, "--minify",
+    "--keep-names", "--target=es2020", "--platform=neutral", "--main-fields=module,main", "--log-level=warning",
+    "--legal-comments=none", "--charset=utf8", `--outfile=${outfile}`, ...(input === undefined ? [] : ["--sourcefile=" + entry])],
+    { cwd, input, stdio: [input === undefined ? "ignore" : "pipe", "inherit", "inherit"] });
+}
+
+// A polyfill's polyfill-force.js with our patches (patches.mjs) applied.
+function patched(pkg) {
+  const file = path.join(nm, "@formatjs", pkg, "polyfill-force.js");
+  let s = fs.readFileSync(file, "utf8");
+  for (const [old, replacement] of PATCHES[pkg]) {
+    const n = s.split(old).length - 1;
+    if (n !== 1) throw new Error(`patch failed: @formatjs/${pkg}: pattern found ${n} times: ${old.slice(0, 80)}`);
+    s = s.replace(old, () => replacement);
+  }
+  return s;
 }
 
 // The data a locale-data file hands to __addLocaleData, captured in a sandbox with a stand-in namespace.
@@ -91,9 +107,14 @@ function main() {
   chunks.push("runtime");
 
   for (const [family, f] of Object.entries(FAMILIES)) {
-    const entry = path.join(tmp, `${family}.mjs`);
-    fs.writeFileSync(entry, f.pkgs.map((p) => `import ${JSON.stringify(path.join(nm, "@formatjs", p, "polyfill-force.js"))};`).join("\n") + "\n");
-    esbuild(entry, path.join(out, `code-${family}.js`), "iife");
+    if (f.pkgs.length === 1 && PATCHES[f.pkgs[0]]) {
+      esbuild("polyfill-force.js", path.join(out, `code-${family}.js`), "iife", patched(f.pkgs[0]),
+        path.join(nm, "@formatjs", f.pkgs[0]));
+    } else {
+      const entry = path.join(tmp, `${family}.mjs`);
+      fs.writeFileSync(entry, f.pkgs.map((p) => `import ${JSON.stringify(path.join(nm, "@formatjs", p, "polyfill-force.js"))};`).join("\n") + "\n");
+      esbuild(entry, path.join(out, `code-${family}.js`), "iife");
+    }
     chunks.push(`code-${family}`);
     if (!f.data) continue;
     const pkg = f.pkgs[0];

@@ -1,0 +1,108 @@
+// Build-time patches to the FormatJS polyfills (applied to the bundler's input, never committed as third-party
+// source): each [old, new] must match exactly once, as scripts/engines/javascript.sh's QuickJS patches do.
+export const PATCHES = {
+  "intl-datetimeformat": [
+    // The first DateTimeFormat of a locale parsed every skeleton of the locale (~250) together with all of its range
+    // (interval) patterns; the range patterns are ~60% of that work (measured in Node with --cpu-prof) and only
+    // formatRange reads them. They are computed on first read instead, for the one format a DateTimeFormat picked.
+    [`	const result = Object.assign(Object.create(null), {
+		pattern: "",
+		pattern12: "",
+		skeleton,
+		rawPattern,
+		rangePatterns: Object.create(null),
+		rangePatterns12: Object.create(null)
+	});
+	if (rangePatterns) for (const k in rangePatterns) {
+		const key = skeletonTokenToTable2(k);
+		const rawPattern = rangePatterns[k];
+		const intervalResult = Object.assign(Object.create(null), { patternParts: [] });
+		const [pattern, pattern12] = processDateTimePattern(rawPattern, intervalResult);
+		result.rangePatterns[key] = {
+			...intervalResult,
+			patternParts: splitRangePattern(pattern)
+		};
+		result.rangePatterns12[key] = {
+			...intervalResult,
+			patternParts: splitRangePattern(pattern12)
+		};
+	}
+	if (intervalFormatFallback) {
+		const patternParts = splitFallbackRangePattern(intervalFormatFallback);
+		result.rangePatterns.default = { patternParts };
+		result.rangePatterns12.default = { patternParts };
+	}
+	replaceDateTimeTokens(skeleton, result);
+	const fields = Object.create(null);
+	const [pattern, pattern12] = processDateTimePattern(rawPattern, fields);
+	patternFields.set(result, fields);
+	result.pattern = pattern;
+	result.pattern12 = pattern12;
+	const yearFields = ["{relatedYear}", "{yearName}"].filter((field) => pattern.includes(field));
+	if (yearFields.length) for (const patterns of [result.rangePatterns, result.rangePatterns12]) for (const field of Object.keys(patterns)) {
+		if (field === "default") continue;
+		const range = patterns[field].patternParts.map((part) => part.pattern).join("");
+		if (yearFields.some((yearField) => !range.includes(yearField))) delete patterns[field];
+	}
+	return result;`, `	const result = Object.assign(Object.create(null), {
+		pattern: "",
+		pattern12: "",
+		skeleton,
+		rawPattern
+	});
+	let ranges;
+	const computeRanges = () => {
+		if (ranges) return ranges;
+		const r = { rangePatterns: Object.create(null), rangePatterns12: Object.create(null) };
+		if (typeof rangePatterns === "function") rangePatterns = rangePatterns();
+		if (rangePatterns) for (const k in rangePatterns) {
+			const key = skeletonTokenToTable2(k);
+			const rawPattern = rangePatterns[k];
+			const intervalResult = Object.assign(Object.create(null), { patternParts: [] });
+			const [pattern, pattern12] = processDateTimePattern(rawPattern, intervalResult);
+			r.rangePatterns[key] = {
+				...intervalResult,
+				patternParts: splitRangePattern(pattern)
+			};
+			r.rangePatterns12[key] = {
+				...intervalResult,
+				patternParts: splitRangePattern(pattern12)
+			};
+		}
+		if (intervalFormatFallback) {
+			const patternParts = splitFallbackRangePattern(intervalFormatFallback);
+			r.rangePatterns.default = { patternParts };
+			r.rangePatterns12.default = { patternParts };
+		}
+		const yearFields = ["{relatedYear}", "{yearName}"].filter((field) => result.pattern.includes(field));
+		if (yearFields.length) for (const patterns of [r.rangePatterns, r.rangePatterns12]) for (const field of Object.keys(patterns)) {
+			if (field === "default") continue;
+			const range = patterns[field].patternParts.map((part) => part.pattern).join("");
+			if (yearFields.some((yearField) => !range.includes(yearField))) delete patterns[field];
+		}
+		return ranges = r;
+	};
+	for (const name of ["rangePatterns", "rangePatterns12"]) Object.defineProperty(result, name, {
+		enumerable: true,
+		configurable: true,
+		get() {
+			return computeRanges()[name];
+		},
+		set(value) {
+			Object.defineProperty(result, name, { value, enumerable: true, configurable: true, writable: true });
+		}
+	});
+	replaceDateTimeTokens(skeleton, result);
+	const fields = Object.create(null);
+	const [pattern, pattern12] = processDateTimePattern(rawPattern, fields);
+	patternFields.set(result, fields);
+	result.pattern = pattern;
+	result.pattern12 = pattern12;
+	return result;`],
+    // ... and so is the search for each skeleton's interval formats (the callers pass it as a function).
+    ["const parseStyle = (pattern) => parseDateTimeSkeleton(pattern, pattern, findIntervalFormat(pattern, intervalFormats), intervalFormats.intervalFormatFallback);",
+     "const parseStyle = (pattern) => parseDateTimeSkeleton(pattern, pattern, () => findIntervalFormat(pattern, intervalFormats), intervalFormats.intervalFormatFallback);"],
+    ["parseDateTimeSkeleton(skeleton, formats[calendar][skeleton], calendarIntervals[skeleton] || findIntervalFormat(skeleton, calendarIntervals), calendarIntervals.intervalFormatFallback)",
+     "parseDateTimeSkeleton(skeleton, formats[calendar][skeleton], () => calendarIntervals[skeleton] || findIntervalFormat(skeleton, calendarIntervals), calendarIntervals.intervalFormatFallback)"],
+  ],
+};
