@@ -31,7 +31,15 @@ export const VARIANTS = { en: ["en-GB"], es: ["es-419", "es-MX"], zh: ["zh-Hant"
 
 // family -> its package, the namespace names it defines, and whether it has locale data.
 export const FAMILIES = {
-  locale: { pkgs: ["intl-getcanonicallocales", "intl-locale", "intl-supportedvaluesof"], data: false },
+  // getCanonicalLocales and supportedValuesOf from their packages' index (intl-locale imports those same modules, so
+  // the bundle holds one copy of the alias and likely-subtags data, not one per polyfill-force.js).
+  locale: { pkgs: ["intl-getcanonicallocales", "intl-locale", "intl-supportedvaluesof"], data: false, entry: (p) => `
+import { getCanonicalLocales } from ${JSON.stringify(p("intl-getcanonicallocales", "index.js"))};
+import { supportedValuesOf } from ${JSON.stringify(p("intl-supportedvaluesof", "index.js"))};
+import ${JSON.stringify(p("intl-locale", "polyfill-force.js"))};
+for (const [k, v] of [["getCanonicalLocales", getCanonicalLocales], ["supportedValuesOf", supportedValuesOf]])
+  Object.defineProperty(Intl, k, { value: v, writable: true, enumerable: false, configurable: true });
+` },
   pluralrules: { pkgs: ["intl-pluralrules"], data: true, js: true },
   numberformat: { pkgs: ["intl-numberformat"], data: true },
   datetimeformat: { pkgs: ["intl-datetimeformat"], data: true },
@@ -112,7 +120,8 @@ function main() {
         path.join(nm, "@formatjs", f.pkgs[0]));
     } else {
       const entry = path.join(tmp, `${family}.mjs`);
-      fs.writeFileSync(entry, f.pkgs.map((p) => `import ${JSON.stringify(path.join(nm, "@formatjs", p, "polyfill-force.js"))};`).join("\n") + "\n");
+      fs.writeFileSync(entry, f.entry ? f.entry((p, file) => path.join(nm, "@formatjs", p, file))
+        : f.pkgs.map((p) => `import ${JSON.stringify(path.join(nm, "@formatjs", p, "polyfill-force.js"))};`).join("\n") + "\n");
       esbuild(entry, path.join(out, `code-${family}.js`), "iife");
     }
     chunks.push(`code-${family}`);
@@ -129,7 +138,13 @@ function main() {
           // with Intl.PluralRules, which is loaded first).
           fs.copyFileSync(path.join(nm, "@formatjs", pkg, "locale-data", `${tag}.js`), path.join(out, `${name}.js`));
         } else {
-          const entryData = capture(pkg, tag);
+          let entryData = capture(pkg, tag);
+          // V8 (Node, Chrome, workerd) prints U+0020 wherever CLDR 42+ puts U+202F (narrow no-break space) in a
+          // date or time format ("9:05 AM", "2024 г."), for compatibility with code that parses its output; so do we.
+          if (family === "datetimeformat") entryData = JSON.parse(JSON.stringify(entryData).replaceAll("\u202f", " "));
+          // FormatJS's zh-Hant data has an empty default hour cycle, and its formats then put a day period before a
+          // 24-hour hour ("下午18:45"). CLDR's time data for zh-Hant's region (TW) prefers h12, as Node resolves it.
+          if (family === "datetimeformat" && tag === "zh-Hant" && entryData.data.hourCycle === "") entryData.data.hourCycle = "h12";
           if (entryData.locale !== tag) throw new Error(`${pkg} ${tag}: data says locale ${entryData.locale}`);
           if (tag === lang) {
             base = entryData.data;
@@ -154,6 +169,13 @@ function main() {
     chunks.push("tz");
   }
 
+  // Intl.supportedValuesOf: FormatJS answers by probing a constructor with every candidate value (a NumberFormat per
+  // currency, a DateTimeFormat per zone: 10M fuel, and more than the budget for "timeZone"). The answers depend only on
+  // the code and data above, so they are computed here, by the same chunks in a Node vm with no native Intl, and
+  // shipped as one more chunk. "collation" is left to the runtime (it probes Intl.Collator, if there is one).
+  fs.writeFileSync(path.join(out, "data-values.js"), literal(supportedValues()));
+  chunks.push("data-values");
+
   fs.rmSync(tmp, { recursive: true, force: true });
   const manifest = {
     chunks,
@@ -164,5 +186,39 @@ function main() {
   fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
   console.log(`    ${chunks.length} Intl chunk sources in ${path.relative(root, out)}`);
 }
+
+function supportedValues() {
+  const context = vm.createContext({});
+  vm.runInContext("delete globalThis.Intl; globalThis.Intl = {};", context);
+  const run = (name) => vm.runInContext(fs.readFileSync(path.join(out, `${name}.js`), "utf8"), context, { filename: name });
+  for (const family of ["locale", "pluralrules", "numberformat", "datetimeformat"]) run(`code-${family}`);
+  run("data-pluralrules-en");
+  context.nf = run("data-numberformat-en");
+  context.dtf = run("data-datetimeformat-en");
+  context.tz = run("tz");
+  const supported = JSON.parse(vm.runInContext(`
+    Intl.NumberFormat.__defaultLocale = Intl.DateTimeFormat.__defaultLocale = Intl.PluralRules.__defaultLocale = "en-US";
+    Intl.NumberFormat.__addLocaleData(nf);
+    Intl.DateTimeFormat.__addLocaleData(dtf);
+    Intl.DateTimeFormat.__addTZData(tz);
+    JSON.stringify(Object.fromEntries(["calendar", "currency", "numberingSystem", "timeZone", "unit"]
+      .map((k) => [k, Intl.supportedValuesOf(k)])));`, context));
+  // Every tag the NumberFormat data of the built-in locales registers (with CLDR's default-content and parent tags):
+  // the available locales of Intl.Segmenter, whose own list is every CLDR locale (its rules are the same for nearly
+  // all) and made each new Intl.Segmenter match against ~700 locales (5.3M fuel).
+  for (const lang of LANGUAGES) {
+    for (const tag of [lang, ...(VARIANTS[lang] || [])]) {
+      const file = path.join(out, `data-numberformat-${tag}.js`);
+      if (!fs.existsSync(file)) continue;
+      const chunk = vm.runInContext(fs.readFileSync(file, "utf8"), context);
+      if (chunk.base === undefined) vm.runInContext("Intl.NumberFormat.__addLocaleData", context)(chunk);
+      else vm.runInContext("Intl.NumberFormat.__addLocaleData", context)({ locale: chunk.locale, data: nfBase[chunk.base] });
+      if (chunk.base === undefined) nfBase[tag] = chunk.data;
+    }
+  }
+  const locales = [...vm.runInContext("Intl.NumberFormat.availableLocales", context)].sort();
+  return { supportedValuesOf: supported, locales };
+}
+const nfBase = {};
 
 if (import.meta.url === `file://${process.argv[1]}`) main();

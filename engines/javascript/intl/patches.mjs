@@ -105,4 +105,9 @@ export const PATCHES = {
     ["parseDateTimeSkeleton(skeleton, formats[calendar][skeleton], calendarIntervals[skeleton] || findIntervalFormat(skeleton, calendarIntervals), calendarIntervals.intervalFormatFallback)",
      "parseDateTimeSkeleton(skeleton, formats[calendar][skeleton], () => calendarIntervals[skeleton] || findIntervalFormat(skeleton, calendarIntervals), calendarIntervals.intervalFormatFallback)"],
   ],
+  "intl-segmenter": [
+    // ECMA-402's DefaultLocale is the same for every constructor: en-US (FormatJS's Segmenter falls back to "en").
+    ['const r = ResolveLocale(Segmenter.availableLocales, requestedLocales, opt, [], {}, () => "en");',
+     'const r = ResolveLocale(Segmenter.availableLocales, requestedLocales, opt, [], {}, () => "en-US");'],
+  ],
 };
