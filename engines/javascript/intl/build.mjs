@@ -99,6 +99,9 @@ function diff(a, b) {
 
 // A data chunk's source: a parenthesized literal, so the script's completion value is the object.
 const literal = (obj) => `(${JSON.stringify(obj)})\n`;
+// A chunk of code that installs itself on `Intl`: a function of it (the script's completion value), so that the
+// polyfills read the namespace they were given, never the global a program may have replaced or deleted.
+const ofIntl = (file) => fs.writeFileSync(file, `(function (Intl) {\n${fs.readFileSync(file, "utf8")}\n})\n`);
 
 function main() {
   fs.rmSync(out, { recursive: true, force: true });
@@ -124,6 +127,7 @@ function main() {
         : f.pkgs.map((p) => `import ${JSON.stringify(path.join(nm, "@formatjs", p, "polyfill-force.js"))};`).join("\n") + "\n");
       esbuild(entry, path.join(out, `code-${family}.js`), "iife");
     }
+    ofIntl(path.join(out, `code-${family}.js`));
     chunks.push(`code-${family}`);
     if (!f.data) continue;
     const pkg = f.pkgs[0];
@@ -137,6 +141,7 @@ function main() {
           // PluralRules data holds the rule as a function: the locale-data file itself is the chunk (it registers
           // with Intl.PluralRules, which is loaded first).
           fs.copyFileSync(path.join(nm, "@formatjs", pkg, "locale-data", `${tag}.js`), path.join(out, `${name}.js`));
+          ofIntl(path.join(out, `${name}.js`));
         } else {
           let entryData = capture(pkg, tag);
           // V8 (Node, Chrome, workerd) prints U+0020 wherever CLDR 42+ puts U+202F (narrow no-break space) in a
@@ -191,8 +196,9 @@ function supportedValues() {
   const context = vm.createContext({});
   vm.runInContext("delete globalThis.Intl; globalThis.Intl = {};", context);
   const run = (name) => vm.runInContext(fs.readFileSync(path.join(out, `${name}.js`), "utf8"), context, { filename: name });
-  for (const family of ["locale", "pluralrules", "numberformat", "datetimeformat"]) run(`code-${family}`);
-  run("data-pluralrules-en");
+  const ns = vm.runInContext("Intl", context);
+  for (const family of ["locale", "pluralrules", "numberformat", "datetimeformat"]) run(`code-${family}`)(ns);
+  run("data-pluralrules-en")(ns);
   context.nf = run("data-numberformat-en");
   context.dtf = run("data-datetimeformat-en");
   context.tz = run("tz");

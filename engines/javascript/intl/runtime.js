@@ -61,8 +61,11 @@ function unpackZone(entry, abbrvs, offsets) {
 export function build(load) {
   const ns = {};
   Object.defineProperty(ns, Symbol.toStringTag, { value: "Intl", configurable: true });
-  // The polyfills install themselves on the global `Intl`: from here on it is this object (a data property).
-  defineValue(globalThis, "Intl", ns);
+  // From here on the global `Intl` is this object (a data property), unless the program replaced the accessor first
+  // (`Intl = x` before any use; a locale method then still builds the namespace, for itself). The polyfills never
+  // read the global: each code chunk is a function of `Intl` (build.mjs), called with this object.
+  const global = Object.getOwnPropertyDescriptor(globalThis, "Intl");
+  if (!global || global.get) defineValue(globalThis, "Intl", ns);
 
   const raw = {};        // family -> the polyfill's own class (the namespace holds a wrapper)
   const loaded = {};     // family -> true once its code ran
@@ -79,15 +82,20 @@ export function build(load) {
     for (const n of names) defineValue(ns, n, undefined);
     // The polyfills replace the locale methods: keep theirs, put ours (which load data first) back.
     const before = METHODS.map(([proto, name]) => proto && Object.getOwnPropertyDescriptor(proto, name));
-    if (load(`code-${family}`) === undefined && !(names[0] in ns)) throw new Error(`Intl: chunk code-${family} missing`);
-    METHODS.forEach(([proto, name], i) => {
-      if (!proto) return;
-      const now = Object.getOwnPropertyDescriptor(proto, name);
-      if (now && before[i] && now.value !== before[i].value) {
-        impls[`${i}`] = now.value;
-        Object.defineProperty(proto, name, before[i]);
-      }
-    });
+    try {
+      const install = load(`code-${family}`);
+      if (typeof install !== "function") throw new Error(`Intl: chunk code-${family} missing`);
+      install(ns);
+    } finally {
+      METHODS.forEach(([proto, name], i) => {
+        if (!proto) return;
+        const now = Object.getOwnPropertyDescriptor(proto, name);
+        if (now && before[i] && now.value !== before[i].value) {
+          impls[`${i}`] = now.value;
+          Object.defineProperty(proto, name, before[i]);
+        }
+      });
+    }
     loaded[family] = true;
     const Name = WITH_DATA[family];
     if (Name) {
@@ -124,8 +132,9 @@ export function build(load) {
       const key = `${family} ${tag}`;
       if (dataLoaded[key]) continue;
       dataLoaded[key] = true;
-      const chunk = load(`data-${family}-${tag}`);
-      if (chunk === undefined || chunk === null || typeof chunk !== "object") continue; // registered itself (PluralRules)
+      let chunk = load(`data-${family}-${tag}`);
+      if (typeof chunk === "function") chunk = chunk(ns); // PluralRules: the locale-data file, registering itself
+      if (chunk === undefined || chunk === null || typeof chunk !== "object") continue;
       let data = chunk.data;
       if (chunk.base !== undefined) data = merge(baseData[`${family} ${chunk.base}`], chunk.patch);
       else baseData[key] = data;
