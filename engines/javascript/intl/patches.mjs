@@ -104,6 +104,16 @@ export const PATCHES = {
      "const parseStyle = (pattern) => parseDateTimeSkeleton(pattern, pattern, () => findIntervalFormat(pattern, intervalFormats), intervalFormats.intervalFormatFallback);"],
     ["parseDateTimeSkeleton(skeleton, formats[calendar][skeleton], calendarIntervals[skeleton] || findIntervalFormat(skeleton, calendarIntervals), calendarIntervals.intervalFormatFallback)",
      "parseDateTimeSkeleton(skeleton, formats[calendar][skeleton], () => calendarIntervals[skeleton] || findIntervalFormat(skeleton, calendarIntervals), calendarIntervals.intervalFormatFallback)"],
+    // Date.prototype.toLocale*String answered "Invalid Date" for every error (a bad time zone, bad options) and for
+    // a receiver that is not a Date. ECMA-402: TypeError for a non-Date, "Invalid Date" only for a NaN time value,
+    // the DateTimeFormat's own errors otherwise.
+    ...["toLocaleString", "toLocaleDateString", "toLocaleTimeString"].map((name) => [`	try {
+		return ${name}(this, locales, options);
+	} catch {
+		return "Invalid Date";
+	}`, `	const t = Date.prototype.getTime.call(this);
+	if (t !== t) return "Invalid Date";
+	return ${name}(t, locales, options);`]),
   ],
   "intl-segmenter": [
     // ECMA-402's DefaultLocale is the same for every constructor: en-US (FormatJS's Segmenter falls back to "en").
