@@ -9,11 +9,14 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const build = path.join(root, "engines/javascript/build");
 
-let harness, mod, archiveBytes;
-export async function instance({ fuel = 50_000_000, stdlib = true } = {}) {
+let harness, archiveBytes;
+const modules = new Map();
+// engine: another engine.wasm (e.g. a build from before Intl, with stdlib: false).
+export async function instance({ fuel = 50_000_000, stdlib = true, engine = path.join(build, "engine.wasm") } = {}) {
   harness ??= await import("../engines/javascript/test/core-harness.mjs");
   const { core, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes } = harness;
-  mod ??= new WebAssembly.Module(fs.readFileSync(path.join(build, "engine.wasm")));
+  if (!modules.has(engine)) modules.set(engine, new WebAssembly.Module(fs.readFileSync(engine)));
+  const mod = modules.get(engine);
   archiveBytes ??= fs.readFileSync(path.join(build, "stdlib.tar"));
   const archive = stdlib ? withBytes(archiveBytes, (p, n) => core._sw_wasi_archive_new(p, n)) : 0;
   if (stdlib && !archive) throw new Error("stdlib.tar is not an archive");

@@ -97,8 +97,10 @@ function diff(a, b) {
   return any ? d : undefined;
 }
 
-// A data chunk's source: a parenthesized literal, so the script's completion value is the object.
-const literal = (obj) => `(${JSON.stringify(obj)})\n`;
+// A data chunk's source: JSON text parsed by JSON.parse (the script's completion value is the object). As one string
+// constant the bytecode compresses like the JSON (an object literal's bytecode gzips ~1.6x larger) and JSON.parse
+// builds the objects in C.
+const literal = (obj) => `JSON.parse(${JSON.stringify(JSON.stringify(obj))})\n`;
 // A chunk of code that installs itself on `Intl`: a function of it (the script's completion value), so that the
 // polyfills read the namespace they were given, never the global a program may have replaced or deleted.
 const ofIntl = (file) => fs.writeFileSync(file, `(function (Intl) {\n${fs.readFileSync(file, "utf8")}\n})\n`);

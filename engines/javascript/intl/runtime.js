@@ -12,6 +12,16 @@
 // variants whose CLDR data differs from their language's (the rest resolve to these by ECMA-402's locale matching).
 const LANGUAGES = ["en", "de", "fr", "es", "ja", "zh", "ar", "hi", "ru", "pt"];
 const VARIANTS = { en: ["en-GB"], es: ["es-419", "es-MX"], zh: ["zh-Hant"], ar: ["ar-EG"], pt: ["pt-PT"] };
+// A tag that is its language, or the language in its default region (CLDR's default content), resolves to the
+// language's own data: only other tags need the regional variants loaded (es-MX, es-AR -> es-419, zh-TW -> zh-Hant).
+const DEFAULT_REGION = { en: "US", de: "DE", fr: "FR", es: "ES", ja: "JP", zh: "CN", hi: "IN", ru: "RU", pt: "BR" };
+function needsVariants(tag, lang) {
+  const parts = tag.split("-");
+  const end = parts.findIndex((p, i) => i > 0 && p.length === 1); // extensions (-u-, -t-, -x-) do not pick data
+  const subtags = parts.slice(1, end < 0 ? parts.length : end);
+  if (lang === "zh" && subtags[0] === "Hans") subtags.shift();
+  return !(subtags.length === 0 || (subtags.length === 1 && subtags[0] === DEFAULT_REGION[lang]));
+}
 // ECMA-402 DefaultLocale: every constructor falls back to it when no requested locale is available.
 const DEFAULT_LOCALE = "en-US";
 const DELETED = "\u0000sw-intl-deleted"; // build.mjs: a key the regional variant lacks
@@ -125,10 +135,10 @@ export function build(load) {
     }
   }
 
-  // The data chunks of one family for one language: the base tag, then its regional variants.
-  function loadLanguage(family, lang) {
+  // The data chunks of one family for one language: the base tag, then (if asked) its regional variants.
+  function loadLanguage(family, lang, variants) {
     const Class = raw[family];
-    for (const tag of [lang, ...(VARIANTS[lang] || [])]) {
+    for (const tag of [lang, ...(variants ? VARIANTS[lang] || [] : [])]) {
       const key = `${family} ${tag}`;
       if (dataLoaded[key]) continue;
       dataLoaded[key] = true;
@@ -143,8 +153,9 @@ export function build(load) {
   }
 
   // Loads the data a constructor may resolve to for `locales`: every requested built-in language (with its regional
-  // variants, so best-fit matching sees all of them), and the default locale's when some requested locale is not
-  // built in or none is given. Invalid locales load nothing: the constructor then throws ECMA-402's error.
+  // variants unless the tag is the language's default, so best-fit matching sees all it could pick), and the default
+  // locale's when some requested locale is not built in or none is given. Invalid locales load nothing: the
+  // constructor then throws ECMA-402's error.
   function ensure(family, locales) {
     if (!raw[family]) return;
     let list;
@@ -156,10 +167,10 @@ export function build(load) {
     let fallback = list.length === 0;
     for (const tag of list) {
       const lang = tag.split("-")[0];
-      if (LANGUAGES.includes(lang)) loadLanguage(family, lang);
+      if (LANGUAGES.includes(lang)) loadLanguage(family, lang, needsVariants(tag, lang));
       else fallback = true;
     }
-    if (fallback) loadLanguage(family, "en");
+    if (fallback) loadLanguage(family, "en", false);
   }
 
   // Time zones: FormatJS's tz data as an object whose zones unpack on first read (FormatJS would unpack all).
