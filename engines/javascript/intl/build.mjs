@@ -34,7 +34,7 @@ export const FAMILIES = {
   // getCanonicalLocales and supportedValuesOf from their packages' index (intl-locale imports those same modules, so
   // the bundle holds one copy of the alias and likely-subtags data, not one per polyfill-force.js).
   locale: { pkgs: ["intl-getcanonicallocales", "intl-locale", "intl-supportedvaluesof"], data: false, entry: (p) => `
-import { getCanonicalLocales } from ${JSON.stringify(p("intl-getcanonicallocales", "index.js"))};
+import { getCanonicalLocales } from "@formatjs/intl-getcanonicallocales";
 import { supportedValuesOf } from ${JSON.stringify(p("intl-supportedvaluesof", "index.js"))};
 import ${JSON.stringify(p("intl-locale", "polyfill-force.js"))};
 for (const [k, v] of [["getCanonicalLocales", getCanonicalLocales], ["supportedValuesOf", supportedValuesOf]])
@@ -52,11 +52,34 @@ const version = (pkg) => JSON.parse(fs.readFileSync(path.join(nm, "@formatjs", p
 
 // One script: minified, names kept (Intl.NumberFormat.name is "NumberFormat"). `input` is bundled from stdin as a file of
 // directory `cwd` (a patched polyfill resolves its own dependencies from its package).
-function esbuild(entry, outfile, format, input, cwd = root) {
-  execFileSync(ESBUILD, [...(input === undefined ? [entry] : []), "--bundle", `--format=${format}`, "--minify",
+function esbuild(entry, outfile, format, input, cwd = root, extra = []) {
+  execFileSync(ESBUILD, [...(input === undefined ? [entry] : []), ...extra, "--bundle", `--format=${format}`, "--minify",
     "--keep-names", "--target=es2020", "--platform=neutral", "--main-fields=module,main", "--log-level=warning",
     "--legal-comments=none", "--charset=utf8", `--outfile=${outfile}`, ...(input === undefined ? [] : ["--sourcefile=" + entry])],
     { cwd, input, stdio: [input === undefined ? "ignore" : "pipe", "inherit", "inherit"] });
+}
+
+// intl-getcanonicallocales builds its language alias rules when it loads: it parses ~700 CLDR aliases and sorts them
+// with a comparator that prints both tags (0.6M fuel, most of what every first use of Intl paid). The rules depend
+// only on the package's data, so they are built here, by the package's own code in Node, and its index.js is bundled
+// with them as JSON. Returns the path of that copy (esbuild's alias for the package).
+async function canonicalizerWithRules(dir) {
+  const file = path.join(nm, "@formatjs/intl-getcanonicallocales/index.js");
+  const src = fs.readFileSync(file, "utf8");
+  const start = src.indexOf("const languageAliasRules = Object.keys(languageAlias).reduce(");
+  const endMark = "}, Object.create(null));\n";
+  const end = src.indexOf(endMark, start);
+  if (start < 0 || end < 0 || src.indexOf("const languageAliasRules =", start + 1) >= 0) {
+    throw new Error("patch failed: @formatjs/intl-getcanonicallocales: languageAliasRules not found once");
+  }
+  const probe = path.join(dir, "canonicalizer-probe.mjs");
+  fs.writeFileSync(probe, `${src}\nexport { languageAliasRules as swLanguageAliasRules };\n`);
+  const rules = JSON.stringify((await import(probe)).swLanguageAliasRules);
+  const copy = path.join(dir, "canonicalizer.mjs");
+  fs.writeFileSync(copy, src.slice(0, start) +
+    `const languageAliasRules = Object.assign(Object.create(null), JSON.parse(${JSON.stringify(rules)}));\n` +
+    src.slice(end + endMark.length));
+  return copy;
 }
 
 // A polyfill's polyfill-force.js with our patches (patches.mjs) applied.
@@ -105,7 +128,7 @@ const literal = (obj) => `JSON.parse(${JSON.stringify(JSON.stringify(obj))})\n`;
 // polyfills read the namespace they were given, never the global a program may have replaced or deleted.
 const ofIntl = (file) => fs.writeFileSync(file, `(function (Intl) {\n${fs.readFileSync(file, "utf8")}\n})\n`);
 
-function main() {
+async function main() {
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
   const chunks = [];
@@ -127,7 +150,8 @@ function main() {
       const entry = path.join(tmp, `${family}.mjs`);
       fs.writeFileSync(entry, f.entry ? f.entry((p, file) => path.join(nm, "@formatjs", p, file))
         : f.pkgs.map((p) => `import ${JSON.stringify(path.join(nm, "@formatjs", p, "polyfill-force.js"))};`).join("\n") + "\n");
-      esbuild(entry, path.join(out, `code-${family}.js`), "iife");
+      esbuild(entry, path.join(out, `code-${family}.js`), "iife", undefined, root,
+        family === "locale" ? [`--alias:@formatjs/intl-getcanonicallocales=${await canonicalizerWithRules(tmp)}`] : []);
     }
     ofIntl(path.join(out, `code-${family}.js`));
     chunks.push(`code-${family}`);
@@ -229,4 +253,4 @@ function supportedValues() {
 }
 const nfBase = {};
 
-if (import.meta.url === `file://${process.argv[1]}`) main();
+if (import.meta.url === `file://${process.argv[1]}`) await main();
