@@ -3,8 +3,9 @@
 export const PATCHES = {
   "intl-datetimeformat": [
     // The first DateTimeFormat of a locale parsed every skeleton of the locale (~250) together with all of its range
-    // (interval) patterns; the range patterns are ~60% of that work (measured in Node with --cpu-prof) and only
-    // formatRange reads them. They are computed on first read instead, for the one format a DateTimeFormat picked.
+    // (interval) patterns and its pattern; the range patterns are ~60% of that work (measured in Node with
+    // --cpu-prof) and only formatRange reads them, and the matcher reads a format's fields, not its pattern. Both are
+    // computed on first read instead, for the one format a DateTimeFormat picked.
     [`	const result = Object.assign(Object.create(null), {
 		pattern: "",
 		pattern12: "",
@@ -93,11 +94,24 @@ export const PATCHES = {
 		}
 	});
 	replaceDateTimeTokens(skeleton, result);
-	const fields = Object.create(null);
-	const [pattern, pattern12] = processDateTimePattern(rawPattern, fields);
-	patternFields.set(result, fields);
-	result.pattern = pattern;
-	result.pattern12 = pattern12;
+	let patterns;
+	const computePatterns = () => {
+		if (patterns) return patterns;
+		const fields = Object.create(null);
+		patterns = processDateTimePattern(rawPattern, fields);
+		if (!patternFields.has(result)) patternFields.set(result, fields);
+		return patterns;
+	};
+	for (const [name, i] of [["pattern", 0], ["pattern12", 1]]) Object.defineProperty(result, name, {
+		enumerable: true,
+		configurable: true,
+		get() {
+			return computePatterns()[i];
+		},
+		set(value) {
+			Object.defineProperty(result, name, { value, enumerable: true, configurable: true, writable: true });
+		}
+	});
 	return result;`],
     // ... and so is the search for each skeleton's interval formats (the callers pass it as a function).
     ["const parseStyle = (pattern) => parseDateTimeSkeleton(pattern, pattern, findIntervalFormat(pattern, intervalFormats), intervalFormats.intervalFormatFallback);",
