@@ -778,7 +778,7 @@ static int intl_build(SwJs *js) {
   JS_FreeValue(ctx, name);
   if (!JS_IsException(build) && !JS_IsFunction(ctx, build)) {
     JS_FreeValue(ctx, build);
-    build = JS_ThrowInternalError(ctx, "Intl is not available (no Intl chunks in /stdlib)");
+    build = JS_ThrowInternalError(ctx, "Intl failed to load (its runtime chunk is missing from /stdlib)");
   }
   JSValue r = JS_IsException(build) ? JS_EXCEPTION : JS_Call(ctx, build, JS_UNDEFINED, 1, (JSValueConst *)&load);
   JS_FreeValue(ctx, build);
@@ -839,7 +839,18 @@ static JSValue js_intl_method_stub(JSContext *ctx, JSValueConst this_val, int ar
   return r;
 }
 
+/* Without the chunks (an engine.wasm run without its stdlib.tar) there is no Intl, and the built-ins keep QuickJS's
+ * own locale methods, as before Intl existed. Checked once, at boot (the boot image records the answer). */
+static int intl_available(void) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/runtime.qbc", intl_dir());
+  FILE *f = fopen(path, "rb");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
 static int install_intl(JSContext *ctx, JSValueConst global) {
+  if (!intl_available()) return 0;
   JSAtom atom = JS_NewAtom(ctx, "Intl");
   JSValue get = JS_NewCFunction(ctx, js_intl_get, "get Intl", 0), set = JS_NewCFunction(ctx, js_intl_set, "set Intl", 1);
   int ok = JS_DefineProperty(ctx, global, atom, JS_UNDEFINED, get, set,

@@ -545,10 +545,11 @@ PY
   echo "    $(tar -tf "$JS_INTL_TAR" | wc -l) chunks, $(stat -c %s "$JS_INTL_TAR") bytes ($(gzip -9 <"$JS_INTL_TAR" | wc -c) gzip -9)"
 }
 
-# sha256 over everything that determines engine.wasm.
+# sha256 over everything that determines engine.wasm (and the Intl chunks built with it: one engine source hash).
 js_source_hash() {
   {
     echo "ts-stripper $(sha256sum <"$JS_TS_DIR/strip.script.js" | cut -d' ' -f1) $QJS_SRC"
+    echo "intl $(intl_hash)"
     echo "quickjs $QJS_SHA256"
     echo "clang $(clang-16 --version | head -1)"
     sha256sum "${BASH_SOURCE[0]}"
