@@ -5,7 +5,8 @@
 //   data-<family>-<tag>.js   one locale's data for one family: an object literal { locale, data } (the argument of
 //                       __addLocaleData), or for a regional variant { locale, base, patch }: the differences from
 //                       its base language's data (a regional file repeats the whole language)
-//   tz.js               the IANA zones (FormatJS's golden set, packed as FormatJS packs it)
+//   tz.js, tz-<n>.js    the IANA zones (FormatJS's golden set, packed as FormatJS packs it): the shared tables and
+//                       zone names, and one chunk per zone
 // and manifest.json (the chunks, the locale table, the package versions). scripts/engines/javascript.sh compiles every
 // script to QuickJS bytecode with the engine's own native qjsc and packs them into engines/javascript/build/stdlib.tar.
 //
@@ -196,7 +197,14 @@ async function main() {
     let packed;
     const Intl = { DateTimeFormat: { __addTZData: (d) => { packed = d; } } };
     vm.runInNewContext(fs.readFileSync(file, "utf8"), { Intl, globalThis: { Intl } }, { filename: file });
-    fs.writeFileSync(path.join(out, "tz.js"), literal(packed));
+    // One chunk per zone (its packed transitions), and `tz` with the shared tables and the zone names: a program
+    // that formats in one zone holds that zone's data, not all 246 (~0.8 MB of strings).
+    const names = packed.zones.map((z) => z.slice(0, z.indexOf("|")));
+    packed.zones.forEach((z, i) => {
+      fs.writeFileSync(path.join(out, `tz-${i}.js`), literal(z));
+      chunks.push(`tz-${i}`);
+    });
+    fs.writeFileSync(path.join(out, "tz.js"), literal({ abbrvs: packed.abbrvs, offsets: packed.offsets, names }));
     chunks.push("tz");
   }
 
@@ -227,7 +235,8 @@ function supportedValues() {
   run("data-pluralrules-en")(ns);
   context.nf = run("data-numberformat-en");
   context.dtf = run("data-datetimeformat-en");
-  context.tz = run("tz");
+  const tzIndex = run("tz");
+  context.tz = { abbrvs: tzIndex.abbrvs, offsets: tzIndex.offsets, zones: tzIndex.names.map((_, i) => run(`tz-${i}`)) };
   const supported = JSON.parse(vm.runInContext(`
     Intl.NumberFormat.__defaultLocale = Intl.DateTimeFormat.__defaultLocale = Intl.PluralRules.__defaultLocale = "en-US";
     Intl.NumberFormat.__addLocaleData(nf);

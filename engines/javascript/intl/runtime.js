@@ -175,7 +175,7 @@ export function build(load) {
     if (fallback) loadLanguage(family, "en", false);
   }
 
-  // Time zones: FormatJS's tz data as an object whose zones unpack on first read (FormatJS would unpack all).
+  // Time zones: FormatJS's tz data as an object whose zones load and unpack on first read (FormatJS unpacks all).
   function ensureTimeZone(options) {
     if (tzLoaded || options === undefined || options === null) return;
     const tz = options.timeZone;
@@ -188,17 +188,16 @@ export function build(load) {
     const abbrvs = packed.abbrvs.split("|");
     const offsets = packed.offsets.split("|").map((n) => parseInt(n, 36));
     const zones = {};
-    for (const entry of packed.zones) {
-      const name = entry.slice(0, entry.indexOf("|"));
+    packed.names.forEach((name, i) => {
       Object.defineProperty(zones, name, {
         enumerable: true, configurable: true,
         get() {
-          const value = unpackZone(entry, abbrvs, offsets);
+          const value = unpackZone(load(`tz-${i}`), abbrvs, offsets);
           Object.defineProperty(zones, name, { value, enumerable: true, configurable: true, writable: true });
           return value;
         },
       });
-    }
+    });
     raw.datetimeformat.tzData = zones;
     tzLoaded = true;
   }
