@@ -201,6 +201,7 @@ struct SwJs {
   JSValue strip_ts;   /* the TypeScript stripper, loaded on first use (JS_UNDEFINED until then) */
   JSValue intl;       /* the Intl namespace, built on first use (JS_UNDEFINED until then; see "Intl") */
   JSValue intl_methods; /* its locale methods (Number/BigInt/Date.prototype.toLocale*String), same order as INTL_METHODS */
+  uint32_t evaluations; /* evaluations started on this handle (Intl's runtime tells a stale load from a live one) */
   JSValue error_ctor; /* the original Error constructor (fs and process.chdir errors) */
   JSValue fs;         /* sessions: the fs object (JS_UNDEFINED until the first session eval) */
   char *cwd;          /* "/workspace[/...]", malloc'd: lives in linear memory, so a memory snapshot keeps it */
@@ -767,12 +768,23 @@ static JSValue js_intl_load(JSContext *ctx, JSValueConst this_val, int argc, JSV
   return JS_EvalFunction(ctx, fn);
 }
 
+/* generation(): the number of the current evaluation on this handle. */
+static JSValue js_intl_generation(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
+  (void)this_val, (void)argc, (void)argv;
+  SwJs *js = JS_GetContextOpaque(ctx);
+  return JS_NewUint32(ctx, js->evaluations);
+}
+
 /* Builds the namespace once (js->intl). 0, or -1 with an exception pending. */
 static int intl_build(SwJs *js) {
   JSContext *ctx = js->ctx;
   if (!JS_IsUndefined(js->intl)) return 0;
-  JSValue load = JS_NewCFunction(ctx, js_intl_load, "load", 1);
-  if (JS_IsException(load)) return -1;
+  JSValue args[2] = {JS_NewCFunction(ctx, js_intl_load, "load", 1), JS_NewCFunction(ctx, js_intl_generation, "generation", 0)};
+  if (JS_IsException(args[0]) || JS_IsException(args[1])) {
+    JS_FreeValue(ctx, args[0]);
+    JS_FreeValue(ctx, args[1]);
+    return -1;
+  }
   JSValue name = JS_NewString(ctx, "runtime");
   JSValue build = JS_IsException(name) ? JS_EXCEPTION : js_intl_load(ctx, JS_UNDEFINED, 1, (JSValueConst *)&name);
   JS_FreeValue(ctx, name);
@@ -780,9 +792,10 @@ static int intl_build(SwJs *js) {
     JS_FreeValue(ctx, build);
     build = JS_ThrowInternalError(ctx, "Intl failed to load (its runtime chunk is missing from /stdlib)");
   }
-  JSValue r = JS_IsException(build) ? JS_EXCEPTION : JS_Call(ctx, build, JS_UNDEFINED, 1, (JSValueConst *)&load);
+  JSValue r = JS_IsException(build) ? JS_EXCEPTION : JS_Call(ctx, build, JS_UNDEFINED, 2, (JSValueConst *)args);
   JS_FreeValue(ctx, build);
-  JS_FreeValue(ctx, load);
+  JS_FreeValue(ctx, args[0]);
+  JS_FreeValue(ctx, args[1]);
   if (JS_IsException(r)) return -1;
   JSValue ns = JS_GetPropertyUint32(ctx, r, 0), methods = JS_GetPropertyUint32(ctx, r, 1);
   JS_FreeValue(ctx, r);
@@ -935,6 +948,7 @@ static int32_t evaluate(SwJs *js, const char *code, uint32_t code_len, const cha
                         int session, char **out_ptr, uint32_t *out_len) {
   JSContext *ctx = js->ctx;
   JSRuntime *rt = js->rt;
+  js->evaluations++;
   buf_reset(&js->logs[0]);
   buf_reset(&js->logs[1]);
   js->log_count[0] = js->log_count[1] = 0;

@@ -118,6 +118,9 @@ export const PATCHES = {
      "const parseStyle = (pattern) => parseDateTimeSkeleton(pattern, pattern, () => findIntervalFormat(pattern, intervalFormats), intervalFormats.intervalFormatFallback);"],
     ["parseDateTimeSkeleton(skeleton, formats[calendar][skeleton], calendarIntervals[skeleton] || findIntervalFormat(skeleton, calendarIntervals), calendarIntervals.intervalFormatFallback)",
      "parseDateTimeSkeleton(skeleton, formats[calendar][skeleton], () => calendarIntervals[skeleton] || findIntervalFormat(skeleton, calendarIntervals), calendarIntervals.intervalFormatFallback)"],
+    ['defineProperty(Date.prototype, "toLocaleString", {', 'defineProperty(ensureIntl(), "__sw_method_2", {'],
+    ['defineProperty(Date.prototype, "toLocaleDateString", {', 'defineProperty(ensureIntl(), "__sw_method_3", {'],
+    ['defineProperty(Date.prototype, "toLocaleTimeString", {', 'defineProperty(ensureIntl(), "__sw_method_4", {'],
     // Date.prototype.toLocale*String answered "Invalid Date" for every error (a bad time zone, bad options) and for
     // a receiver that is not a Date. ECMA-402: TypeError for a non-Date, "Invalid Date" only for a NaN time value,
     // the DateTimeFormat's own errors otherwise.
@@ -128,6 +131,13 @@ export const PATCHES = {
 	}`, `	const t = Date.prototype.getTime.call(this);
 	if (t !== t) return "Invalid Date";
 	return ${name}(t, locales, options);`]),
+  ],
+  // The locale methods go on the namespace the chunk is given, as __sw_method_<n> (runtime.js's METHODS order), not on
+  // the prototypes: runtime.js puts its own methods (which load the locale data first) there once, and a load the
+  // fuel limit interrupts leaves the prototypes as they were.
+  "intl-numberformat": [
+    ['defineProperty(Number.prototype, "toLocaleString", {', 'defineProperty(ensureIntl(), "__sw_method_0", {'],
+    ['defineProperty(BigInt.prototype, "toLocaleString", {', 'defineProperty(ensureIntl(), "__sw_method_1", {'],
   ],
   "intl-segmenter": [
     // ECMA-402's DefaultLocale is the same for every constructor: en-US (FormatJS's Segmenter falls back to "en").

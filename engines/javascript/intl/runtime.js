@@ -3,6 +3,7 @@
 // global `Intl` or calls a locale method (Number/BigInt/Date.prototype.toLocale*String), and calls build(load):
 //   load(name)  evaluates the chunk /stdlib/intl/<name>.qbc (QuickJS bytecode) and returns its completion value, or
 //               undefined when there is no such chunk.
+//   generation() the number of the current evaluation on this engine handle (a session counts its evaluations).
 // build() installs the namespace as the global `Intl` and returns [namespace, locale methods] (the driver's native
 // toLocale* stubs call the latter). Nothing else is loaded until it is used: each constructor family's code on first
 // access to its name, each language's data when a constructor (or supportedLocalesOf) is asked for that language,
@@ -68,7 +69,7 @@ function unpackZone(entry, abbrvs, offsets) {
     ts === "" ? -Infinity : parseInt(ts, 36), abbrvs[+abbrvIndex], offsets[+offsetIndex], dst === "1"]);
 }
 
-export function build(load) {
+export function build(load, generation) {
   const ns = {};
   Object.defineProperty(ns, Symbol.toStringTag, { value: "Intl", configurable: true });
   // From here on the global `Intl` is this object (a data property), unless the program replaced the accessor first
@@ -80,60 +81,73 @@ export function build(load) {
   const raw = {};        // family -> the polyfill's own class (the namespace holds a wrapper)
   const wrapped = {};    // family -> that wrapper (the locale methods use it even if a program replaced Intl.X)
   const loaded = {};     // family -> true once its code ran
+  const loading = {};    // family -> true while its code runs
   const dataLoaded = {}; // "family tag" -> true
   const baseData = {};   // "family tag" -> a base language's data (the variants' patches apply to it)
   const impls = {};      // "Proto.name" -> the polyfill's own locale method
   let tzLoaded = false;
-  let valuesChunk;       // build.mjs's data-values: supportedValuesOf's answers, the built-in locale tags
-  const values = () => (valuesChunk ??= load("data-values"));
+  let valuesLoaded;      // build.mjs's data-values: supportedValuesOf's answers, the built-in locale tags
+  const valuesChunk = () => (valuesLoaded ??= load("data-values"));
 
+  // A family's code runs against a scratch namespace whose prototype is ns: its reads of other constructors reach
+  // ns, its definitions stay on the scratch object until the whole chunk ran. Only then are they wrapped and put on
+  // ns. A load the fuel limit interrupts (uncatchable: no catch or finally runs) therefore leaves ns as it was, lazy,
+  // and the next use loads the family again; `loading` holds the evaluation it started in, so a stale mark from an
+  // interrupted evaluation does not count.
   function loadFamily(family) {
-    if (loaded[family]) return;
-    const names = Object.keys(NAMES).filter((n) => NAMES[n] === family);
-    for (const n of names) defineValue(ns, n, undefined);
-    // The polyfills replace the locale methods: keep theirs, put ours (which load data first) back.
-    const before = METHODS.map(([proto, name]) => proto && Object.getOwnPropertyDescriptor(proto, name));
+    if (loaded[family] || loading[family] === generation()) return; // re-entered by its own chunk: its names read undefined
+    loading[family] = generation();
     try {
+      const names = Object.keys(NAMES).filter((n) => NAMES[n] === family);
       const install = load(`code-${family}`);
       if (typeof install !== "function") throw new Error(`Intl: chunk code-${family} missing`);
-      install(ns);
-    } finally {
-      METHODS.forEach(([proto, name], i) => {
-        if (!proto) return;
-        const now = Object.getOwnPropertyDescriptor(proto, name);
-        if (now && before[i] && now.value !== before[i].value) {
-          impls[`${i}`] = now.value;
-          Object.defineProperty(proto, name, before[i]);
-        }
+      const scratch = Object.create(ns);
+      install(scratch);
+      const own = (k) => Object.prototype.hasOwnProperty.call(scratch, k);
+      if (!names.every(own)) throw new Error(`Intl: chunk code-${family} did not define ${names.join(", ")}`);
+      // The locale methods the polyfill defines (patched to define them on its namespace, not on the prototypes).
+      const methods = {};
+      METHODS.forEach((m, i) => {
+        if (own(`__sw_method_${i}`)) methods[i] = scratch[`__sw_method_${i}`];
       });
-    }
-    loaded[family] = true;
-    const Name = WITH_DATA[family];
-    if (Name) {
-      const Class = ns[Name];
-      raw[family] = Class;
-      if (typeof Class.__defaultLocale === "string") Class.__defaultLocale = DEFAULT_LOCALE;
-      if (family === "datetimeformat") Class.__defaultTimeZone = "UTC";
-      wrapped[family] = wrap(Class, family);
-      defineValue(ns, Name, wrapped[family]);
-    }
-    if (family === "segmenter") {
-      // Its rules are CLDR's root rules for nearly every locale; it resolves against the built-in locales, like the
-      // other constructors, not against all of CLDR's (that matching cost 5.3M fuel per new Intl.Segmenter).
-      ns.Segmenter.availableLocales = new Set(values().locales);
-    }
-    if (family === "locale") {
-      // The answers FormatJS would compute by probing every candidate, computed at build time (build.mjs); the
-      // collation key still probes Intl.Collator, and an invalid key gets FormatJS's RangeError.
-      const supportedValuesOf = ns.supportedValuesOf;
-      defineValue(ns, "supportedValuesOf", {
-        supportedValuesOf(key) {
-          const k = `${key}`;
-          const known = values().supportedValuesOf;
-          if (k !== "collation" && Object.prototype.hasOwnProperty.call(known, k)) return known[k].slice();
-          return supportedValuesOf(k);
-        },
-      }.supportedValuesOf);
+      const values = {};
+      for (const n of names) values[n] = scratch[n];
+      const Name = WITH_DATA[family];
+      if (Name) {
+        const Class = values[Name];
+        if (typeof Class.__defaultLocale === "string") Class.__defaultLocale = DEFAULT_LOCALE;
+        if (family === "datetimeformat") Class.__defaultTimeZone = "UTC";
+        raw[family] = Class;
+        values[Name] = wrapped[family] = wrap(Class, family);
+      }
+      if (family === "segmenter") {
+        // Its rules are CLDR's root rules for nearly every locale; it resolves against the built-in locales, like the
+        // other constructors, not against all of CLDR's (that matching cost 5.3M fuel per new Intl.Segmenter).
+        values.Segmenter.availableLocales = new Set(valuesChunk().locales);
+      }
+      if (family === "locale") {
+        // The answers FormatJS would compute by probing every candidate, computed at build time (build.mjs); the
+        // collation key still probes Intl.Collator, and an invalid key gets FormatJS's RangeError.
+        const supportedValuesOf = values.supportedValuesOf;
+        values.supportedValuesOf = {
+          supportedValuesOf(key) {
+            const k = `${key}`;
+            const known = valuesChunk().supportedValuesOf;
+            if (k !== "collation" && Object.prototype.hasOwnProperty.call(known, k)) return known[k].slice();
+            return supportedValuesOf(k);
+          },
+        }.supportedValuesOf;
+      }
+      // Commit. Interrupted in the middle of this, some names are ns's and the rest still lazy: the next use of one of
+      // those loads the family again and replaces them all.
+      Object.assign(impls, methods);
+      for (const n of names) {
+        defineValue(ns, n, values[n]);
+        delete scratch[n]; // the polyfill's own reads of Intl.X now reach ns's (wrapped) value
+      }
+      loaded[family] = true;
+    } finally {
+      loading[family] = undefined;
     }
   }
 
@@ -143,14 +157,16 @@ export function build(load) {
     for (const tag of [lang, ...(variants ? VARIANTS[lang] || [] : [])]) {
       const key = `${family} ${tag}`;
       if (dataLoaded[key]) continue;
-      dataLoaded[key] = true;
+      // Marked loaded only once registered: a load the fuel limit interrupted is done again by the next use.
       let chunk = load(`data-${family}-${tag}`);
       if (typeof chunk === "function") chunk = chunk(ns); // PluralRules: the locale-data file, registering itself
-      if (chunk === undefined || chunk === null || typeof chunk !== "object") continue;
-      let data = chunk.data;
-      if (chunk.base !== undefined) data = merge(baseData[`${family} ${chunk.base}`], chunk.patch);
-      else baseData[key] = data;
-      Class.__addLocaleData({ locale: chunk.locale, data });
+      if (chunk !== undefined && chunk !== null && typeof chunk === "object") {
+        let data = chunk.data;
+        if (chunk.base !== undefined) data = merge(baseData[`${family} ${chunk.base}`], chunk.patch);
+        else baseData[key] = data;
+        Class.__addLocaleData({ locale: chunk.locale, data });
+      }
+      dataLoaded[key] = true;
     }
   }
 
@@ -235,19 +251,20 @@ export function build(load) {
     return proxy;
   }
 
-  for (const name of Object.keys(NAMES)) {
-    const family = NAMES[name];
+  function lazy(name) {
     Object.defineProperty(ns, name, {
       enumerable: false, configurable: true,
       get() {
-        loadFamily(family);
-        return ns[name];
+        loadFamily(NAMES[name]);
+        const d = Object.getOwnPropertyDescriptor(ns, name);
+        return d && "value" in d ? d.value : undefined;
       },
       set(v) {
         defineValue(ns, name, v);
       },
     });
   }
+  for (const name of Object.keys(NAMES)) lazy(name);
 
   // The built-ins' locale methods: load the family (its data through the wrapper) on first call. A call without
   // options and with at most one locale string reuses a formatter made for the same method and locale, as V8 does
@@ -279,7 +296,7 @@ export function build(load) {
           return t !== t ? "Invalid Date" : f.format(t);
         }
         loadFamily(family);
-        const impl = impls[`${i}`];
+        const impl = impls[i];
         if (typeof impl !== "function") throw new TypeError(`${name} is not available`);
         ensure(family, locales);
         if (family === "datetimeformat") ensureTimeZone(options);
