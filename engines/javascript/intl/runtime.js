@@ -81,10 +81,10 @@ export function build(load, generation) {
   const raw = {};        // family -> the polyfill's own class (the namespace holds a wrapper)
   const wrapped = {};    // family -> that wrapper (the locale methods use it even if a program replaced Intl.X)
   const loaded = {};     // family -> true once its code ran
-  const loading = {};    // family -> true while its code runs
-  const dataLoaded = {}; // "family tag" -> true
+  const loading = {};    // family -> the evaluation (generation()) in which its code is running
+  const dataLoaded = {}; // "family tag" -> true once registered
   const baseData = {};   // "family tag" -> a base language's data (the variants' patches apply to it)
-  const impls = {};      // "Proto.name" -> the polyfill's own locale method
+  const impls = {};      // METHODS index -> the polyfill's own locale method
   let tzLoaded = false;
   let valuesLoaded;      // build.mjs's data-values: supportedValuesOf's answers, the built-in locale tags
   const valuesChunk = () => (valuesLoaded ??= load("data-values"));
@@ -283,6 +283,10 @@ export function build(load, generation) {
     const fn = {
       [name](locales, options) {
         if (options === undefined && (locales === undefined || typeof locales === "string")) {
+          // thisNumberValue / thisBigIntValue / thisTimeValue first (a TypeError for a receiver of another kind; an
+          // invalid Date is "Invalid Date" whatever the locale), then the formatter.
+          const x = Reflect.apply(family === "numberformat" ? (i === 0 ? numberValue : bigintValue) : getTime, this, []);
+          if (family === "datetimeformat" && x !== x) return "Invalid Date";
           const key = `${i} ${locales}`;
           let f = cache.get(key);
           if (f === undefined) {
@@ -290,10 +294,7 @@ export function build(load, generation) {
             f = family === "numberformat" ? new wrapped.numberformat(locales) : new wrapped.datetimeformat(locales, DEFAULTS[i]);
             cache.set(key, f);
           }
-          // thisNumberValue / thisBigIntValue / thisTimeValue: a TypeError for a receiver of another kind.
-          if (family === "numberformat") return f.format(Reflect.apply(i === 0 ? numberValue : bigintValue, this, []));
-          const t = Reflect.apply(getTime, this, []);
-          return t !== t ? "Invalid Date" : f.format(t);
+          return f.format(x);
         }
         loadFamily(family);
         const impl = impls[i];
