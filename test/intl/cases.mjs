@@ -90,6 +90,10 @@ export const OTHER_CASES = {
   "bad ListFormat input is a TypeError": 'new Intl.ListFormat("en").format([1, 2])',
   "a constructor without new is a TypeError": 'Intl.DateTimeFormat.call({}, "en") && Intl.ListFormat("en")',
   "Intl's toStringTag": "Object.prototype.toString.call(Intl)",
+  "an invalid Date is Invalid Date whatever the locale": 'new Date(NaN).toLocaleString("not a locale!")',
+  "toLocaleString of another receiver is a TypeError": 'Number.prototype.toLocaleString.call("5")',
+  "toLocaleDateString of a non-Date is a TypeError": 'Date.prototype.toLocaleDateString.call({}, "en")',
+  "a bad locale in toLocaleString is a RangeError": 'new Date(0).toLocaleString("bad tag!")',
   "instances are instances": 'new Intl.NumberFormat("en") instanceof Intl.NumberFormat && new Intl.DateTimeFormat("de") instanceof Intl.DateTimeFormat',
   "constructor names": "[Intl.NumberFormat, Intl.DateTimeFormat, Intl.PluralRules, Intl.RelativeTimeFormat, Intl.ListFormat, Intl.Segmenter, Intl.Locale].map((c) => c.name).join()",
 };
