@@ -504,10 +504,56 @@ compile_ts_stripper() {
     mv "$JS_TS_DIR/ts-strip.c.tmp" "$JS_TS_DIR/ts-strip.c"
 }
 
-# sha256 over everything that determines engine.wasm.
+# Intl (docs/intl.md): the FormatJS polyfills (exact-pinned devDependencies) and their CLDR data for the built-in locales,
+# as chunks of QuickJS bytecode loaded on first use. engines/javascript/intl/build.mjs writes one script per chunk
+# (esbuild bundles; data as object literals) into $JS_INTL_SRC; the native qjsc compiles each to stripped bytecode,
+# packed as intl/<chunk>.qbc into engines/javascript/build/stdlib.tar, which the core mounts read-only at /stdlib in
+# every instance (the chunks stay outside the guest's memory until a program reads one). Cached by a hash over the
+# chunk sources and the patched tree (the bytecode format is the tree's).
+JS_INTL_SRC="$JS_ENGINE_DIR/build/intl-src"
+JS_INTL_SOURCES=(build.mjs runtime.js patches.mjs)
+bundle_intl() {
+  [ -f "$SW_ROOT/node_modules/@formatjs/intl-numberformat/package.json" ] ||
+    { echo "@formatjs polyfills missing: run npm install"; return 1; }
+  "$SW_NODE" "$JS_ENGINE_DIR/intl/build.mjs" "$JS_INTL_SRC"
+}
+intl_hash() {
+  { echo "$QJS_SRC"; (cd "$JS_INTL_SRC" && sha256sum ./*.js manifest.json); (cd "$JS_ENGINE_DIR/intl" && sha256sum "${JS_INTL_SOURCES[@]}")
+    declare -f compile_intl; } | sed "s|$SW_ROOT/||" | sha256sum | cut -d' ' -f1
+}
+compile_intl() {
+  local qjsc; qjsc=$(native_qjsc) || return 1
+  local out="$SW_CACHE/engines/javascript/intl-$(intl_hash)"
+  if [ ! -f "$out/stdlib.tar" ]; then
+    local work="$out.work.$$" f name
+    rm -rf "$work" && mkdir -p "$work/c" "$work/intl"
+    for f in "$JS_INTL_SRC"/*.js; do
+      name=$(basename "$f" .js)
+      (cd "$JS_INTL_SRC" && "$qjsc" -c -s -N sw_intl_chunk -o "$work/c/$name.c" "$name.js") || { rm -rf "$work"; return 1; }
+    done
+    # The bytes of each C array qjsc wrote, as intl/<chunk>.qbc in a ustar archive (sorted, no dates or owners).
+    python3 - "$work" <<'PY' || { rm -rf "$work"; return 1; }
+import io, pathlib, re, sys, tarfile
+work = pathlib.Path(sys.argv[1])
+with tarfile.open(work / "stdlib.tar", "w", format=tarfile.USTAR_FORMAT) as tar:
+    for c in sorted((work / "c").glob("*.c")):
+        body = c.read_text().split("{", 1)[1]
+        data = bytes(int(h, 16) for h in re.findall(r"0x([0-9a-fA-F]{2})", body))
+        info = tarfile.TarInfo(f"intl/{c.stem}.qbc")
+        info.size, info.mtime, info.mode, info.uid, info.gid, info.uname, info.gname = len(data), 0, 0o444, 0, 0, "", ""
+        tar.addfile(info, io.BytesIO(data))
+PY
+    mkdir -p "$out" && mv "$work/stdlib.tar" "$out/stdlib.tar" && rm -rf "$work"
+  fi
+  JS_INTL_TAR="$out/stdlib.tar"
+  echo "    $(tar -tf "$JS_INTL_TAR" | wc -l) chunks, $(stat -c %s "$JS_INTL_TAR") bytes ($(gzip -9 <"$JS_INTL_TAR" | wc -c) gzip -9)"
+}
+
+# sha256 over everything that determines engine.wasm (and the Intl chunks built with it: one engine source hash).
 js_source_hash() {
   {
     echo "ts-stripper $(sha256sum <"$JS_TS_DIR/strip.script.js" | cut -d' ' -f1) $QJS_SRC"
+    echo "intl $(intl_hash)"
     echo "quickjs $QJS_SHA256"
     echo "clang $(clang-16 --version | head -1)"
     sha256sum "${BASH_SOURCE[0]}"
@@ -544,7 +590,8 @@ build_js_engine() {
   else
     echo "    cached $out/engine.wasm"
   fi
-  write_engine_build javascript "$QJS_ENGINE_NAME" "$hash" "$out/engine.wasm"
+  [ -n "${JS_INTL_TAR:-}" ] || compile_intl >/dev/null || return 1
+  write_engine_build javascript "$QJS_ENGINE_NAME" "$hash" "$out/engine.wasm" "$JS_INTL_TAR"
 }
 
 # The patched tree's name: a hash over the tarball, the inline patches, our patch files, the Unicode generators and the
@@ -565,4 +612,6 @@ fi
 step "QuickJS source ($QJS_SPEC, sha256-pinned)" fetch_quickjs
 step "TypeScript stripper (sucrase + esbuild)" bundle_ts_stripper
 step "TypeScript stripper bytecode (native qjsc)" compile_ts_stripper
+step "Intl chunk sources (FormatJS + esbuild)" bundle_intl
+step "Intl chunks (native qjsc -> stdlib.tar)" compile_intl
 step "JavaScript engine (QuickJS -> wasm32-wasi reactor)" build_js_engine

@@ -46,7 +46,10 @@ run() { local name="$1"; shift; step "$name" "$@" || failed+=("$name"); }
 
 step "build engine.wasm" bash scripts/build-engines.sh javascript || exit 1
 run "build native driver test (gcc, ASan+UBSan)" build_native_test
-run "driver tests (native)" env ASAN_OPTIONS=detect_leaks=1 "$dir/build/native/driver_test"
+# The Intl chunks as the core mounts them at /stdlib/intl (the native driver reads SW_JS_INTL_DIR instead).
+extract_intl() { rm -rf "$dir/build/native/stdlib" && mkdir -p "$dir/build/native/stdlib" && tar -xf "$dir/build/stdlib.tar" -C "$dir/build/native/stdlib"; }
+run "Intl chunks for the native driver" extract_intl
+run "driver tests (native)" env ASAN_OPTIONS=detect_leaks=1 SW_JS_INTL_DIR="$dir/build/native/stdlib/intl" "$dir/build/native/driver_test"
 run "QuickJS tests/test_*.js (native qjs)" bash "$dir/test/upstream.sh"
 run "core module present" core_present
 run "smoke: engine.wasm under our WASI host (Node)" "$SW_NODE" "$dir/test/smoke.mjs"
