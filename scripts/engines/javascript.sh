@@ -25,10 +25,18 @@ QJS_ENGINE_NAME="QuickJS 2025-04-26"
 QJS_SOURCES=(quickjs libregexp libunicode cutils dtoa)
 
 JS_ENGINE_DIR="$SW_ROOT/engines/javascript"
-JS_DRIVER_SOURCES=(driver.c driver.h)
+JS_DRIVER_SOURCES=(driver.c driver.h intl_collator.c intl_collator.h icu/nothreads.h)
 JS_EXPORTS=(sw_js_new sw_js_eval sw_js_free sw_alloc sw_free sw_js_interrupt_address __stack_pointer)
 JS_TS_DIR="$JS_ENGINE_DIR/build/ts"   # strip.script.js (the bundle) and ts-strip.c (its bytecode as C)
 ESBUILD="$SW_ROOT/node_modules/.bin/esbuild"
+
+# Intl.Collator, localeCompare, toLocaleUpperCase/LowerCase (docs/intl.md): ICU4C 72.1's collator and its filtered
+# data, built by scripts/engines/icu.sh (cached on its own), linked into engine.wasm; intl_collator.c binds them.
+ICU_DIRS=($(bash "$SW_ROOT/scripts/engines/icu.sh" --out-dirs))
+ICU_LIB_DIR="${ICU_DIRS[0]}" ICU_DATA_DIR="${ICU_DIRS[1]}"
+ICU_SRC_DIR="$SW_DEPS/icu-72.1-coll"
+ICU_CFLAGS=(-DSW_JS_HAVE_ICU_COLLATOR -DU_STATIC_IMPLEMENTATION -isystem "$ICU_SRC_DIR/common" -isystem "$ICU_SRC_DIR/i18n"
+            -I "$ICU_DATA_DIR")
 
 # Compile flags shared by the wasm and the native builds (CONFIG_VERSION as upstream's Makefile sets it).
 # Fuel (docs/fuel.md): QuickJS polls its interrupt handler every JS_INTERRUPT_COUNTER_INIT operations (each poll
@@ -508,6 +516,7 @@ js_source_hash() {
     echo "clang $(clang-16 --version | head -1)"
     sha256sum "${BASH_SOURCE[0]}"
     (cd "$JS_ENGINE_DIR" && sha256sum "${JS_DRIVER_SOURCES[@]}")
+    (cd "$ICU_LIB_DIR" && sha256sum libicu-coll.a) && (cd "$ICU_DATA_DIR" && sha256sum icudata.o icu-locales.h)
     wasmify_guest_hash_inputs
   } | sed "s|$SW_ROOT/||" | sha256sum | cut -d' ' -f1
 }
@@ -526,14 +535,19 @@ build_js_engine() {
       clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -c "$QJS_SRC/$f.c" -o "$work/$f.o" & pids+=($!)
     done
     clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" -I "$ENGINE_COMMON_DIR" \
-      -c "$JS_ENGINE_DIR/driver.c" -o "$work/driver.o" & pids+=($!)
+      "${ICU_CFLAGS[@]}" -c "$JS_ENGINE_DIR/driver.c" -o "$work/driver.o" & pids+=($!)
+    clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" "${ICU_CFLAGS[@]}" \
+      "-ffile-prefix-map=$ICU_SRC_DIR=icu-72.1" "-ffile-prefix-map=$ICU_DATA_DIR=icu-data" \
+      -c "$JS_ENGINE_DIR/intl_collator.c" -o "$work/intl_collator.o" & pids+=($!)
     clang-16 "${WASM_CFLAGS[@]}" -c "$JS_TS_DIR/ts-strip.c" -o "$work/ts_strip.o" & pids+=($!)
     # wasmify: the shared guest glue (scripts/engines/common.sh).
     compile_wasmify_guest "$work" "${WASM_CFLAGS[@]}" "${maps[@]}" || rc=1
     local p
     for p in "${pids[@]}"; do wait "$p" || rc=1; done
     [ $rc -eq 0 ] || { rm -rf "$work"; return 1; }
-    clang-16 "${WASM_LDFLAGS[@]}" "$work"/*.o -lm -o "$work/engine.wasm" || { rm -rf "$work"; return 1; }
+    # clang++: ICU is C++ (libc++, libc++abi); only the archive members the collator reaches are linked.
+    clang++-16 "${WASM_LDFLAGS[@]}" "$work"/*.o "$ICU_DATA_DIR/icudata.o" "$ICU_LIB_DIR/libicu-coll.a" -lm \
+      -o "$work/engine.wasm" || { rm -rf "$work"; return 1; }
     mv "$work/engine.wasm" "$work/engine.wasm.tmp" && mkdir -p "$out"
     mv "$work/engine.wasm.tmp" "$out/engine.wasm" && rm -rf "$work"
     echo "    built $out/engine.wasm"
@@ -558,6 +572,7 @@ if [ "${1:-}" = "--src-dir" ]; then
   exit 0
 fi
 
+step "ICU collator (scripts/engines/icu.sh)" bash "$SW_ROOT/scripts/engines/icu.sh"
 step "QuickJS source ($QJS_SPEC, sha256-pinned)" fetch_quickjs
 step "TypeScript stripper (sucrase + esbuild)" bundle_ts_stripper
 step "TypeScript stripper bytecode (native qjsc)" compile_ts_stripper
