@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include "quickjs.h"
+#ifdef SW_JS_HAVE_ICU_COLLATOR
+#include "intl_collator.h"
+#endif
 
 /* Added by our QuickJS patches (scripts/engines/javascript.sh). */
 void JS_SwDropWork(void);
@@ -380,6 +383,21 @@ static int install_globals(SwJs *js) {
   ok &= define_magic(ctx, console, "warn", 1) >= 0;
   ok &= define_magic(ctx, console, "error", 1) >= 0;
   ok &= JS_DefinePropertyValueStr(ctx, global, "console", console, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) >= 0;
+
+#ifdef SW_JS_HAVE_ICU_COLLATOR
+  /* ECMA-402 localeCompare / toLocaleUpperCase / toLocaleLowerCase over ICU (engines/javascript/intl_collator.c). */
+  ok &= sw_js_intl_install_string_methods(ctx) == 0;
+  /* TEMPORARY (collator branch only; replaced at merge by intl2's lazy Intl namespace, which calls
+   * sw_js_intl_install_native itself): a plain global Intl holding only Collator, if there is no Intl yet. */
+  JSValue old_intl = JS_GetPropertyStr(ctx, global, "Intl");
+  if (ok && JS_IsUndefined(old_intl)) {
+    JSValue intl = JS_NewObject(ctx);
+    ok &= !JS_IsException(intl) && sw_js_intl_install_native(ctx, intl) == 0 &&
+          JS_DefinePropertyValueStr(ctx, global, "Intl", intl, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) >= 0;
+  }
+  JS_FreeValue(ctx, old_intl);
+  /* END TEMPORARY */
+#endif
 
   js->process = JS_NewObject(ctx);
   ok &= JS_DefinePropertyValueStr(ctx, js->process, "env", JS_NewObject(ctx), JS_PROP_C_W_E) >= 0;
