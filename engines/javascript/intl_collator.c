@@ -21,6 +21,7 @@
 #include <unicode/uchar.h>
 #include <unicode/ucol.h>
 #include <unicode/uclean.h>
+#include <unicode/putil.h>
 
 #include "icu-locales.h" /* sw_icu_locales: generated into the ICU data directory */
 
@@ -36,6 +37,9 @@ int JS_SwToLength(JSContext *ctx, int64_t *plen, JSValueConst val);
 #define SW_CASE_UNITS_PER_4_BYTES 1  /* locale case mapping pre-pass */
 #define SW_LOCALE_ELEMENT_UNITS 16   /* one element of a locales list, plus its tag's length */
 #define SW_ICU_HEAP_LIMIT (8u * 1024u * 1024u)
+#ifndef SW_ICU_DATA_DIR
+#define SW_ICU_DATA_DIR "/stdlib/icu"
+#endif
 #define SW_TAG_MAX 256               /* longer language tags are a RangeError (ECMA-402 sets no limit) */
 
 static const char default_locale[] = "en-US";
@@ -78,6 +82,8 @@ static int icu_ready(JSContext *ctx) {
   if (ready) return 0;
   UErrorCode e = U_ZERO_ERROR;
   u_setMemoryFunctions(NULL, icu_alloc, icu_realloc, icu_free, &e);
+  /* The data: build/stdlib.tar, mounted read-only at /stdlib; ICU reads each item there when it first needs it. */
+  u_setDataDirectory(SW_ICU_DATA_DIR);
   if (U_FAILURE(e)) { JS_ThrowInternalError(ctx, "ICU error %d", (int)e); return -1; }
   ready = 1;
   return 0;

@@ -15,12 +15,14 @@
 # Data: Debian's tarball carries only the prebuilt source/data/in/icudt72l.dat, so the filter works on it with
 # icu-devtools 72.1 (same version): `icupkg` extracts the collation items of the 10 locales (ICU_DATA_ITEMS), coll/zh.res
 # is rebuilt without the tailorings nobody asks for (big5han, gb2312han, unihan) and without its rule strings
-# (derb, then genrb -R, which compiles each tailoring from its rules, as ICU's own build does), and `genccode` turns
-# the package into C: the symbol icudt72_dat, ICU's built-in data entry point.
+# (derb, then genrb -R, which compiles each tailoring from its rules, as ICU's own build does). The items go into
+# stdlib.tar, which the Worker mounts read-only at /stdlib: ICU reads each item from there on first use, so a program
+# that never collates has none of it in its memory or snapshots. ICU's built-in common data is an empty package.
 #
 # Output: $SW_CACHE/engines/icu/lib-<hash>/libicu-coll.a (+ library-seconds: its build time) and
-# $SW_CACHE/engines/icu/data-<hash>/{icudata.o, icudt72l-coll.dat, icu-locales.h} (the collation tree's locales of
-# the 10 languages: the collator's available locales).
+# $SW_CACHE/engines/icu/data-<hash>/{stdlib.tar, icudata.o (the empty common data), icudt72l-coll.dat (the same items
+# as one package, measured only), icu-locales.h (the collation tree's locales of the 10 languages: the collator's
+# available locales)}.
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -132,7 +134,7 @@ open(dst, "w", encoding="utf-8").write("\n".join(out))
 '
 
 build_icu_data() {
-  if [ -f "$ICU_DATA_OUT/icudata.o" ] && [ -f "$ICU_DATA_OUT/icu-locales.h" ]; then echo "    cached $ICU_DATA_OUT/icudata.o"; return 0; fi
+  if [ -f "$ICU_DATA_OUT/icudata.o" ] && [ -f "$ICU_DATA_OUT/stdlib.tar" ]; then echo "    cached $ICU_DATA_OUT/icudata.o"; return 0; fi
   command -v icupkg >/dev/null && command -v genrb >/dev/null && command -v derb >/dev/null && command -v genccode >/dev/null ||
     { echo "icu-devtools missing: run bash scripts/bootstrap.sh"; return 1; }
   case "$(genrb --version 2>&1)" in *"$ICU_VERSION"*) ;; *) echo "genrb is not ICU $ICU_VERSION"; return 1 ;; esac
@@ -147,9 +149,18 @@ build_icu_data() {
     python3 -c "$ICU_FILTER_PY" "$work/zh/zh.dump.txt" "$ICU_ZH_DROP" "$work/zh/zh.txt" &&
     (cd "$work/zh" && genrb -q -R -e UTF-8 -d out zh.txt) &&
     cp "$work/zh/out/zh.res" "$work/items/coll/zh.res" || { echo "rebuilding coll/zh.res failed"; rm -rf "$work"; return 1; }
-  icupkg -tl -s "$work/items" -a "$work/items.txt" new "$work/icudt72l.dat" >/dev/null || { rm -rf "$work"; return 1; }
-  # genccode names the array after the file (icudt72l_dat); ICU looks for U_ICUDATA_ENTRY_POINT, icudt72_dat.
-  genccode -q -d "$work" "$work/icudt72l.dat" && sed -i 's/\bicudt72l_dat\b/icudt72_dat/' "$work/icudt72l_dat.c" &&
+  # The same items as one package, for the record (docs/intl.md measures it); the engine reads the files one by one.
+  icupkg -tl -s "$work/items" -a "$work/items.txt" new "$work/icudt72l-coll.dat" >/dev/null || { rm -rf "$work"; return 1; }
+  # stdlib.tar: the items as files, /stdlib/icu/icudt72l/<item> in the engine (ICU's per-file data layout,
+  # udata.cpp: <u_getDataDirectory()>/<package>/<tree>/<name>), read on first use (intl_collator.c icu_ready).
+  mkdir -p "$work/tar/icu" && mv "$work/items" "$work/tar/icu/icudt72l" &&
+    (cd "$work/tar" && find icu -type f | LC_ALL=C sort >../files &&
+      tar --no-recursion --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --mode=a=r \
+        -cf ../stdlib.tar -T ../files) || { rm -rf "$work"; return 1; }
+  # ICU's common data (U_ICUDATA_ENTRY_POINT, icudt72_dat) is an empty package: every item comes from the files.
+  # genccode names the array after the file (icudt72l_dat).
+  icupkg -tl new "$work/icudt72l.dat" >/dev/null &&
+    genccode -q -d "$work" "$work/icudt72l.dat" && sed -i 's/\bicudt72l_dat\b/icudt72_dat/' "$work/icudt72l_dat.c" &&
     grep -q 'icudt72_dat=' "$work/icudt72l_dat.c" &&
     clang-16 --target=wasm32-wasi -O2 -I "$ICU_SRC/common" -c "$work/icudt72l_dat.c" -o "$work/icudata.o" ||
     { echo "genccode/compile of the data failed"; rm -rf "$work"; return 1; }
@@ -163,9 +174,10 @@ build_icu_data() {
     echo "};"
   } >"$work/icu-locales.h"
   mkdir -p "$ICU_DATA_OUT"
-  mv "$work/icudt72l.dat" "$ICU_DATA_OUT/icudt72l-coll.dat" && mv "$work/icu-locales.h" "$ICU_DATA_OUT/icu-locales.h" &&
+  mv "$work/icudt72l-coll.dat" "$ICU_DATA_OUT/icudt72l-coll.dat" && mv "$work/stdlib.tar" "$ICU_DATA_OUT/stdlib.tar" &&
+    mv "$work/icu-locales.h" "$ICU_DATA_OUT/icu-locales.h" &&
     mv "$work/icudata.o" "$ICU_DATA_OUT/icudata.o" && rm -rf "$work"
-  echo "    data: $(grep -c '^  "' "$ICU_DATA_OUT/icu-locales.h") locales, $(stat -c %s "$ICU_DATA_OUT/icudt72l-coll.dat") bytes ($(gzip -9c "$ICU_DATA_OUT/icudt72l-coll.dat" | wc -c) gzip -9)"
+  echo "    data: $(grep -c '^  "' "$ICU_DATA_OUT/icu-locales.h") locales, $(stat -c %s "$ICU_DATA_OUT/icudt72l-coll.dat") bytes as a package ($(gzip -9c "$ICU_DATA_OUT/icudt72l-coll.dat" | wc -c) gzip -9), stdlib.tar $(stat -c %s "$ICU_DATA_OUT/stdlib.tar") bytes ($(gzip -9c "$ICU_DATA_OUT/stdlib.tar" | wc -c) gzip -9)"
 }
 
 if [ "${1:-}" = "--out-dirs" ]; then echo "$ICU_LIB_OUT $ICU_DATA_OUT"; exit 0; fi

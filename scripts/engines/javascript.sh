@@ -30,8 +30,9 @@ JS_EXPORTS=(sw_js_new sw_js_eval sw_js_free sw_alloc sw_free sw_js_interrupt_add
 JS_TS_DIR="$JS_ENGINE_DIR/build/ts"   # strip.script.js (the bundle) and ts-strip.c (its bytecode as C)
 ESBUILD="$SW_ROOT/node_modules/.bin/esbuild"
 
-# Intl.Collator, localeCompare, toLocaleUpperCase/LowerCase (docs/intl.md): ICU4C 72.1's collator and its filtered
-# data, built by scripts/engines/icu.sh (cached on its own), linked into engine.wasm; intl_collator.c binds them.
+# Intl.Collator, localeCompare, toLocaleUpperCase/LowerCase (docs/intl.md): ICU4C 72.1's collator, built by
+# scripts/engines/icu.sh (cached on its own), linked into engine.wasm; its filtered data is build/stdlib.tar, mounted
+# at /stdlib and read on first use; intl_collator.c binds them.
 ICU_DIRS=($(bash "$SW_ROOT/scripts/engines/icu.sh" --out-dirs))
 ICU_LIB_DIR="${ICU_DIRS[0]}" ICU_DATA_DIR="${ICU_DIRS[1]}"
 ICU_SRC_DIR="$SW_DEPS/icu-72.1-coll"
@@ -516,7 +517,7 @@ js_source_hash() {
     echo "clang $(clang-16 --version | head -1)"
     sha256sum "${BASH_SOURCE[0]}"
     (cd "$JS_ENGINE_DIR" && sha256sum "${JS_DRIVER_SOURCES[@]}")
-    (cd "$ICU_LIB_DIR" && sha256sum libicu-coll.a) && (cd "$ICU_DATA_DIR" && sha256sum icudata.o icu-locales.h)
+    (cd "$ICU_LIB_DIR" && sha256sum libicu-coll.a) && (cd "$ICU_DATA_DIR" && sha256sum icudata.o icu-locales.h stdlib.tar)
     wasmify_guest_hash_inputs
   } | sed "s|$SW_ROOT/||" | sha256sum | cut -d' ' -f1
 }
@@ -554,7 +555,8 @@ build_js_engine() {
   else
     echo "    cached $out/engine.wasm"
   fi
-  write_engine_build javascript "$QJS_ENGINE_NAME" "$hash" "$out/engine.wasm"
+  # stdlib.tar: the collation data, mounted read-only at /stdlib (scripts/engines/icu.sh).
+  write_engine_build javascript "$QJS_ENGINE_NAME" "$hash" "$out/engine.wasm" "$ICU_DATA_DIR/stdlib.tar"
 }
 
 # The patched tree's name: a hash over the tarball, the inline patches, our patch files, the Unicode generators and the
