@@ -4,15 +4,51 @@
 //   node bench/intl-collator.mjs [--baseline DIR] [--runs N]
 //
 // DIR: another engines/javascript/build directory (e.g. main's) measured side by side for `1 + 1`, interleaved run by
-// run. Each measurement is a fresh engine instance under our WASI host (worker-shim/generated, as bench/intl-options.mjs
+// run, (5) a code context's snapshot with and without a Collator. Each measurement is a fresh engine instance under our WASI host (worker-shim/generated, as bench/intl-options.mjs
 // and engines/javascript/test/smoke.mjs drive it), with /stdlib from the build's stdlib.tar; times are medians of N
 // runs (default 5); fuel is deterministic. The upload total is `wrangler deploy --dry-run` (test/integration/deploy.test.mjs).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { gzipSync } from "node:zlib";
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, withBytes } from "../engines/javascript/test/core-harness.mjs";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+// (5), run in a child process (it loads the core through ./testing, as bench/contexts.mjs does): a code context's
+// snapshot, through the same C++ Interpreter the Durable Object runs, over node:sqlite.
+if (process.argv.includes("--snapshots-only")) {
+  const { mkdtempSync } = fs;
+  const { createTestState, createTestInterpreter } = await import("../worker-shim/testing.js");
+  const { javascriptEngine } = await import("../worker-shim/javascript.js");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "sw-bench-intl-snap-"));
+  const state = createTestState({ path: path.join(dir, "i.sqlite") });
+  const interpreter = createTestInterpreter(javascriptEngine, state);
+  const rows = [];
+  for (const [id, steps] of [
+    ["plain", ["var x = 1", "x + 1"]],
+    ["de", ["var x = 1", 'var c = new Intl.Collator("de"); c.compare("a", "b")', 'c.compare("b", "a")']],
+    ["zh", ['var c = new Intl.Collator("zh"); c.compare("a", "b")', 'c.compare("b", "a")']],
+  ]) {
+    const created = await interpreter.fetch(new Request("https://interpreter.internal/contexts", {
+      method: "POST", headers: { "x-interpreter-key": "k", "content-type": "application/json" }, body: JSON.stringify({ id }),
+    }));
+    if (created.status !== 201) throw new Error(`create context: ${created.status}`);
+    for (const code of steps) {
+      const r = await interpreter.executeInContext("k", { contextId: id, code, workspace: { dirs: [], manifest: {} } }, () => []);
+      if (!r.ok) throw new Error(JSON.stringify(r).slice(0, 300));
+      const snap = r.result.context.snapshot;
+      const err = r.result.error ? ` (${r.result.error.name})` : "";
+      rows.push(`| ${id} | \`${code}\`${err} | ${(snap.bytes / 1024).toFixed(0)} | ${(snap.storedBytes / 1024).toFixed(0)} | ${r.result.context.snapshotMs?.toFixed(2)} |`);
+    }
+  }
+  console.log("| context | execute | image: non-zero KiB | stored KiB (compressed rows) | snapshot ms |\n| --- | --- | ---: | ---: | ---: |");
+  console.log(rows.join("\n"));
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
+
+const { core, encoder, decoder, makeImportObject, bindGuestMemory, withBytes } = await import("../engines/javascript/test/core-harness.mjs");
 
 const arg = (name, dflt) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : dflt);
 const RUNS = Number(arg("--runs", 5));
@@ -140,7 +176,7 @@ console.log(`bench/intl-collator.mjs: ${os.cpus().length} cores (${os.cpus()[0].
 // (4) Sizes: the engine, its /stdlib archive and the Worker's whole upload.
 {
   const size = (f) => (fs.existsSync(f) ? fs.statSync(f).size : 0);
-  const gz = (f) => (fs.existsSync(f) ? gzipSync(fs.readFileSync(f), { level: 9 }).length : 0);
+  const gz = (f) => (fs.existsSync(f) ? execFileSync("gzip", ["-9c", f], { maxBuffer: 1 << 28 }).length : 0); // as docs/intl.md
   console.log("\n| file | raw KiB | gzip -9 KiB |\n| --- | ---: | ---: |");
   for (const [name, dir] of [["this build", ours], ...(baseline ? [["baseline", baseline]] : [])])
     for (const f of ["engine.wasm", "stdlib.tar", "boot-image.bin"])
@@ -155,3 +191,6 @@ console.log(`bench/intl-collator.mjs: ${os.cpus().length} cores (${os.cpus()[0].
     fs.rmSync(out, { recursive: true, force: true });
   }
 }
+
+// (5) Snapshots (this build only).
+console.log("\n" + execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--snapshots-only"], { encoding: "utf8" }).trim());
