@@ -1037,6 +1037,8 @@ static JSValue transform_case(JSContext *ctx, JSValueConst this_val, int argc, J
     else if (l == 2 && memcmp(t, "lt", 2) == 0) mode = CASE_LITHUANIAN;
   }
   tags_free(ctx, &req);
+  /* u_getCombiningClass allocates ICU's NFC singleton: ICU's allocator must be in place first */
+  if (mode != CASE_NONE && icu_ready(ctx)) { JS_FreeValue(ctx, s); return JS_EXCEPTION; }
   if (mode != CASE_NONE) {
     size_t n;
     const char *str = JS_ToCStringLen(ctx, &n, s);
