@@ -182,6 +182,11 @@ build_icu_data() {
 
 if [ "${1:-}" = "--out-dirs" ]; then echo "$ICU_LIB_OUT $ICU_DATA_OUT"; exit 0; fi
 
+# What this script runs (also in scripts/bootstrap.sh): clang++ and libc++ for wasm32, llvm-ar, icu-devtools 72.1.
+ICU_APT_PACKAGES=(clang-16 lld-16 wasi-libc libc++-16-dev-wasm32 libc++abi-16-dev-wasm32 llvm icu-devtools python3)
+install_packages() { sw_apt_install "${ICU_APT_PACKAGES[@]}"; }
+
+step "ICU build tools (apt, only the missing ones)" install_packages
 step "ICU source ($ICU_SPEC, sha256-pinned)" fetch_icu
 step "ICU collator library (wasm32-wasi)" build_icu_library
 step "ICU collation data (10 locales)" build_icu_data
