@@ -15,6 +15,6 @@ export const javascriptEngine = {
   // Code contexts: the core boots and restores sessions of a built-in engine itself (cpp/core/sessions.cpp).
   sessions: { builtin: true },
   module: engineModule,
-  stdlib, // /stdlib: the Intl chunks (docs/intl.md), read only by programs that use Intl
+  stdlib, // /stdlib: the Intl chunks and ICU's collation data (docs/intl.md), read only by programs that use them
   bootImage, // the engine's memory after boot (docs/boot-images.md)
 };

@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include "quickjs.h"
+#ifdef SW_JS_HAVE_ICU_COLLATOR
+#include "intl_collator.h"
+#endif
 
 /* Added by our QuickJS patches (scripts/engines/javascript.sh). */
 void JS_SwDropWork(void);
@@ -387,6 +390,11 @@ static int install_globals(SwJs *js) {
   ok &= define_magic(ctx, console, "warn", 1) >= 0;
   ok &= define_magic(ctx, console, "error", 1) >= 0;
   ok &= JS_DefinePropertyValueStr(ctx, global, "console", console, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) >= 0;
+
+#ifdef SW_JS_HAVE_ICU_COLLATOR
+  /* ECMA-402 localeCompare / toLocaleUpperCase / toLocaleLowerCase over ICU (engines/javascript/intl_collator.c). */
+  ok &= sw_js_intl_install_string_methods(ctx) == 0;
+#endif
 
   js->process = JS_NewObject(ctx);
   ok &= JS_DefinePropertyValueStr(ctx, js->process, "env", JS_NewObject(ctx), JS_PROP_C_W_E) >= 0;

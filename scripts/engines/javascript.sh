@@ -25,10 +25,19 @@ QJS_ENGINE_NAME="QuickJS 2025-04-26"
 QJS_SOURCES=(quickjs libregexp libunicode cutils dtoa)
 
 JS_ENGINE_DIR="$SW_ROOT/engines/javascript"
-JS_DRIVER_SOURCES=(driver.c driver.h)
+JS_DRIVER_SOURCES=(driver.c driver.h intl_collator.c intl_collator.h icu/nothreads.h)
 JS_EXPORTS=(sw_js_new sw_js_eval sw_js_free sw_alloc sw_free sw_js_interrupt_address __stack_pointer)
 JS_TS_DIR="$JS_ENGINE_DIR/build/ts"   # strip.script.js (the bundle) and ts-strip.c (its bytecode as C)
 ESBUILD="$SW_ROOT/node_modules/.bin/esbuild"
+
+# Intl.Collator, localeCompare, toLocaleUpperCase/LowerCase (docs/intl.md): ICU4C 72.1's collator, built by
+# scripts/engines/icu.sh (cached on its own), linked into engine.wasm; its filtered data is build/stdlib.tar, mounted
+# at /stdlib and read on first use; intl_collator.c binds them.
+ICU_DIRS=($(bash "$SW_ROOT/scripts/engines/icu.sh" --out-dirs))
+ICU_LIB_DIR="${ICU_DIRS[0]}" ICU_DATA_DIR="${ICU_DIRS[1]}"
+ICU_SRC_DIR="$SW_DEPS/icu-72.1-coll"
+ICU_CFLAGS=(-DSW_JS_HAVE_ICU_COLLATOR -DU_STATIC_IMPLEMENTATION -isystem "$ICU_SRC_DIR/common" -isystem "$ICU_SRC_DIR/i18n"
+            -I "$ICU_DATA_DIR")
 
 # Compile flags shared by the wasm and the native builds (CONFIG_VERSION as upstream's Makefile sets it).
 # Fuel (docs/fuel.md): QuickJS polls its interrupt handler every JS_INTERRUPT_COUNTER_INIT operations (each poll
@@ -558,8 +567,35 @@ js_source_hash() {
     echo "clang $(clang-16 --version | head -1)"
     sha256sum "${BASH_SOURCE[0]}"
     (cd "$JS_ENGINE_DIR" && sha256sum "${JS_DRIVER_SOURCES[@]}")
+    (cd "$ICU_LIB_DIR" && sha256sum libicu-coll.a) && (cd "$ICU_DATA_DIR" && sha256sum icudata.o icu-locales.h stdlib.tar)
     wasmify_guest_hash_inputs
   } | sed "s|$SW_ROOT/||" | sha256sum | cut -d' ' -f1
+}
+
+# One /stdlib archive for the engine: the Intl chunks (intl/<chunk>.qbc, compile_intl) and ICU's collation data
+# (icu/icudt72l/<item>, scripts/engines/icu.sh). Members sorted, no dates or owners; cached by the two inputs' sha256.
+combine_stdlib() {
+  local key; key=$(sha256sum "$JS_INTL_TAR" "$ICU_DATA_DIR/stdlib.tar" | cut -d' ' -f1 | sha256sum | cut -c1-16)
+  local out="$SW_CACHE/engines/javascript/stdlib-$key"
+  if [ ! -f "$out/stdlib.tar" ]; then
+    mkdir -p "$out" && python3 - "$out/stdlib.tar.tmp" "$JS_INTL_TAR" "$ICU_DATA_DIR/stdlib.tar" <<'PY' >&2 || return 1
+import sys, tarfile
+members = {}
+for src in sys.argv[2:]:
+    with tarfile.open(src) as t:
+        for m in t.getmembers():
+            if m.isfile():
+                if m.name in members: sys.exit(f"stdlib: {m.name} is in both archives")
+                members[m.name] = t.extractfile(m).read()
+with tarfile.open(sys.argv[1], "w", format=tarfile.USTAR_FORMAT) as tar:
+    for name in sorted(members):
+        info = tarfile.TarInfo(name)
+        info.size, info.mtime, info.mode, info.uid, info.gid, info.uname, info.gname = len(members[name]), 0, 0o444, 0, 0, "", ""
+        import io; tar.addfile(info, io.BytesIO(members[name]))
+PY
+    mv "$out/stdlib.tar.tmp" "$out/stdlib.tar" || return 1
+  fi
+  echo "$out/stdlib.tar"
 }
 
 build_js_engine() {
@@ -576,14 +612,19 @@ build_js_engine() {
       clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -c "$QJS_SRC/$f.c" -o "$work/$f.o" & pids+=($!)
     done
     clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" -I "$ENGINE_COMMON_DIR" \
-      -c "$JS_ENGINE_DIR/driver.c" -o "$work/driver.o" & pids+=($!)
+      "${ICU_CFLAGS[@]}" -c "$JS_ENGINE_DIR/driver.c" -o "$work/driver.o" & pids+=($!)
+    clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" "${ICU_CFLAGS[@]}" \
+      "-ffile-prefix-map=$ICU_SRC_DIR=icu-72.1" "-ffile-prefix-map=$ICU_DATA_DIR=icu-data" \
+      -c "$JS_ENGINE_DIR/intl_collator.c" -o "$work/intl_collator.o" & pids+=($!)
     clang-16 "${WASM_CFLAGS[@]}" -c "$JS_TS_DIR/ts-strip.c" -o "$work/ts_strip.o" & pids+=($!)
     # wasmify: the shared guest glue (scripts/engines/common.sh).
     compile_wasmify_guest "$work" "${WASM_CFLAGS[@]}" "${maps[@]}" || rc=1
     local p
     for p in "${pids[@]}"; do wait "$p" || rc=1; done
     [ $rc -eq 0 ] || { rm -rf "$work"; return 1; }
-    clang-16 "${WASM_LDFLAGS[@]}" "$work"/*.o -lm -o "$work/engine.wasm" || { rm -rf "$work"; return 1; }
+    # clang++: ICU is C++ (libc++, libc++abi); only the archive members the collator reaches are linked.
+    clang++-16 "${WASM_LDFLAGS[@]}" "$work"/*.o "$ICU_DATA_DIR/icudata.o" "$ICU_LIB_DIR/libicu-coll.a" -lm \
+      -o "$work/engine.wasm" || { rm -rf "$work"; return 1; }
     mv "$work/engine.wasm" "$work/engine.wasm.tmp" && mkdir -p "$out"
     mv "$work/engine.wasm.tmp" "$out/engine.wasm" && rm -rf "$work"
     echo "    built $out/engine.wasm"
@@ -591,7 +632,8 @@ build_js_engine() {
     echo "    cached $out/engine.wasm"
   fi
   [ -n "${JS_INTL_TAR:-}" ] || compile_intl >/dev/null || return 1
-  write_engine_build javascript "$QJS_ENGINE_NAME" "$hash" "$out/engine.wasm" "$JS_INTL_TAR"
+  local stdlib; stdlib=$(combine_stdlib) || return 1
+  write_engine_build javascript "$QJS_ENGINE_NAME" "$hash" "$out/engine.wasm" "$stdlib"
 }
 
 # The patched tree's name: a hash over the tarball, the inline patches, our patch files, the Unicode generators and the
@@ -609,6 +651,7 @@ if [ "${1:-}" = "--src-dir" ]; then
   exit 0
 fi
 
+step "ICU collator (scripts/engines/icu.sh)" bash "$SW_ROOT/scripts/engines/icu.sh"
 step "QuickJS source ($QJS_SPEC, sha256-pinned)" fetch_quickjs
 step "TypeScript stripper (sucrase + esbuild)" bundle_ts_stripper
 step "TypeScript stripper bytecode (native qjsc)" compile_ts_stripper
