@@ -11,6 +11,7 @@ FileType Node::fileType() const {
     case NodeKind::File: return FileType::RegularFile;
     case NodeKind::Directory: return FileType::Directory;
     case NodeKind::NullDevice: return FileType::CharacterDevice;
+    case NodeKind::Symlink: return FileType::SymbolicLink;
   }
   return FileType::Unknown;
 }
@@ -307,6 +308,22 @@ Errno Workspace::makeDirectories(std::string_view relPath) {
   return walkDirs(root_.get(), parts, parts.size(), true, dir);
 }
 
+Errno Workspace::makeSymlink(std::string_view relPath, std::string_view target) {
+  if (target.empty() || target.size() > detail::kMaxPathBytes || target.find('\0') != std::string_view::npos) {
+    return Errno::Inval;
+  }
+  if (target.front() == '/') return Errno::NotCapable;
+  std::vector<std::string_view> parts;
+  Node* dir = nullptr;
+  if (Errno e = findParent(root_.get(), relPath, parts, dir); e != Errno::Success) return e;
+  if (dir->children.count(parts.back())) return Errno::Exist;
+  if (Errno e = detail::reserveEntry(*dir, parts.back()); e != Errno::Success) return e;
+  auto link = detail::makeNode(NodeKind::Symlink, mount_.get(), dir->mtim);
+  link->data.assign(target.begin(), target.end());
+  detail::linkChild(*dir, std::string(parts.back()), std::move(link));
+  return Errno::Success;
+}
+
 Errno Workspace::readFile(std::string_view relPath, std::string& out) const {
   std::vector<std::string_view> parts;
   Node* dir = nullptr;
@@ -330,6 +347,7 @@ Errno Workspace::stat(std::string_view relPath, Entry& out) const {
   out.data = node.isDir() ? std::string_view()
                           : std::string_view(reinterpret_cast<const char*>(node.bytes()), std::size_t(node.size()));
   out.mtimeNs = node.mtim;
+  out.symlink = node.isSymlink();
   return Errno::Success;
 }
 
@@ -445,7 +463,7 @@ void walkBelow(const Node& top, std::string path, const std::function<void(const
     path.resize(frame.prefixLen);
     if (!path.empty()) path.push_back('/');
     path.append(name);
-    Workspace::Entry entry{path, child->isDir(), {}, child->mtim};
+    Workspace::Entry entry{path, child->isDir(), {}, child->mtim, child->isSymlink()};
     if (!child->isDir()) {
       entry.data = std::string_view(reinterpret_cast<const char*>(child->bytes()), std::size_t(child->size()));
     }
@@ -475,7 +493,7 @@ Errno Workspace::forEachUnder(std::string_view relPath, const std::function<void
     if (!path.empty()) path.push_back('/');
     path.append(part);
   }
-  Entry entry{path, node.isDir(), {}, node.mtim};
+  Entry entry{path, node.isDir(), {}, node.mtim, node.isSymlink()};
   if (!node.isDir()) {
     entry.data = std::string_view(reinterpret_cast<const char*>(node.bytes()), std::size_t(node.size()));
   }

@@ -141,12 +141,16 @@ class Workspace {
   // relPath is relative to the root ("a/b.txt"); `.`, `..` and absolute paths are refused with Inval.
   Errno writeFile(std::string_view relPath, std::string_view data, uint64_t mtimeNs = 0);  // creates parents
   Errno makeDirectories(std::string_view relPath);
+  // A symbolic link to the relative `target` (the runner copying a host directory in --full-wasi mode); parents must
+  // exist. Exist when the path is taken, NotCapable for an absolute target.
+  Errno makeSymlink(std::string_view relPath, std::string_view target);
   Errno readFile(std::string_view relPath, std::string& out) const;
   struct Entry {
     std::string path;  // relative, '/'-separated
     bool directory;
-    std::string_view data;
+    std::string_view data;  // a symlink's target
     uint64_t mtimeNs;
+    bool symlink = false;   // only with the reference policy off (HostOptions::referencePolicy)
   };
   // Pre-order, children sorted by name, root excluded.
   void forEach(const std::function<void(const Entry&)>& visit) const;
