@@ -83,6 +83,15 @@ static inline __wasi_fd_t root_fd(void) {
   return (__wasi_fd_t)fd;
 }
 
+// A new descriptor for the scratch directory (`.` of the `/` preopen, with the preopen's rights).
+static inline __wasi_fd_t reopen_root(void) {
+  __wasi_fdstat_t st;
+  OK(__wasi_fd_fdstat_get(root_fd(), &st));
+  __wasi_fd_t fd;
+  OK(__wasi_path_open(root_fd(), 0, ".", __WASI_OFLAGS_DIRECTORY, st.fs_rights_base, st.fs_rights_inheriting, 0, &fd));
+  return fd;
+}
+
 // Rights that make no sense on a directory (a host may open it for writing when asked for them).
 #define FILE_ONLY_RIGHTS (__WASI_RIGHTS_FD_READ | __WASI_RIGHTS_FD_WRITE | __WASI_RIGHTS_FD_SEEK | __WASI_RIGHTS_FD_TELL | \
                           __WASI_RIGHTS_FD_ALLOCATE | __WASI_RIGHTS_FD_FILESTAT_SET_SIZE | __WASI_RIGHTS_FD_DATASYNC)
