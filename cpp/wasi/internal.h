@@ -117,6 +117,9 @@ struct FdEntry {
   FdKind kind = FdKind::Closed;
   std::shared_ptr<Node> node;
   std::shared_ptr<Node> root;  // the preopen this descriptor lives under: `..` never climbs above it
+  // With the reference policy off, a directory descriptor is a capability for its own subtree: `..` never climbs
+  // above this node either (null: only `root` bounds it).
+  std::shared_ptr<Node> limit;
   uint64_t rightsBase = 0;
   uint64_t rightsInheriting = 0;
   uint16_t fdflags = 0;

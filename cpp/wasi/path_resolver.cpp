@@ -65,7 +65,7 @@ Errno resolvePath(const FdEntry& dir, std::string_view path, Resolved& out, bool
     const bool last = stack.empty();
     if (!cur->isDir()) return Errno::NotDir;
     if (part == "..") {
-      if (cur == dir.root) return Errno::NotCapable;
+      if (cur == dir.root || cur == dir.limit) return Errno::NotCapable;
       Node* parent = cur->parent;
       if (!parent) return Errno::NoEnt;
       cur = parent->shared_from_this();

@@ -116,7 +116,8 @@ Errno path_open(Host& host, uint32_t dirFd, uint32_t dirFlags, uint32_t path, ui
   // Under the reference policy `..` stops at the preopen, for every descriptor below it. A plain WASI program
   // (--full-wasi) gets the capability model of the WASI filesystem design: a directory descriptor grants its own
   // subtree only, so `..` (or a symlink's `..`) never climbs above the directory it was opened for.
-  entry.root = s.options.referencePolicy || !node->isDir() ? dir->root : node;
+  entry.root = dir->root;
+  if (node->isDir() && !s.options.referencePolicy) entry.limit = node;
   entry.node = node;
   entry.fdflags = uint16_t(fdFlags);
   bool writable = node->mount && node->mount->kind != detail::MountKind::ReadOnly;
