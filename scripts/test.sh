@@ -45,6 +45,8 @@ suite "fuzz: /stdlib archive parser (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_archi
 suite "fuzz: wasmify host decoders against a hostile guest (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasmify build/fuzz/seeds/wasmify
 suite "fuzz: Interpreter workspace mirror (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_mirror test/fuzz/corpus/mirror
 suite "WASI host: C guests under the core (Node, then a workerd smoke subset)" bash test/wasi/run.sh
+suite "WASI conformance: our wasm32-wasip1 suite under the core with --full-wasi (node:wasi counted for comparison)" \
+  "$SW_NODE" test/wasi/conformance.mjs
 suite "JavaScript engine (QuickJS): driver, upstream and smoke tests" bash engines/javascript/test/run.sh
 suite "Python engine (CPython): smoke under node:wasi, upstream tests under our host" bash engines/python/test/run.sh
 suite "Lua engine: its C ABI under our WASI host and node:wasi" \

@@ -5,7 +5,8 @@
 //
 // --dir HOST::GUEST  copy the host directory into the in-memory tree at GUEST (absolute) and write the guest's
 //                    changes back on exit; GUEST /workspace is the sandbox workspace (SPEC limits), any other path
-//                    is an extra read-write preopen after the fixed ones. `--dir DIR` means DIR::/workspace.
+//                    (`/` included: absolute guest paths then resolve in it) is an extra read-write preopen after the
+//                    fixed ones. `--dir DIR` means DIR::/workspace. With --full-wasi, symlinks are copied both ways.
 // --stdlib FILE      mount FILE (stored zip or tar) as /stdlib
 // --fuel N           meter `sandbox.tick` with a budget of N
 // --capture          capture stdout/stderr under the SPEC 3.3 limits and print them at exit (default: pass through)
@@ -40,7 +41,7 @@ function parseArgs(argv) {
       const sep = v.indexOf('::');
       const host = sep < 0 ? v : v.slice(0, sep);
       const guest = sep < 0 ? '/workspace' : v.slice(sep + 2);
-      if (!guest.startsWith('/') || guest === '/' || guest.endsWith('/')) usage(`bad guest path: ${guest}`);
+      if (!guest.startsWith('/') || (guest !== '/' && guest.endsWith('/'))) usage(`bad guest path: ${guest}`);
       if (['/stdlib', '/dev'].includes(guest)) usage(`${guest} is reserved`);
       o.dirs.push({ host: path.resolve(host), guest });
     } else if (a === '--env') o.env.push(value());
@@ -88,16 +89,20 @@ function withBytes(core, bytes, fn) {
 const encoder = new TextEncoder();
 const cString = (core, p) => { let e = p; while (core.HEAPU8[e]) e++; return Buffer.from(core.HEAPU8.subarray(p, e)).toString(); };
 
-// Host directory -> [{ rel, dir, data }] (pre-order).
-function walkHost(dir, rel = '') {
+// Host directory -> [{ rel, dir, link, data }] (pre-order; a symlink's data is its target, only with `links`).
+function walkHost(dir, links, rel = '') {
   const out = [];
   for (const ent of fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const r = rel ? `${rel}/${ent.name}` : ent.name;
-    if (ent.isDirectory()) { out.push({ rel: r, dir: true }); out.push(...walkHost(dir, r)); }
+    if (ent.isDirectory()) { out.push({ rel: r, dir: true }); out.push(...walkHost(dir, links, r)); }
     else if (ent.isFile()) out.push({ rel: r, dir: false, data: fs.readFileSync(path.join(dir, r)) });
+    else if (ent.isSymbolicLink() && links) out.push({ rel: r, link: true, data: Buffer.from(fs.readlinkSync(path.join(dir, r))) });
   }
   return out;
 }
+
+// A guest path below a preopen's guest path (`/` included).
+const guestJoin = (guest, rel) => (guest === '/' ? `/${rel}` : `${guest}/${rel}`);
 
 function dumpGuest(core, host, guest) {
   const p = withBytes(core, encoder.encode(guest), (gp, gl) => core._sw_wasi_fs_dump(host, gp, gl));
@@ -111,7 +116,7 @@ function dumpGuest(core, host, guest) {
     const rel = buf.subarray(at + 5, at + 5 + plen).toString();
     const dlen = buf.readUInt32LE(at + 5 + plen);
     const data = buf.subarray(at + 9 + plen, at + 9 + plen + dlen);
-    out.push({ rel, dir: kind === 1, data });
+    out.push({ rel, dir: kind === 1, link: kind === 3, data });
     at += 9 + plen + dlen;
   }
   return out;
@@ -143,13 +148,15 @@ async function main() {
 
   const seeded = new Map();
   for (const d of o.dirs) {
-    const entries = walkHost(d.host);
+    const entries = walkHost(d.host, o.fullWasi);
     seeded.set(d, entries);
     for (const e of entries) {
-      const guestPath = encoder.encode(`${d.guest}/${e.rel}`);
+      const guestPath = encoder.encode(guestJoin(d.guest, e.rel));
       const err = e.dir
         ? withBytes(core, guestPath, (p, n) => core._sw_wasi_fs_mkdir(host, p, n))
-        : withBytes(core, guestPath, (p, n) => withBytes(core, e.data, (dp, dn) => core._sw_wasi_fs_write(host, p, n, dp, dn)));
+        : withBytes(core, guestPath, (p, n) => withBytes(core, e.data, (dp, dn) => (e.link
+          ? core._sw_wasi_fs_symlink(host, p, n, dp, dn)
+          : core._sw_wasi_fs_write(host, p, n, dp, dn))));
       if (err) { process.stderr.write(`wasi-run: cannot copy ${path.join(d.host, e.rel)} (errno ${err})\n`); return 2; }
     }
   }
@@ -192,7 +199,11 @@ async function main() {
     const present = new Set(now.map((e) => e.rel));
     for (const e of now) {
       const target = path.join(d.host, e.rel);
+      const old = fs.lstatSync(target, { throwIfNoEntry: false });
+      // Whatever the guest replaced by another kind of entry goes first (a symlink is never written through).
+      if (old && (old.isSymbolicLink() || old.isDirectory() !== e.dir)) fs.rmSync(target, { recursive: true, force: true });
       if (e.dir) fs.mkdirSync(target, { recursive: true });
+      else if (e.link) fs.symlinkSync(e.data.toString(), target);
       else fs.writeFileSync(target, e.data);
     }
     for (const e of [...seeded.get(d)].reverse()) {

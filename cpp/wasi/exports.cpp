@@ -87,22 +87,24 @@ std::vector<std::string> stringList(const sw::json::Value* v) {
   return out;
 }
 
-// The preopen (workspace kind) whose guest path prefixes `path`; `rel` gets the rest.
+// The preopen (workspace kind) whose guest path is the longest prefix of `path` (a preopen `/` prefixes every
+// absolute path); `rel` gets the rest.
 Workspace* workspaceFor(Host& host, std::string_view path, std::string_view& rel) {
   auto& s = host.state();
-  auto match = [&](std::string_view name, Workspace* ws) -> Workspace* {
-    if (!ws || !path.starts_with(name)) return nullptr;
+  Workspace* best = nullptr;
+  std::size_t bestLen = 0;
+  auto match = [&](std::string_view name, Workspace* ws) {
+    if (!ws || !path.starts_with(name) || (best && name.size() <= bestLen)) return;
     std::string_view rest = path.substr(name.size());
-    if (!rest.empty() && rest.front() != '/') return nullptr;
+    if (name != "/" && !rest.empty() && rest.front() != '/') return;
     while (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
     rel = rest;
-    return ws;
+    best = ws;
+    bestLen = name.size();
   };
-  if (Workspace* ws = match("/workspace", s.options.workspace.get())) return ws;
-  for (auto& [name, ws] : s.options.extraPreopens) {
-    if (Workspace* w = match(name, ws.get())) return w;
-  }
-  return nullptr;
+  match("/workspace", s.options.workspace.get());
+  for (auto& [name, ws] : s.options.extraPreopens) match(name, ws.get());
+  return best;
 }
 
 // The registry behind registerWorkspace (bridge.h).
@@ -368,7 +370,22 @@ EMSCRIPTEN_KEEPALIVE int32_t sw_wasi_fs_mkdir(uint32_t h, const char* path, uint
   }
 }
 
-// Serializes the tree under a preopen: per entry u8 kind (1 directory, 2 file), u32 path length, the path
+// A symbolic link at an absolute guest path inside a runner preopen (--full-wasi only). Returns the WASI errno.
+EMSCRIPTEN_KEEPALIVE int32_t sw_wasi_fs_symlink(uint32_t h, const char* path, uint32_t pathLen, const char* target,
+                                                uint32_t targetLen) {
+  try {
+    if (boxOf(h)->host->state().options.referencePolicy) return int32_t(Errno::Perm);
+    std::string_view rel;
+    Workspace* ws = workspaceFor(*boxOf(h)->host, std::string_view(path, pathLen), rel);
+    if (!ws) return int32_t(Errno::NoEnt);
+    return int32_t(ws->makeSymlink(rel, std::string_view(target, targetLen)));
+  } catch (...) {
+    return int32_t(Errno::NoMem);
+  }
+}
+
+// Serializes the tree under a preopen: per entry u8 kind (1 directory, 2 file, 3 symlink: data is the target), u32
+// path length, the path
 // (relative), u32 data length, the data. Returns the buffer (length: sw_wasi_scratch_len), or 0 if no such preopen.
 EMSCRIPTEN_KEEPALIVE const char* sw_wasi_fs_dump(uint32_t h, const char* path, uint32_t pathLen) {
   HostBox* box = boxOf(h);
@@ -382,7 +399,7 @@ EMSCRIPTEN_KEEPALIVE const char* sw_wasi_fs_dump(uint32_t h, const char* path, u
     box->scratch.clear();
     box->scratch.reserve(total);
     ws->forEach([&](const Workspace::Entry& e) {
-      box->scratch.push_back(e.directory ? 1 : 2);
+      box->scratch.push_back(e.directory ? 1 : ws->isSymlink(e.path) ? 3 : 2);
       appendU32(box->scratch, uint32_t(e.path.size()));
       box->scratch += e.path;
       appendU32(box->scratch, uint32_t(e.data.size()));

@@ -11,6 +11,7 @@ FileType Node::fileType() const {
     case NodeKind::File: return FileType::RegularFile;
     case NodeKind::Directory: return FileType::Directory;
     case NodeKind::NullDevice: return FileType::CharacterDevice;
+    case NodeKind::Symlink: return FileType::SymbolicLink;
   }
   return FileType::Unknown;
 }
@@ -305,6 +306,30 @@ Errno Workspace::makeDirectories(std::string_view relPath) {
   if (Errno e = splitRelative(relPath, parts); e != Errno::Success) return e;
   Node* dir = nullptr;
   return walkDirs(root_.get(), parts, parts.size(), true, dir);
+}
+
+Errno Workspace::makeSymlink(std::string_view relPath, std::string_view target) {
+  if (target.empty() || target.size() > detail::kMaxPathBytes || target.find('\0') != std::string_view::npos) {
+    return Errno::Inval;
+  }
+  if (target.front() == '/') return Errno::NotCapable;
+  std::vector<std::string_view> parts;
+  Node* dir = nullptr;
+  if (Errno e = findParent(root_.get(), relPath, parts, dir); e != Errno::Success) return e;
+  if (dir->children.count(parts.back())) return Errno::Exist;
+  if (Errno e = detail::reserveEntry(*dir, parts.back()); e != Errno::Success) return e;
+  auto link = detail::makeNode(NodeKind::Symlink, mount_.get(), dir->mtim);
+  link->data.assign(target.begin(), target.end());
+  detail::linkChild(*dir, std::string(parts.back()), std::move(link));
+  return Errno::Success;
+}
+
+bool Workspace::isSymlink(std::string_view relPath) const {
+  std::vector<std::string_view> parts;
+  Node* dir = nullptr;
+  if (findParent(root_.get(), relPath, parts, dir) != Errno::Success) return false;
+  auto it = dir->children.find(parts.back());
+  return it != dir->children.end() && it->second->isSymlink();
 }
 
 Errno Workspace::readFile(std::string_view relPath, std::string& out) const {

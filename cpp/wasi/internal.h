@@ -38,7 +38,7 @@ constexpr uint64_t DirReadOnly = FdFdstatSetFlags | FdSync | FdAdvise | PathOpen
 constexpr uint64_t Stdio = FdWrite | FdFdstatSetFlags | FdFilestatGet | PollFdReadwrite | FdSync | FdDatasync;
 }  // namespace right
 
-enum class FileType : uint8_t { Unknown = 0, CharacterDevice = 2, Directory = 3, RegularFile = 4 };
+enum class FileType : uint8_t { Unknown = 0, CharacterDevice = 2, Directory = 3, RegularFile = 4, SymbolicLink = 7 };
 
 // --- the tree ---------------------------------------------------------------------------------------------------
 
@@ -60,7 +60,8 @@ struct Mount {
   bool isWorkspace() const { return kind == MountKind::Workspace; }
 };
 
-enum class NodeKind : uint8_t { File, Directory, NullDevice };
+// Symlink: only ever created with the reference policy off (the runner's --full-wasi); its target is `data`.
+enum class NodeKind : uint8_t { File, Directory, NullDevice, Symlink };
 
 struct Node : std::enable_shared_from_this<Node> {
   NodeKind kind = NodeKind::File;
@@ -87,6 +88,7 @@ struct Node : std::enable_shared_from_this<Node> {
   ~Node();  // releases a detached file's bytes; children are released without recursion
 
   bool isDir() const { return kind == NodeKind::Directory; }
+  bool isSymlink() const { return kind == NodeKind::Symlink; }
   uint64_t size() const { return view ? viewSize : data.size(); }
   const uint8_t* bytes() const { return view ? view : data.data(); }
   bool linked() const { return parent != nullptr; }
@@ -115,6 +117,9 @@ struct FdEntry {
   FdKind kind = FdKind::Closed;
   std::shared_ptr<Node> node;
   std::shared_ptr<Node> root;  // the preopen this descriptor lives under: `..` never climbs above it
+  // With the reference policy off, a directory descriptor is a capability for its own subtree: `..` never climbs
+  // above this node either (null: only `root` bounds it).
+  std::shared_ptr<Node> limit;
   uint64_t rightsBase = 0;
   uint64_t rightsInheriting = 0;
   uint16_t fdflags = 0;
@@ -158,17 +163,25 @@ constexpr uint32_t kMaxPathBytes = 4096;
 constexpr std::size_t kMaxNameBytes = 255;
 
 struct Resolved {
-  std::shared_ptr<Node> node;    // the target, null when it does not exist
+  std::shared_ptr<Node> node;    // the target, null when it does not exist (a symlink itself unless followed)
   std::shared_ptr<Node> parent;  // the directory holding `name`; null when the target is `.`, `..` or a root
   std::string name;
   bool trailingSlash = false;
 };
 
+// Symbolic links expanded in one resolution before it answers Loop (Linux's MAXSYMLINKS).
+constexpr uint32_t kMaxSymlinkHops = 40;
+// path_* lookupflags: follow a symlink in the last component.
+constexpr uint32_t kLookupSymlinkFollow = 1;
+
 // Reads a path argument from guest memory: NameTooLong over kMaxPathBytes, Fault outside memory, Inval with a NUL.
 Errno readPath(Host& host, uint32_t ptr, uint32_t len, std::string& out);
 // Resolves `path` relative to directory descriptor `dir` without ever leaving dir.root: NotCapable for absolute
 // paths and for `..` past the root, NoEnt/NotDir on the way, NameTooLong for a component over 255 bytes.
-Errno resolvePath(const FdEntry& dir, std::string_view path, Resolved& out);
+// Symbolic links on the way are followed (relative targets only: an absolute target is NotCapable, and `..` in a
+// target stops at dir.root like any other); the last component is followed only with `followLast` or a trailing
+// slash. More than kMaxSymlinkHops expansions: Loop.
+Errno resolvePath(const FdEntry& dir, std::string_view path, Resolved& out, bool followLast = false);
 
 // --- serialization (wasi_serdes): little-endian layouts of the WASI structs -------------------------------------
 

@@ -384,8 +384,9 @@ Errno fd_renumber(Host& host, uint32_t from, uint32_t to) {
   FdEntry* a = s.fds.get(from);
   FdEntry* b = s.fds.get(to);
   if (!a || !b) return Errno::Badf;
-  // The fixed descriptors (stdio, preopens) are part of the snapshot contract: they never move or get replaced.
-  if (from < s.fdBase || to < s.fdBase) return Errno::NotSup;
+  // The fixed descriptors (stdio, preopens) are part of an engine's snapshot contract: under the reference policy they
+  // never move or get replaced. A plain WASI program (--full-wasi) may renumber over them, as POSIX dup2 would.
+  if (s.options.referencePolicy && (from < s.fdBase || to < s.fdBase)) return Errno::NotSup;
   if (from == to) return Errno::Success;
   *b = std::move(*a);
   return s.fds.close(from);

@@ -1,5 +1,9 @@
 // path_* syscalls, with the sandbox policy of SPEC §5.4: a mutation outside /workspace is EPERM, any access to a
 // disabled workspace is EACCES, links and symlinks are EPERM, and no path leaves its preopen (path_resolver.cpp).
+// With the policy off (the runner's --full-wasi) symbolic links are real nodes; hard links stay EPERM (below).
+// Every call checks its descriptor first: a bad fd is EBADF before any other answer.
+#include <algorithm>
+
 #include "internal.h"
 
 namespace sw::wasi {
@@ -37,11 +41,14 @@ bool canHoldNewEntries(const FdEntry& dir, const Node& parent) {
   return &parent == dir.root.get() || parent.linked();
 }
 
-Errno resolveArg(Host& host, const FdEntry& dir, uint32_t path, uint32_t pathLen, Resolved& r) {
+Errno resolveArg(Host& host, const FdEntry& dir, uint32_t path, uint32_t pathLen, Resolved& r,
+                 bool followLast = false) {
   std::string p;
   if (Errno e = detail::readPath(host, path, pathLen, p); e != Errno::Success) return e;
-  return detail::resolvePath(dir, p, r);
+  return detail::resolvePath(dir, p, r, followLast);
 }
+
+bool follows(uint32_t lookupFlags) { return (lookupFlags & detail::kLookupSymlinkFollow) != 0; }
 
 // A call that adds or removes an entry under directory `fd`: the descriptor, the mutation policy, the right, then the
 // path, in that order for every such call.
@@ -65,10 +72,12 @@ Errno path_open(Host& host, uint32_t dirFd, uint32_t dirFlags, uint32_t path, ui
   if (!dir->inWorkspace() && (oflags & (kOflagCreat | kOflagTrunc)) && s.options.referencePolicy) return Errno::Perm;
   if ((oflags & ~uint32_t(0xf)) || (fdFlags & ~uint32_t(0x1f))) return Errno::Inval;
   if ((oflags & kOflagCreat) && !(dir->rightsBase & right::PathCreateFile)) return Errno::NotCapable;
+  // O_TRUNC through a path is a size change: the directory needs path_filestat_set_size (witx `path_open`).
+  if ((oflags & kOflagTrunc) && !(dir->rightsBase & right::PathFilestatSetSize)) return Errno::NotCapable;
   if ((rightsBase & ~dir->rightsInheriting) || (rightsInheriting & ~dir->rightsInheriting)) return Errno::NotCapable;
   if (!s.memory) return Errno::Fault;
   Resolved r;
-  if (Errno e = resolveArg(host, *dir, path, pathLen, r); e != Errno::Success) return e;
+  if (Errno e = resolveArg(host, *dir, path, pathLen, r, follows(dirFlags)); e != Errno::Success) return e;
   if (!s.memory->inBounds(fdPtr, 4)) return Errno::Fault;
 
   std::shared_ptr<Node> node = r.node;
@@ -82,11 +91,16 @@ Errno path_open(Host& host, uint32_t dirFd, uint32_t dirFlags, uint32_t path, ui
     detail::linkChild(*r.parent, r.name, node);
   } else {
     if ((oflags & kOflagCreat) && (oflags & kOflagExcl)) return Errno::Exist;
+    // A symlink not followed (no LOOKUPFLAGS_SYMLINK_FOLLOW) cannot be opened: O_NOFOLLOW's ELOOP.
+    if (node->isSymlink()) return Errno::Loop;
     if ((oflags & kOflagDirectory) && !node->isDir()) return Errno::NotDir;
     // Writing a directory: EISDIR, unless the caller asked for a directory (O_DIRECTORY), in which case rights
     // that do not apply to directories are simply not granted (as the witx allows).
     if (node->isDir() && (oflags & kOflagTrunc)) return Errno::IsDir;
-    if (node->isDir() && (rightsBase & right::FdWrite) && !(oflags & kOflagDirectory)) return Errno::IsDir;
+    // Outside the reference policy, POSIX open(2): a directory is never opened for writing, O_DIRECTORY or not.
+    if (node->isDir() && (rightsBase & right::FdWrite) && (!(oflags & kOflagDirectory) || !s.options.referencePolicy)) {
+      return Errno::IsDir;
+    }
     bool writable = node->mount && node->mount->isWorkspace();
     if (node->kind == NodeKind::File && !writable &&
         ((rightsBase & (right::FdWrite | right::FdAllocate | right::FdFilestatSetSize)) || (oflags & kOflagTrunc))) {
@@ -99,7 +113,11 @@ Errno path_open(Host& host, uint32_t dirFd, uint32_t dirFlags, uint32_t path, ui
   }
 
   FdEntry entry;
+  // Under the reference policy `..` stops at the preopen, for every descriptor below it. A plain WASI program
+  // (--full-wasi) gets the capability model of the WASI filesystem design: a directory descriptor grants its own
+  // subtree only, so `..` (or a symlink's `..`) never climbs above the directory it was opened for.
   entry.root = dir->root;
+  if (node->isDir() && !s.options.referencePolicy) entry.limit = node;
   entry.node = node;
   entry.fdflags = uint16_t(fdFlags);
   bool writable = node->mount && node->mount->kind != detail::MountKind::ReadOnly;
@@ -204,7 +222,7 @@ Errno path_filestat_get(Host& host, uint32_t fd, uint32_t flags, uint32_t path, 
   if (Errno e = lookupDir(s, fd, right::PathFilestatGet, dir); e != Errno::Success) return e;
   if (disabledWorkspace(*dir)) return Errno::Acces;
   Resolved r;
-  if (Errno e = resolveArg(host, *dir, path, pathLen, r); e != Errno::Success) return e;
+  if (Errno e = resolveArg(host, *dir, path, pathLen, r, follows(flags)); e != Errno::Success) return e;
   if (!r.node) return Errno::NoEnt;
   uint8_t buf[detail::kFilestatSize];
   detail::encodeFilestat(buf, *r.node);
@@ -219,7 +237,7 @@ Errno path_filestat_set_times(Host& host, uint32_t fd, uint32_t flags, uint32_t 
   if (Errno e = lookupDir(s, fd, right::PathFilestatSetTimes, dir); e != Errno::Success) return e;
   if (disabledWorkspace(*dir)) return Errno::Acces;
   Resolved r;
-  if (Errno e = resolveArg(host, *dir, path, pathLen, r); e != Errno::Success) return e;
+  if (Errno e = resolveArg(host, *dir, path, pathLen, r, follows(flags)); e != Errno::Success) return e;
   if (!r.node) return Errno::NoEnt;
   return detail::setNodeTimes(host, *r.node, atim, mtim, fstFlags);
 }
@@ -232,17 +250,52 @@ Errno path_readlink(Host& host, uint32_t fd, uint32_t path, uint32_t pathLen, ui
   if (disabledWorkspace(*dir)) return Errno::Acces;
   Resolved r;
   if (Errno e = resolveArg(host, *dir, path, pathLen, r); e != Errno::Success) return e;
-  return r.node ? Errno::Inval : Errno::NoEnt;  // there are no symbolic links
+  if (!r.node) return Errno::NoEnt;
+  if (!r.node->isSymlink()) return Errno::Inval;
+  // A buffer shorter than the target gets its first bufLen bytes, as readlink(2) does.
+  const uint32_t n = uint32_t(std::min<uint64_t>(bufLen, r.node->data.size()));
+  if (!s.memory->inBounds(buf, n) || !s.memory->inBounds(bufUsedPtr, 4)) return Errno::Fault;
+  if (n && !s.memory->write(buf, r.node->data.data(), n)) return Errno::Fault;
+  return s.memory->writeU32(bufUsedPtr, n) ? Errno::Success : Errno::Fault;
 }
 
+// Hard links: a node has one parent in this tree (`..`, the workspace's path accounting), so there are none, and
+// link(2)'s answer for a file system without them is EPERM. The descriptors are checked first all the same.
 Errno path_link(Host& host, uint32_t oldFd, uint32_t oldFlags, uint32_t oldPath, uint32_t oldPathLen, uint32_t newFd,
                 uint32_t newPath, uint32_t newPathLen) {
+  HostState& s = host.state();
+  if (s.options.referencePolicy) return Errno::Perm;
+  FdEntry* from = nullptr;
+  FdEntry* to = nullptr;
+  if (Errno e = lookupDir(s, oldFd, right::PathLinkSource, from); e != Errno::Success) return e;
+  if (Errno e = lookupDir(s, newFd, right::PathLinkTarget, to); e != Errno::Success) return e;
   return Errno::Perm;
 }
 
+// A symbolic link holding `oldPath` at `newPath` (reference policy: EPERM). The target is stored as given and
+// resolved only when followed; an absolute target is refused here already, since it could never be followed.
 Errno path_symlink(Host& host, uint32_t oldPath, uint32_t oldPathLen, uint32_t fd, uint32_t newPath,
                    uint32_t newPathLen) {
-  return Errno::Perm;
+  HostState& s = host.state();
+  if (s.options.referencePolicy) return Errno::Perm;
+  FdEntry* dir = nullptr;
+  Resolved r;
+  if (Errno e = resolveForMutation(host, fd, right::PathSymlink, newPath, newPathLen, dir, r); e != Errno::Success) {
+    return e;
+  }
+  std::string target;
+  if (Errno e = detail::readPath(host, oldPath, oldPathLen, target); e != Errno::Success) return e;
+  if (target.empty()) return Errno::NoEnt;
+  if (target.front() == '/') return Errno::NotCapable;
+  if (r.node || !r.parent) return Errno::Exist;
+  if (r.trailingSlash) return Errno::NoEnt;
+  if (!canHoldNewEntries(*dir, *r.parent)) return Errno::NoEnt;
+  if (Errno e = detail::reserveEntry(*r.parent, r.name); e != Errno::Success) return e;
+  auto link = detail::makeNode(NodeKind::Symlink, r.parent->mount, s.now());
+  link->data.assign(target.begin(), target.end());
+  detail::linkChild(*r.parent, r.name, std::move(link));
+  r.parent->mtim = s.now();
+  return Errno::Success;
 }
 
 }  // namespace sw::wasi

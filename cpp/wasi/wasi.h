@@ -141,11 +141,16 @@ class Workspace {
   // relPath is relative to the root ("a/b.txt"); `.`, `..` and absolute paths are refused with Inval.
   Errno writeFile(std::string_view relPath, std::string_view data, uint64_t mtimeNs = 0);  // creates parents
   Errno makeDirectories(std::string_view relPath);
+  // A symbolic link to the relative `target` (the runner copying a host directory in --full-wasi mode); parents must
+  // exist. Exist when the path is taken, NotCapable for an absolute target.
+  Errno makeSymlink(std::string_view relPath, std::string_view target);
+  // Whether relPath names a symbolic link (only with the reference policy off can there be one).
+  bool isSymlink(std::string_view relPath) const;
   Errno readFile(std::string_view relPath, std::string& out) const;
   struct Entry {
     std::string path;  // relative, '/'-separated
     bool directory;
-    std::string_view data;
+    std::string_view data;  // a symlink's target (isSymlink)
     uint64_t mtimeNs;
   };
   // Pre-order, children sorted by name, root excluded.

@@ -189,6 +189,30 @@ describe("fault injection", () => {
     });
   });
 
+  describe("a trap of the core itself", () => {
+    it("javascript: a WebAssembly.RuntimeError from a core entry point is 502 INTERNAL_ERROR; a fresh core serves the next request", async () => {
+      const arm = async (coreTrap) =>
+        (await rt.fetch("https://javascript.test/fault-here", { method: "POST", body: JSON.stringify({ coreTrap }) })).json();
+      // A core is up in this isolate before the trap (the Worker's /fault-here itself never touches one).
+      await assertExecutionResult(await rt.execute({ code: "0" }, { host: "javascript.test" }));
+      const { coreTraps, cores } = await arm(1);
+      const r = await rt.execute({ code: "1 + 1" }, { host: "javascript.test" });
+      await assertErrorResponse(r, 502, "Engine execution failed", "INTERNAL_ERROR");
+      const after = await arm(0);
+      assert.equal(after.coreTraps, coreTraps + 1, "the trap was injected");
+      assert.equal(after.cores, cores + 1, "the trapped core was discarded and a new one instantiated");
+      const next = await assertExecutionResult(await rt.execute({ code: "1 + 1" }, { host: "javascript.test" }));
+      assert.deepEqual(next.results, [{ text: "2" }]);
+      assert.equal((await arm(0)).cores, cores + 1, "the new core keeps serving");
+      // And again: the new core is wrapped the same way, so the recovery is not a one-off.
+      await arm(1);
+      await assertErrorResponse(await rt.execute({ code: "2 + 2" }, { host: "javascript.test" }), 502,
+        "Engine execution failed", "INTERNAL_ERROR");
+      const again = await assertExecutionResult(await rt.execute({ code: "2 + 2" }, { host: "javascript.test" }));
+      assert.deepEqual(again.results, [{ text: "4" }]);
+    });
+  });
+
   describe("workerd disposed while an execute is in flight", () => {
     it("while the execute waits for getFiles: after a restart the context restores and nothing of the round exists", async () => {
       const key = "killed";

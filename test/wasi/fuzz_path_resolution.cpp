@@ -1,4 +1,5 @@
-// libFuzzer target: random sequences of path syscalls against a host with a small workspace.
+// libFuzzer target: random sequences of path syscalls (symlinks and following them included) against a host with a
+// small workspace, with and without the reference policy.
 // Invariants checked after every call: no descriptor's node lies outside its preopen, every parent pointer matches
 // the tree, the workspace counters equal a recount of the tree, and the read-only trees never change.
 #include <cstdlib>
@@ -59,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Input in{data, size};
   constexpr uint32_t kPath = 1024, kOut = 8192, kIov = 8200, kData = 9000;
   for (int step = 0; step < 64 && in.n; ++step) {
-    uint8_t op = in.byte() % 9;
+    uint8_t op = in.byte() % 11;
     uint32_t fd = in.byte() % 10;
     std::string path = in.text(40);
     std::memcpy(mem.bytes().data() + kPath, path.data(), path.size());
@@ -84,6 +85,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 6: fd_readdir(host, fd, kData, in.byte(), in.byte() % 8, kOut); break;
       case 7: fd_close(host, fd); break;
       case 8: ws.setDisabled(!ws.disabled()); break;
+      case 9: {  // a symbolic link (only with the reference policy off); its target from the input
+        std::string target = in.text(20);
+        std::memcpy(mem.bytes().data() + kPath + 512, target.data(), target.size());
+        path_symlink(host, kPath + 512, uint32_t(target.size()), fd, kPath, len);
+        break;
+      }
+      case 10: path_open(host, fd, 1, kPath, len, in.byte() & 0xf, right::All, right::All, 0, kOut); break;
     }
     uint32_t entries = 0;
     uint64_t bytes = 0;
