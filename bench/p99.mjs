@@ -1,0 +1,251 @@
+#!/usr/bin/env node
+// Benchmark (not a test): stateless POST /execute tail latency (p50 / p99 / p99.9) of two builds side by side in one
+// run — this tree ("after") and a built copy of another commit ("before", --base) — so that machine load hits both
+// alike. Per engine (JavaScript, Python) and workload (`1 + 1`, a small compute that allocates):
+//
+//   in-isolate  one child process per build (its own V8 heap: one build's garbage never lands in the other's timings)
+//               runs handleRequest from worker-shim/core.js as the Worker's fetch handler does, with the Worker's
+//               ExecutionContext: what the response hands to waitUntil (the next request's spare instance) runs after
+//               the timed part, as in an idle isolate between requests. The child also reports, per variant, how many
+//               engine instances the core had the shim instantiate, the V8 GC pauses that overlapped a timed request
+//               (count, total ms, how many of the slowest 1% overlapped one), and the engine linear memory the isolate
+//               holds between requests (the pooled and the spare instance).
+//   busy        the same, back to back: the next request is sent without waiting for the waitUntil work, which
+//               then runs whenever the event loop gets to it (inside the next request's awaits), as under load.
+//   http        the real Worker (wrangler.jsonc; engines/python/wrangler.jsonc) in workerd, one Miniflare per build,
+//               sequential POST /execute through dispatchFetch, GAP ms between requests (--gap) so waitUntil runs.
+//
+// Requests alternate between the builds (and the order flips every round). Load average is printed at start and end.
+//
+//   node bench/p99.mjs --base /tmp/p99/base [--requests 1000] [--engines javascript,python] [--modes isolate,busy,http]
+//
+// --base: a directory laid out like this repository with the built files (worker-shim/ with generated/, engines/*/
+// {engine.js,build/}, test/integration/ helpers and fixtures, wrangler.jsonc, package.json, a node_modules link), e.g.
+//   git worktree add /tmp/base <commit> && (cd /tmp/base && ln -s $PWD/node_modules && bash scripts/build.sh wasm ...)
+// or a copy of this tree's runtime files taken before a change (bench/RESULTS.md says how the table was made).
+import { fork } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, "..");
+
+const WORKLOADS = {
+  javascript: {
+    "1 + 1": { code: "1 + 1", expect: "2" },
+    // Allocates 1,000 objects and a 21 kB JSON string: more than the boot image's free heap had before
+    // SW_JS_HEAP_HEADROOM.
+    compute: {
+      code: "JSON.stringify(Array.from({ length: 1000 }, (_, i) => ({ i, sq: i * i }))).length",
+      expect: "21428",
+    },
+  },
+  python: {
+    "1 + 1": { code: "1 + 1", expect: "2" },
+    // (Not `import json`: a fresh interpreter imports it from /stdlib on every request, ~40 ms.)
+    compute: { code: "len(str([i * i for i in range(2000)]))", expect: "16537" },
+  },
+};
+
+const sorted = (xs) => [...xs].sort((a, b) => a - b);
+const pct = (xs, p) => { const s = sorted(xs); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
+const fmt = (x) => (x === undefined ? "–" : x.toFixed(2));
+const mib = (bytes) => (bytes / 1048576).toFixed(1);
+
+// --- child: one build, in-isolate ----------------------------------------------------------------------------------
+async function child(tree) {
+  const { PerformanceObserver } = await import("node:perf_hooks");
+  await import(path.join(tree, "worker-shim/testing.js"));
+  const { handleRequest, getCore } = await import(path.join(tree, "worker-shim/core.js"));
+  const engines = {
+    javascript: (await import(path.join(tree, "worker-shim/javascript.js"))).javascriptEngine,
+    python: (await import(path.join(tree, "engines/python/engine.js"))).pythonEngine,
+  };
+  const core = await getCore();
+  let instantiations = 0;
+  const languageOf = new WeakMap(); // engine instance -> its language
+  const instantiate = core.hostInstantiateGuest.bind(core);
+  core.hostInstantiateGuest = (server, host) => {
+    instantiations++;
+    const ok = instantiate(server, host);
+    if (ok) languageOf.set(core.guestInstances.get(host), core.enginesByServer.get(server).language);
+    return ok;
+  };
+  const gcs = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push([e.startTime, e.startTime + e.duration]);
+  }).observe({ entryTypes: ["gc"] });
+  // Engine linear memory the isolate keeps between requests: parked (pooled) instances and bound ones (the spare).
+  const heldBytes = (language) => {
+    let n = 0;
+    const instances = [...[...core.parkedGuests.values()].map((g) => g.instance), ...core.guestInstances.values()];
+    for (const i of instances) if (languageOf.get(i) === language) n += i.exports.memory.buffer.byteLength;
+    return n;
+  };
+  const one = async (language, code, idle) => {
+    const pending = [];
+    const ctx = { waitUntil: (p) => pending.push(p) };
+    const request = new Request("https://runtime.internal/execute", {
+      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }),
+    });
+    const before = instantiations;
+    const t0 = performance.now();
+    const response = await handleRequest(engines[language], request, {}, ctx);
+    const body = await response.json();
+    const t1 = performance.now();
+    // idle: the spare for the next request is prepared now; busy: whenever the event loop gets to it, possibly inside
+    // the next request (requests back to back, as under load)
+    if (idle) await Promise.all(pending);
+    // Counted with the spare: a request whose instance could not be reused makes the next spare a new instance.
+    return { ms: t1 - t0, t0, t1, body, instantiated: instantiations - before };
+  };
+  const windows = []; // [t0, t1] of each timed request since the last report
+  process.on("message", async ({ language, code, idle, report }) => {
+    try {
+      if (report) {
+        // GC entries reach the observer asynchronously, in batches: match them to the windows once they are in.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const gc = windows.map(([t0, t1]) => {
+          let ms = 0, count = 0;
+          for (const [a, b] of gcs) if (a < t1 && b > t0) { count++; ms += Math.min(b, t1) - Math.max(a, t0); }
+          return [count, ms];
+        });
+        const all = [gcs.length, gcs.reduce((sum, [a, b]) => sum + (b - a), 0)];
+        windows.length = 0;
+        gcs.length = 0;
+        return process.send({ gc, all });
+      }
+      const r = await one(language, code, idle);
+      windows.push([r.t0, r.t1]);
+      const text = r.body.results?.[0]?.text;
+      process.send({ ms: r.ms, text, error: r.body.error, instantiated: r.instantiated, held: heldBytes(language) });
+    } catch (error) {
+      process.send({ fatal: String(error?.stack ?? error) });
+    }
+  });
+  process.send({ ready: true });
+}
+
+// --- parent ----------------------------------------------------------------------------------------------------------
+async function main() {
+  const { values: opts } = parseArgs({
+    options: {
+      base: { type: "string" },
+      requests: { type: "string", default: "1000" },
+      warm: { type: "string", default: "30" },
+      engines: { type: "string", default: "javascript,python" },
+      modes: { type: "string", default: "isolate,busy,http" },
+      gap: { type: "string", default: "2" },
+      child: { type: "string" },
+    },
+  });
+  if (opts.child) return child(opts.child);
+  if (!opts.base) throw new Error("--base <dir> (the 'before' build) is required");
+  const REQUESTS = Number(opts.requests), WARM = Number(opts.warm), GAP = Number(opts.gap);
+  const builds = [{ name: "before", tree: path.resolve(opts.base) }, { name: "after", tree: ROOT }];
+  const engineNames = opts.engines.split(",");
+  const modes = opts.modes.split(",");
+  const load0 = os.loadavg();
+  console.log(`machine: ${os.cpus()[0]?.model} x${os.cpus().length}, node ${process.version}; load average ${load0.map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(`builds: before = ${builds[0].tree}, after = ${builds[1].tree}; ${REQUESTS} timed requests per variant (+${WARM} warm), alternating builds`);
+  const results = []; // { mode, engine, workload, build, times, gc..., instantiated, held }
+
+  const check = (r, w, label) => {
+    if (r.fatal) throw new Error(`${label}: ${r.fatal}`);
+    if (r.text !== w.expect) throw new Error(`${label}: expected ${w.expect}, got ${JSON.stringify(r).slice(0, 300)}`);
+  };
+
+  if (modes.includes("isolate") || modes.includes("busy")) {
+    const children = builds.map((b) => {
+      const c = fork(fileURLToPath(import.meta.url), ["--child", b.tree], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      let waiting = null;
+      c.on("message", (m) => { const w = waiting; waiting = null; w?.(m); });
+      const ready = new Promise((resolve) => { waiting = resolve; });
+      return { ...b, ready, ask: (msg) => new Promise((resolve) => { waiting = resolve; c.send(msg); }), proc: c };
+    });
+    await Promise.all(children.map((c) => c.ready));
+    const isolateModes = [["in-isolate", true], ...(modes.includes("busy") ? [["in-isolate, back to back", false]] : [])];
+    for (const [mode, idle] of isolateModes) for (const engine of engineNames) {
+      for (const [workload, w] of Object.entries(WORKLOADS[engine])) {
+        const rows = children.map((c) => ({ mode, engine, workload, build: c.name, times: [], gcMs: [], gcCount: [], instantiated: 0, held: 0 }));
+        for (let i = 0; i < WARM + REQUESTS; i++) {
+          for (let k = 0; k < children.length; k++) {
+            const j = (i + k) % children.length;
+            const r = await children[j].ask({ language: engine, code: w.code, idle });
+            check(r, w, `${children[j].name} ${engine} ${workload}`);
+            if (i < WARM) continue;
+            rows[j].times.push(r.ms);
+            rows[j].instantiated += r.instantiated; rows[j].held = r.held;
+          }
+          if (i === WARM - 1) for (const c of children) await c.ask({ report: true }); // forget the warm-up's windows
+        }
+        for (let j = 0; j < children.length; j++) {
+          const { gc, all } = await children[j].ask({ report: true });
+          rows[j].gcAll = all;
+          rows[j].gcCount = gc.map(([count]) => count);
+          rows[j].gcMs = gc.map(([, ms]) => ms);
+        }
+        results.push(...rows);
+      }
+    }
+    for (const c of children) c.proc.kill();
+  }
+
+  if (modes.includes("http")) {
+    for (const engine of engineNames) {
+      const servers = [];
+      for (const b of builds) {
+        const { runtimeWorkerOptions, startMiniflare } = await import(path.join(b.tree, "test/integration/helpers.mjs"));
+        servers.push({ ...b, mf: await startMiniflare([runtimeWorkerOptions({ language: engine })]) });
+      }
+      for (const [workload, w] of Object.entries(WORKLOADS[engine])) {
+        const rows = servers.map((s) => ({ mode: "http", engine, workload, build: s.name, times: [] }));
+        const one = async (s) => {
+          const t0 = performance.now();
+          const res = await s.mf.dispatchFetch("https://runtime.internal/execute", {
+            method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: w.code }),
+          });
+          const body = await res.json();
+          const ms = performance.now() - t0;
+          check({ text: body.results?.[0]?.text, body }, w, `http ${s.name} ${engine} ${workload}`);
+          return ms;
+        };
+        for (let i = 0; i < WARM + REQUESTS; i++) {
+          for (let k = 0; k < servers.length; k++) {
+            const j = (i + k) % servers.length;
+            const ms = await one(servers[j]);
+            if (i >= WARM) rows[j].times.push(ms);
+            if (GAP) await new Promise((r) => setTimeout(r, GAP)); // let waitUntil (the spare) run
+          }
+        }
+        results.push(...rows);
+      }
+      for (const s of servers) await s.mf.dispose();
+    }
+  }
+
+  const load1 = os.loadavg();
+  console.log(`\nload average at the end: ${load1.map((x) => x.toFixed(2)).join(" ")}\n`);
+  console.log("| mode | engine | workload | build | p50 ms | p99 ms | p99.9 ms | max ms | instances created | GC pauses, all (count, ms) | GC pauses inside timed requests | slowest 1% overlapping a GC | engine memory held between requests |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const r of results) {
+    const n = r.times.length;
+    let gc = "–", gcAll = "–", slowGc = "–", held = "–", inst = "–";
+    if (r.gcMs) {
+      const total = r.gcMs.reduce((a, b) => a + b, 0);
+      const count = r.gcCount.reduce((a, b) => a + b, 0);
+      gc = `${count}, ${total.toFixed(1)}`;
+      gcAll = `${r.gcAll[0]}, ${r.gcAll[1].toFixed(1)}`;
+      const cut = pct(r.times, 0.99);
+      const slow = r.times.map((t, i) => [t, r.gcCount[i]]).filter(([t]) => t >= cut);
+      slowGc = `${slow.filter(([, g]) => g > 0).length} of ${slow.length}`;
+      held = `${mib(r.held)} MiB`;
+      inst = `${r.instantiated} / ${n}`;
+    }
+    console.log(`| ${r.mode} | ${r.engine} | ${r.workload} | ${r.build} | ${fmt(pct(r.times, 0.5))} | ${fmt(pct(r.times, 0.99))} | ${fmt(pct(r.times, 0.999))} | ${fmt(Math.max(...r.times))} | ${inst} | ${gcAll} | ${gc} | ${slowGc} | ${held} |`);
+  }
+}
+
+await main();
