@@ -18,12 +18,20 @@
 // Requests alternate between the builds (and the order flips every round). Load average is printed at start and end.
 //
 //   node bench/p99.mjs --base /tmp/p99/base [--requests 1000] [--engines javascript,python] [--modes isolate,busy,http]
+//                      [--gap 2] [--trace-gc]
+//
+// --trace-gc: workerd runs with V8's --trace-gc (through bench/workerd-stdout.sh); the http rows then count the GC
+// pauses of that build's workerd process (all its isolates: the Worker's and Miniflare's own) during the timed part.
+// The control row: a Worker answering a constant through the same transport, so the machine's and Miniflare's tail
+// shows next to ours. "CPU ms per request" (in-isolate): the child process's CPU time (all threads) per request,
+// which load inflates far less than wall-clock time.
 //
 // --base: a directory laid out like this repository with the built files (worker-shim/ with generated/, engines/*/
 // {engine.js,build/}, test/integration/ helpers and fixtures, wrangler.jsonc, package.json, a node_modules link), e.g.
 //   git worktree add /tmp/base <commit> && (cd /tmp/base && ln -s $PWD/node_modules && bash scripts/build.sh wasm ...)
 // or a copy of this tree's runtime files taken before a change (bench/RESULTS.md says how the table was made).
 import { fork } from "node:child_process";
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -102,6 +110,7 @@ async function child(tree) {
     return { ms: t1 - t0, t0, t1, body, instantiated: instantiations - before };
   };
   const windows = []; // [t0, t1] of each timed request since the last report
+  let cpuSince = process.cpuUsage(); // CPU time of the whole process (every thread: GC helpers too) per request
   process.on("message", async ({ language, code, idle, report }) => {
     try {
       if (report) {
@@ -113,9 +122,12 @@ async function child(tree) {
           return [count, ms];
         });
         const all = [gcs.length, gcs.reduce((sum, [a, b]) => sum + (b - a), 0)];
+        const used = process.cpuUsage(cpuSince);
+        cpuSince = process.cpuUsage();
+        const cpuMs = (used.user + used.system) / 1000 / Math.max(1, windows.length);
         windows.length = 0;
         gcs.length = 0;
-        return process.send({ gc, all });
+        return process.send({ gc, all, cpuMs });
       }
       const r = await one(language, code, idle);
       windows.push([r.t0, r.t1]);
@@ -138,6 +150,7 @@ async function main() {
       engines: { type: "string", default: "javascript,python" },
       modes: { type: "string", default: "isolate,busy,http" },
       gap: { type: "string", default: "2" },
+      "trace-gc": { type: "boolean", default: false },
       child: { type: "string" },
     },
   });
@@ -182,8 +195,9 @@ async function main() {
           if (i === WARM - 1) for (const c of children) await c.ask({ report: true }); // forget the warm-up's windows
         }
         for (let j = 0; j < children.length; j++) {
-          const { gc, all } = await children[j].ask({ report: true });
+          const { gc, all, cpuMs } = await children[j].ask({ report: true });
           rows[j].gcAll = all;
+          rows[j].cpuMs = cpuMs;
           rows[j].gcCount = gc.map(([count]) => count);
           rows[j].gcMs = gc.map(([, ms]) => ms);
         }
@@ -198,10 +212,35 @@ async function main() {
       const servers = [];
       for (const b of builds) {
         const { runtimeWorkerOptions, startMiniflare } = await import(path.join(b.tree, "test/integration/helpers.mjs"));
-        servers.push({ ...b, mf: await startMiniflare([runtimeWorkerOptions({ language: engine })]) });
+        let trace = null;
+        if (opts["trace-gc"]) {
+          // V8's GC trace of this build's workerd process (every isolate in it), through bench/workerd-stdout.sh.
+          trace = path.join(os.tmpdir(), `p99-gc-${process.pid}-${engine}-${b.name}.log`);
+          fs.writeFileSync(trace, "");
+          Object.assign(process.env, {
+            MINIFLARE_WORKERD_PATH: path.join(HERE, "workerd-stdout.sh"),
+            MINIFLARE_WORKERD_V8_FLAGS: "--trace-gc",
+            SW_WORKERD_REAL: (await import("workerd")).default.default,
+            SW_WORKERD_STDOUT: trace,
+          });
+        }
+        servers.push({ ...b, trace, mf: await startMiniflare([runtimeWorkerOptions({ language: engine })]) });
+        for (const k of ["MINIFLARE_WORKERD_PATH", "MINIFLARE_WORKERD_V8_FLAGS"]) delete process.env[k];
       }
+      // The control: a Worker that answers a constant (no core, no engine) through the same transport, interleaved
+      // with the two builds. Its tail is the machine's and Miniflare's, not ours.
+      const { startMiniflare } = await import(path.join(ROOT, "test/integration/helpers.mjs"));
+      servers.push({
+        name: "control (constant answer, no Wasm)",
+        control: true,
+        mf: await startMiniflare([{
+          name: "control", modules: true, compatibilityDate: "2026-11-01",
+          script: "export default { fetch() { return new Response('{\"results\":[{\"text\":\"2\"}]}'); } };",
+        }]),
+      });
       for (const [workload, w] of Object.entries(WORKLOADS[engine])) {
         const rows = servers.map((s) => ({ mode: "http", engine, workload, build: s.name, times: [] }));
+        const traceFrom = servers.map((s) => (s.trace ? fs.statSync(s.trace).size : 0));
         const one = async (s) => {
           const t0 = performance.now();
           const res = await s.mf.dispatchFetch("https://runtime.internal/execute", {
@@ -209,7 +248,7 @@ async function main() {
           });
           const body = await res.json();
           const ms = performance.now() - t0;
-          check({ text: body.results?.[0]?.text, body }, w, `http ${s.name} ${engine} ${workload}`);
+          if (!s.control) check({ text: body.results?.[0]?.text, body }, w, `http ${s.name} ${engine} ${workload}`);
           return ms;
         };
         for (let i = 0; i < WARM + REQUESTS; i++) {
@@ -219,7 +258,17 @@ async function main() {
             if (i >= WARM) rows[j].times.push(ms);
             if (GAP) await new Promise((r) => setTimeout(r, GAP)); // let waitUntil (the spare) run
           }
+          if (i === WARM - 1) servers.forEach((s, j) => { if (s.trace) traceFrom[j] = fs.statSync(s.trace).size; });
         }
+        await new Promise((r) => setTimeout(r, 200));
+        servers.forEach((s, j) => {
+          if (!s.trace) return;
+          const text = fs.readFileSync(s.trace).subarray(traceFrom[j]).toString();
+          // "[pid:0xisolate]  1234 ms: Scavenge 2.2 (3.5) -> 1.9 (4.2) MB, pooled: 0.0 MB, 1.21 / 0.00 ms ..."
+          const pauses = [...text.matchAll(/ ms: (Scavenge|Mark-Compact|Mark-Sweep|Minor Mark-Sweep)\b.*?MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/g)];
+          rows[j].gcAll = [pauses.length, pauses.reduce((sum, m) => sum + Number(m[2]), 0)];
+          rows[j].majorGcs = pauses.filter((m) => m[1] !== "Scavenge" && m[1] !== "Minor Mark-Sweep").length;
+        });
         results.push(...rows);
       }
       for (const s of servers) await s.mf.dispose();
@@ -228,23 +277,25 @@ async function main() {
 
   const load1 = os.loadavg();
   console.log(`\nload average at the end: ${load1.map((x) => x.toFixed(2)).join(" ")}\n`);
-  console.log("| mode | engine | workload | build | p50 ms | p99 ms | p99.9 ms | max ms | instances created | GC pauses, all (count, ms) | GC pauses inside timed requests | slowest 1% overlapping a GC | engine memory held between requests |");
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| mode | engine | workload | build | p50 ms | p99 ms | p99.9 ms | max ms | CPU ms per request | instances created | GC pauses, all (count, ms) | GC pauses inside timed requests | slowest 1% overlapping a GC | engine memory held between requests |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const r of results) {
     const n = r.times.length;
-    let gc = "–", gcAll = "–", slowGc = "–", held = "–", inst = "–";
+    let gc = "–", gcAll = "–", slowGc = "–", held = "–", inst = "–", cpu = "–";
+    if (r.gcAll && !r.gcMs) gcAll = `${r.gcAll[0]}, ${r.gcAll[1].toFixed(1)} (${r.majorGcs} major; whole workerd process)`;
     if (r.gcMs) {
       const total = r.gcMs.reduce((a, b) => a + b, 0);
       const count = r.gcCount.reduce((a, b) => a + b, 0);
       gc = `${count}, ${total.toFixed(1)}`;
       gcAll = `${r.gcAll[0]}, ${r.gcAll[1].toFixed(1)}`;
+      cpu = fmt(r.cpuMs);
       const cut = pct(r.times, 0.99);
       const slow = r.times.map((t, i) => [t, r.gcCount[i]]).filter(([t]) => t >= cut);
       slowGc = `${slow.filter(([, g]) => g > 0).length} of ${slow.length}`;
       held = `${mib(r.held)} MiB`;
       inst = `${r.instantiated} / ${n}`;
     }
-    console.log(`| ${r.mode} | ${r.engine} | ${r.workload} | ${r.build} | ${fmt(pct(r.times, 0.5))} | ${fmt(pct(r.times, 0.99))} | ${fmt(pct(r.times, 0.999))} | ${fmt(Math.max(...r.times))} | ${inst} | ${gcAll} | ${gc} | ${slowGc} | ${held} |`);
+    console.log(`| ${r.mode} | ${r.engine} | ${r.workload} | ${r.build} | ${fmt(pct(r.times, 0.5))} | ${fmt(pct(r.times, 0.99))} | ${fmt(pct(r.times, 0.999))} | ${fmt(Math.max(...r.times))} | ${cpu} | ${inst} | ${gcAll} | ${gc} | ${slowGc} | ${held} |`);
   }
 }
 
