@@ -12,12 +12,14 @@
 //               holds between requests (the pooled and the spare instance).
 //   busy        the same, back to back: the next request is sent without waiting for the waitUntil work, which
 //               then runs whenever the event loop gets to it (inside the next request's awaits), as under load.
+//   nospare     the same without an ExecutionContext: no spare, so each request resets the pooled instance on its
+//               own path (what a burst sees after its first request).
 //   http        the real Worker (wrangler.jsonc; engines/python/wrangler.jsonc) in workerd, one Miniflare per build,
 //               sequential POST /execute through dispatchFetch, GAP ms between requests (--gap) so waitUntil runs.
 //
 // Requests alternate between the builds (and the order flips every round). Load average is printed at start and end.
 //
-//   node bench/p99.mjs --base /tmp/p99/base [--requests 1000] [--engines javascript,python] [--modes isolate,busy,http]
+//   node bench/p99.mjs --base /tmp/p99/base [--requests 1000] [--engines javascript,python] [--modes isolate,busy,nospare,http]
 //                      [--gap 2] [--trace-gc]
 //
 // --trace-gc: workerd runs with V8's --trace-gc (through bench/workerd-stdout.sh); the http rows then count the GC
@@ -94,7 +96,8 @@ async function child(tree) {
   };
   const one = async (language, code, idle) => {
     const pending = [];
-    const ctx = { waitUntil: (p) => pending.push(p) };
+    // "nospare": no ExecutionContext, so no spare is prepared: each request resets the pooled instance itself.
+    const ctx = idle === "nospare" ? undefined : { waitUntil: (p) => pending.push(p) };
     const request = new Request("https://runtime.internal/execute", {
       method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }),
     });
@@ -148,7 +151,7 @@ async function main() {
       requests: { type: "string", default: "1000" },
       warm: { type: "string", default: "30" },
       engines: { type: "string", default: "javascript,python" },
-      modes: { type: "string", default: "isolate,busy,http" },
+      modes: { type: "string", default: "isolate,busy,nospare,http" },
       gap: { type: "string", default: "2" },
       "trace-gc": { type: "boolean", default: false },
       child: { type: "string" },
@@ -170,7 +173,7 @@ async function main() {
     if (r.text !== w.expect) throw new Error(`${label}: expected ${w.expect}, got ${JSON.stringify(r).slice(0, 300)}`);
   };
 
-  if (modes.includes("isolate") || modes.includes("busy")) {
+  if (["isolate", "busy", "nospare"].some((m) => modes.includes(m))) {
     const children = builds.map((b) => {
       const c = fork(fileURLToPath(import.meta.url), ["--child", b.tree], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
       let waiting = null;
@@ -179,7 +182,11 @@ async function main() {
       return { ...b, ready, ask: (msg) => new Promise((resolve) => { waiting = resolve; c.send(msg); }), proc: c };
     });
     await Promise.all(children.map((c) => c.ready));
-    const isolateModes = [["in-isolate", true], ...(modes.includes("busy") ? [["in-isolate, back to back", false]] : [])];
+    const isolateModes = [
+      ...(modes.includes("isolate") ? [["in-isolate", true]] : []),
+      ...(modes.includes("busy") ? [["in-isolate, back to back", false]] : []),
+      ...(modes.includes("nospare") ? [["in-isolate, no spare", "nospare"]] : []),
+    ];
     for (const [mode, idle] of isolateModes) for (const engine of engineNames) {
       for (const [workload, w] of Object.entries(WORKLOADS[engine])) {
         const rows = children.map((c) => ({ mode, engine, workload, build: c.name, times: [], gcMs: [], gcCount: [], instantiated: 0, held: 0 }));
