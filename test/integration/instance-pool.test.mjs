@@ -52,7 +52,7 @@ const cases = {
     clean: ["undefined", true, "function"],
     grow: "const a = new Uint8Array(24 * 1024 * 1024); a[a.length - 1] = 1; a.length",
     // A small compute that allocates ~1 MiB (objects, a string, an array): fits the heap headroom the image has.
-    allocate: "const a = Array.from({ length: 20000 }, (_, i) => ({ i })); JSON.stringify(a).length + 'x'.repeat(200000).length",
+    allocate: "const a = Array.from({ length: 12000 }, (_, i) => ({ i, s: 'v' + i })); JSON.stringify(a).length + 'x'.repeat(100000).length",
     counter: ["var counter = 41", "++counter"],
   },
   python: {
