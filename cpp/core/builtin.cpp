@@ -322,9 +322,11 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
     run = instance ? driver->runOnce(instance.value(), execute) : wasmify::Result<std::string>(instance.failure());
   }
   // A limit the host raised (a trap) is an ExecutionLimitError; an engine failure or a guest trap an EngineError.
-  // The failed instance is dropped, never pooled: a call cut short may have left state outside linear memory, which
-  // the pool's reset does not rewrite (a prebuilt engine's unexported __stack_pointer or asyncify globals, Ruby).
-  if (!run) scope.server = 0;
+  // The failed instance is dropped, never pooled, unless its engine keeps no state outside linear memory and exported
+  // globals (BuiltinEngine::resetAfterTrap): a call cut short may have left state the pool's reset does not rewrite (a
+  // prebuilt engine's unexported __stack_pointer or asyncify globals, Perl and Ruby).
+  const wasmify::BuiltinEngine* builtin = wasmify::findBuiltinEngine(engine.builtin);
+  if (!run && !(builtin && builtin->resetAfterTrap)) scope.server = 0;
   if (!run) return exchange.engineThrew(run.failure().kind == wasmify::FailureKind::Limit, run.failure().message);
 
   return exchange.engineFinished(withUsage(std::move(run.value()), scope.host, engine));

@@ -6,6 +6,7 @@
 // javascript.test.mjs and python.test.mjs, where the pool is in use but cannot be observed from outside.)
 import { describe, it, before } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { createTestInterpreter, createTestState } from "../../worker-shim/testing.js";
 
 const { handleRequest, getCore, serverFor } = await import("../../worker-shim/core.js");
@@ -243,13 +244,11 @@ for (const [language, c] of Object.entries(leaks)) {
   });
 }
 
-// A run that ended in a trap or ran out of memory: its instance is dropped (a call cut short may leave state the
-// pool's reset does not rewrite; a grown memory cannot shrink), never parked; the next request runs on a new
-// instance that answers like a fresh one.
-describe("a request that trapped or ran out of memory is not reused", () => {
+// A run that ran out of memory grew it, and a grown memory cannot shrink: that instance is dropped, never parked, and
+// the next request runs on a new instance that answers like a fresh one.
+describe("a request that ran out of memory is not reused", () => {
   const cases = [
     ["javascript", () => javascriptEngine, "const a = []; for (;;) a.push(new Array(100000).fill(1))", /out of memory|InternalError/i],
-    ["python", () => pythonEngine, "while True:\n    pass", /ExecutionLimitError/],
     ["python", () => pythonEngine, "a = []\nwhile True:\n    a.append(bytearray(1 << 20))", /MemoryError/],
   ];
   for (const [language, engine, code, expected] of cases) {
@@ -262,6 +261,73 @@ describe("a request that trapped or ran out of memory is not reused", () => {
       assert.equal(instantiations, before + 1, "the failed instance was not parked");
       assert.deepEqual(next.results, fresh.results);
       assert.deepEqual(next.usage, fresh.usage);
+    });
+  }
+});
+
+// A run the host stopped mid-call (Python: the fuel is exhausted, a trap out of the guest's eval loop). JavaScript's
+// and Python's modules keep no state outside linear memory and their exported globals (BuiltinEngine::resetAfterTrap,
+// cpp/wasmify/registry.cpp), so the pool resets such an instance exactly instead of dropping it; Perl's and Ruby's
+// have unexported mutable globals (the stack pointer, asyncify state) and a failed run of theirs is dropped.
+describe("a request that trapped", () => {
+  it("python: while True: pass — its instance is reset and reused, and the next request answers like a new instance", async () => {
+    const unpooled = { ...pythonEngine };
+    core._sw_builtin_set_pool_slots(serverFor(core, unpooled), 0);
+    const fresh = await execute(unpooled, "import sys\n[sorted(k for k in globals() if not k.startswith('__')), 'leak' in sys.modules]");
+    await execute(pythonEngine, "1 + 1");
+    const before = instantiations;
+    const trapped = await execute(pythonEngine, "import sys\nleak = 1\nsys.modules['leak'] = sys\nwhile True:\n    pass", { idle: false });
+    assert.match(JSON.stringify(trapped.error), /ExecutionLimitError/);
+    const next = await execute(pythonEngine, "import sys\n[sorted(k for k in globals() if not k.startswith('__')), 'leak' in sys.modules]", { idle: false });
+    assert.equal(instantiations, before, "the trapped instance was reset, not replaced");
+    assert.deepEqual(next.results, fresh.results);
+    assert.equal(next.usage.memoryBytes, fresh.usage.memoryBytes);
+  });
+
+  // What makes that reset exact: every mutable global of the module is exported, so the boot image restores it. A
+  // Wasm binary's global section (id 6) and export section (id 7), read directly.
+  for (const language of ["javascript", "python"]) {
+    it(`${language}: every mutable global of engine.wasm is exported (the pool's reset restores it)`, () => {
+      const bytes = readFileSync(new URL(`../../engines/${language}/build/engine.wasm`, import.meta.url));
+      let p = 8;
+      const uleb = () => { let r = 0, shift = 0, b; do { b = bytes[p++]; r += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80); return r; };
+      const name = () => { const n = uleb(); p += n; };
+      const limits = () => { const flags = uleb(); uleb(); if (flags & 1) uleb(); };
+      const mutable = [];
+      const exported = new Set();
+      let globals = 0;
+      while (p < bytes.length) {
+        const id = bytes[p++];
+        const end = uleb() + p;
+        if (id === 2) { // imports: an imported global counts in the index space
+          for (let n = uleb(); n > 0; n--) {
+            name(); name();
+            const kind = bytes[p++];
+            if (kind === 0) uleb();
+            else if (kind === 1) { p++; limits(); }
+            else if (kind === 2) limits();
+            else { p++; if (bytes[p++]) mutable.push(globals); globals++; }
+          }
+        } else if (id === 6) {
+          for (let n = uleb(); n > 0; n--) {
+            p++; // value type
+            if (bytes[p++]) mutable.push(globals);
+            globals++;
+            // A constant init expression, then `end` (0x0b): i32/i64.const and global.get take a LEB128 immediate.
+            for (let op = bytes[p++]; op !== 0x0b; op = bytes[p++]) {
+              if (op === 0x41 || op === 0x42 || op === 0x23) uleb();
+              else if (op === 0x43) p += 4;
+              else if (op === 0x44) p += 8;
+              else throw new Error(`unexpected opcode ${op} in a global's init expression`);
+            }
+          }
+        } else if (id === 7) {
+          for (let n = uleb(); n > 0; n--) { name(); const kind = bytes[p++]; const index = uleb(); if (kind === 3) exported.add(index); }
+        }
+        p = end;
+      }
+      assert.ok(mutable.length > 0, "the stack pointer at least");
+      assert.deepEqual(mutable.filter((g) => !exported.has(g)), []);
     });
   }
 });
