@@ -7,11 +7,13 @@
 //               runs handleRequest from worker-shim/core.js as the Worker's fetch handler does, with the Worker's
 //               ExecutionContext: what the response hands to waitUntil (the next request's spare instance) runs after
 //               the timed part, as in an idle isolate between requests. The child also reports, per variant, how many
-//               engine instances the core had the shim instantiate, the V8 GC pauses that overlapped a timed request
-//               (count, total ms, how many of the slowest 1% overlapped one), and the engine linear memory the isolate
-//               holds between requests (the pooled and the spare instance).
+//               engine instances the core had the shim instantiate (the spare's included), the V8 GC pauses of the
+//               whole variant (count, total ms; main thread, from a PerformanceObserver) and those inside timed
+//               requests, how many of the slowest 1% overlapped one, and the engine linear memory the isolate holds
+//               between requests (the pooled and the spare instance).
 //   busy        the same, back to back: the next request is sent without waiting for the waitUntil work, which
-//               then runs whenever the event loop gets to it (inside the next request's awaits), as under load.
+//               then runs whenever the event loop gets to it (in Node usually still before the next IPC message
+//               arrives; "instances created" shows when a request had to instantiate on its own path).
 //   nospare     the same without an ExecutionContext: no spare, so each request resets the pooled instance on its
 //               own path (what a burst sees after its first request).
 //   http        the real Worker (wrangler.jsonc; engines/python/wrangler.jsonc) in workerd, one Miniflare per build,
@@ -30,7 +32,8 @@
 //
 // --base: a directory laid out like this repository with the built files (worker-shim/ with generated/, engines/*/
 // {engine.js,build/}, test/integration/ helpers and fixtures, wrangler.jsonc, package.json, a node_modules link), e.g.
-//   git worktree add /tmp/base <commit> && (cd /tmp/base && ln -s $PWD/node_modules && bash scripts/build.sh wasm ...)
+//   git worktree add /tmp/base <commit> && cd /tmp/base && ln -s <this repo>/node_modules node_modules &&
+//   bash scripts/build-engines.sh && bash scripts/build.sh wasm
 // or a copy of this tree's runtime files taken before a change (bench/RESULTS.md says how the table was made).
 import { fork } from "node:child_process";
 import fs from "node:fs";
