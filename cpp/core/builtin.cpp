@@ -233,10 +233,30 @@ std::span<const uint64_t> resetToPristine(uint32_t server, uint32_t host, bool d
   const uint64_t size = uint64_t(r.pristinePages) * snapshot::kPageBytes;
   if (memory.pages() > r.pristinePages || !memory.grow(r.pristinePages)) return {};
   // A pooled instance's memory between the runs holds what its last run wrote: zero it (a fresh one is zero there).
+  // Only the blocks that are not zero already are written: the gaps are mostly free heap an engine reserved at boot
+  // (SW_PY_HEAP_HEADROOM, SW_JS_HEAP_HEADROOM) that a small program never touches, and writing zeros there would
+  // make every untouched page of it resident in each pooled instance. Reading an untouched page does not.
   static const std::vector<uint8_t> zeros(256 * 1024);
+  static std::vector<uint8_t> scratch(zeros.size());
   auto zero = [&](uint64_t from, uint64_t to) {
-    for (uint64_t at = from; at < to; at += zeros.size()) {
-      if (!memory.write(at, zeros.data(), uint32_t(std::min<uint64_t>(zeros.size(), to - at)))) return false;
+    for (uint64_t at = from; at < to; at += scratch.size()) {
+      const uint32_t n = uint32_t(std::min<uint64_t>(scratch.size(), to - at));
+      if (!memory.read(at, scratch.data(), n)) return false;
+      for (uint32_t b = 0; b < n;) {
+        const uint32_t len = std::min<uint32_t>(snapshot::kBlockBytes, n - b);
+        if (snapshot::isZero(scratch.data() + b, len)) {
+          b += len;
+          continue;
+        }
+        uint32_t end = b + len;  // a run of non-zero blocks: one write
+        while (end < n) {
+          const uint32_t next = std::min<uint32_t>(snapshot::kBlockBytes, n - end);
+          if (snapshot::isZero(scratch.data() + end, next)) break;
+          end += next;
+        }
+        if (!memory.write(at + b, zeros.data(), end - b)) return false;
+        b = end;
+      }
     }
     return true;
   };
@@ -302,9 +322,11 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
     run = instance ? driver->runOnce(instance.value(), execute) : wasmify::Result<std::string>(instance.failure());
   }
   // A limit the host raised (a trap) is an ExecutionLimitError; an engine failure or a guest trap an EngineError.
-  // The failed instance is dropped, never pooled: a call cut short may have left state outside linear memory, which
-  // the pool's reset does not rewrite (a prebuilt engine's unexported __stack_pointer or asyncify globals, Ruby).
-  if (!run) scope.server = 0;
+  // The failed instance is dropped, never pooled, unless its engine keeps no state outside linear memory and exported
+  // globals (BuiltinEngine::resetAfterTrap): a call cut short may have left state the pool's reset does not rewrite (a
+  // prebuilt engine's unexported __stack_pointer or asyncify globals, Perl and Ruby).
+  const wasmify::BuiltinEngine* builtin = wasmify::findBuiltinEngine(engine.builtin);
+  if (!run && !(builtin && builtin->resetAfterTrap)) scope.server = 0;
   if (!run) return exchange.engineThrew(run.failure().kind == wasmify::FailureKind::Limit, run.failure().message);
 
   return exchange.engineFinished(withUsage(std::move(run.value()), scope.host, engine));

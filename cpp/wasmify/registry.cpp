@@ -27,8 +27,9 @@ const WasmifyDriver& pythonDriver() {
 
 const std::array<BuiltinEngine, 4>& registry() {
   static const std::array<BuiltinEngine, 4> engines{{
-      {"javascript", javascriptDriver()},
-      {"python", pythonDriver()},
+      // Our own builds (clang, wasi-libc): one mutable global, the exported __stack_pointer.
+      {"javascript", javascriptDriver(), {}, true},
+      {"python", pythonDriver(), {}, true},
       {"perl", perlDriver()},
       {"ruby", rubyDriver(), rubyImportStubs()},
   }};

@@ -343,6 +343,11 @@ struct BuiltinEngine {
   std::string_view name;
   const WasmifyDriver& driver;
   std::span<const ImportStub> importStubs = {};
+  // The module's whole state at rest is its linear memory and its exported mutable globals (no other mutable global,
+  // no table writes), so an instance whose run failed mid-call (a trap) can still be reset exactly by the instance
+  // pool (cpp/core/builtin.cpp) instead of being dropped. test/integration/instance-pool.test.mjs checks the globals
+  // of every engine that sets it.
+  bool resetAfterTrap = false;
 };
 // nullptr when `name` is not a built-in engine.
 const BuiltinEngine* findBuiltinEngine(std::string_view name);

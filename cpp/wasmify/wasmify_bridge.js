@@ -13,9 +13,13 @@
 mergeInto(LibraryManager.library, {
   $swWasmify: '{}',
   $swWasmify__postset:
+    // The looked-up functions are kept per instance (a pooled instance is bound again for every request).
     "Module['wasmifyBind'] = function (host, instance) {" +
     "  if (!Module['wasmifyInstances']) Module['wasmifyInstances'] = new Map();" +
-    "  Module['wasmifyInstances'].set(host, { exports: instance.exports, fns: [] });" +
+    "  if (!Module['wasmifyFns']) Module['wasmifyFns'] = new WeakMap();" +
+    "  var fns = Module['wasmifyFns'].get(instance.exports);" +
+    "  if (!fns) Module['wasmifyFns'].set(instance.exports, fns = []);" +
+    "  Module['wasmifyInstances'].set(host, { exports: instance.exports, fns: fns });" +
     "};" +
     "Module['wasmifyUnbind'] = function (host) {" +
     "  if (Module['wasmifyInstances']) Module['wasmifyInstances'].delete(host);" +

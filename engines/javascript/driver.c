@@ -2003,7 +2003,18 @@ int32_t sw_js_session_eval(SwJs *js, const char *code, uint32_t code_len, const 
 /* --- engines/common/engine.h: what the shared wasmify glue calls ------------------------------------------------- */
 
 SwEngine *sw_engine_new(uint32_t heap_limit, uint32_t stack_limit) {
-  return (SwEngine *)sw_js_new(heap_limit, stack_limit);
+  SwJs *js = sw_js_new(heap_limit, stack_limit);
+  /* Heap headroom, as the Python driver has (SW_PY_HEAP_HEADROOM): reserved at boot, so part of the boot image as
+   * free space (zero blocks, stored as nothing). Without it the boot memory (1.5 MiB) had almost no free heap, so a
+   * program that allocated a few hundred KiB (a 100 kB string, JSON of 1,000 objects) grew memory, and an instance
+   * whose memory grew cannot be reset and reused by the core's instance pool (cpp/core/builtin.cpp): every such
+   * request left a dead instance for V8's GC and needed a new one. The allocator keeps the freed block as its top
+   * chunk (linear memory never shrinks). */
+  if (js) {
+    void *volatile headroom = malloc(SW_JS_HEAP_HEADROOM);
+    free(headroom);
+  }
+  return (SwEngine *)js;
 }
 
 int32_t sw_engine_eval(SwEngine *engine, const char *code, uint32_t code_len, const char *env_json, uint32_t env_len,

@@ -29,6 +29,8 @@ typedef struct SwJs SwJs;
 #define SW_JS_DEFAULT_HEAP_LIMIT (32u * 1024u * 1024u)
 #define SW_JS_DEFAULT_STACK_LIMIT (256u * 1024u)
 #define SW_JS_MAX_STACK_LIMIT (256u * 1024u)
+/* Free heap reserved at boot (see sw_engine_new in driver.c); not part of the JavaScript heap limit. */
+#define SW_JS_HEAP_HEADROOM (2u << 20)
 
 /* Guest limits (SPEC §3.2, §3.3). */
 #define SW_JS_MAX_LOG_ENTRIES 200
