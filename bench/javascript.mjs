@@ -18,7 +18,14 @@
 // finishing work after a request) must hit every variant alike.
 //
 //   PATH=$PWD/node_modules/.bin:$PATH node bench/javascript.mjs [--requests 300] [--warmup 50] [--concurrency 4]
-//        [--compute-runs 21] [--json out.json] [--engine other-engine.wasm] [--no-workerd]
+//        [--compute-runs 21] [--json out.json] [--engine other-engine.wasm ...] [--no-workerd] [--parts]
+//   --engine (repeatable): the engine.wasm files to measure in Node; the first one serves (b), every one gets its
+//            rows in (c), interleaved with the others and with quickjs-emscripten (before/after in one run).
+//   --parts  (c) also runs each part of the mix alone (fib, loop, string, JSON, sort), every engine and
+//            quickjs-emscripten interleaved, eval only: where a difference on the mix comes from.
+//   --json-detail  with --parts: also JSON.parse / JSON.stringify of numbers and of objects alone (not in the mix).
+//   --cpu-time  (c)'s "eval only" columns are this process's CPU time (process.cpuUsage) instead of wall time: on
+//            a shared machine (load above the core count) wall time also counts the time the thread waited for a CPU.
 import path from "node:path";
 import os from "node:os";
 import fs from "node:fs";
@@ -36,7 +43,10 @@ const { values: opts } = parseArgs({
     concurrency: { type: "string", default: "4" },
     "compute-runs": { type: "string", default: "21" },
     json: { type: "string" },
-    engine: { type: "string" }, // another engine.wasm for the Node measurements (workerd always serves the build)
+    engine: { type: "string", multiple: true }, // other engine.wasm files for the Node measurements (workerd always serves the build)
+    parts: { type: "boolean", default: false },
+    "cpu-time": { type: "boolean", default: false },
+    "json-detail": { type: "boolean", default: false },
     "no-workerd": { type: "boolean", default: false }, // Node only: skip (a) and the workerd row of (c)
   },
 });
@@ -62,6 +72,26 @@ const sorted = Array.from({ length: 20000 }, (_, i) => (i * 7919) % 20011).sort(
 "fib=" + fib(24) + " acc=" + acc + " words=" + words + " json=" + jsonLen + " sorted=" + sorted
 `;
 const COMPUTE_EXPECT = "fib=46368 acc=";
+// The mix's parts, each alone (--parts), with the mix's sizes; each completion value is checked against
+// quickjs-emscripten's.
+const PARTS = {
+  fib: `function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); } "fib=" + fib(24)`,
+  loop: `let acc = 0; for (let i = 0; i < 300000; i++) acc = (acc + i * i) % 1000003; "acc=" + acc`,
+  string: `let s = ""; for (let i = 0; i < 30000; i++) s += String.fromCharCode(97 + (i % 26));
+"words=" + s.split("a").map((w) => w.toUpperCase()).join("-").length`,
+  json: `const data = { items: Array.from({ length: 2000 }, (_, i) => ({ id: i, name: "item" + i, tags: ["x", "y", "z"], v: i / 3 })) };
+let jsonLen = 0; for (let k = 0; k < 5; k++) { const t = JSON.stringify(data); jsonLen += t.length + JSON.parse(t).items.length; } "json=" + jsonLen`,
+  sort: `"sorted=" + Array.from({ length: 20000 }, (_, i) => (i * 7919) % 20011).sort((a, b) => a - b)[100]`,
+};
+// --json-detail: the JSON part split by direction and by kind of value (each includes building its input once).
+const JSON_PARTS = {
+  "json:parse numbers": `const t = JSON.stringify(Array.from({ length: 20000 }, (_, i) => i / 3)); let n = 0; for (let k = 0; k < 5; k++) n += JSON.parse(t).length; "n=" + n`,
+  "json:stringify numbers": `const a = Array.from({ length: 20000 }, (_, i) => i / 3); let n = 0; for (let k = 0; k < 5; k++) n += JSON.stringify(a).length; "n=" + n`,
+  "json:parse objects": `const t = JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ id: i, name: "item" + i, tags: ["x", "y", "z"] }))); let n = 0; for (let k = 0; k < 5; k++) n += JSON.parse(t).length; "n=" + n`,
+  "json:stringify objects": `const a = Array.from({ length: 2000 }, (_, i) => ({ id: i, name: "item" + i, tags: ["x", "y", "z"] })); let n = 0; for (let k = 0; k < 5; k++) n += JSON.stringify(a).length; "n=" + n`,
+};
+
+const partsToRun = () => (opts["json-detail"] ? { ...PARTS, ...JSON_PARTS } : PARTS);
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 const stats = (xs) => {
@@ -70,6 +100,7 @@ const stats = (xs) => {
 };
 const fmt = (n, d = 2) => (n === undefined ? "-" : n.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }));
 const now = () => Number(process.hrtime.bigint()) / 1e6;
+const cpuNow = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 
 function machine() {
   const cpu = (() => {
@@ -97,7 +128,10 @@ function machine() {
 
 // --- sizes ---------------------------------------------------------------------------------------------------------
 
-const enginePath = path.resolve(opts.engine ?? path.join(ROOT, "engines/javascript/build/engine.wasm"));
+// The clock of the per-export phases and of quickjs-emscripten's eval (--cpu-time: CPU time; (a)/(b) stay wall time).
+let evalClock = now;
+const enginePaths = (opts.engine?.length ? opts.engine : [path.join(ROOT, "engines/javascript/build/engine.wasm")]).map((f) => path.resolve(f));
+const enginePath = enginePaths[0];
 const NO_WORKERD = opts["no-workerd"];
 const require = createRequire(import.meta.url);
 const qjsVariantDir = path.dirname(require.resolve("@jitl/quickjs-wasmfile-release-sync/package.json", { paths: [path.dirname(require.resolve("quickjs-emscripten"))] }));
@@ -117,7 +151,10 @@ function sizes() {
 
 // --- (b) our engine under our host in Node -----------------------------------------------------------------------
 
-const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
+const engineModules = enginePaths.map((f) => new WebAssembly.Module(fs.readFileSync(f)));
+const engineModule = engineModules[0];
+// Row labels for the engines: "ours" alone, else "ours[i] file-name".
+const engineLabels = enginePaths.map((f, i) => (enginePaths.length === 1 ? "ours" : `ours[${i}] ${path.basename(f)}`));
 const HOST_CONFIG = encoder.encode(JSON.stringify({ args: ["sandbox"], env: [], workspace: false, preopens: [], stdio: "capture", referencePolicy: true }));
 const EXPORT_PHASE = { _initialize: "_initialize", wasm_init: "wasm_init", w_0_24: "New", w_0_21: "InterruptAddress", w_0_14: "Eval", w_0_25: "Free" };
 
@@ -126,18 +163,18 @@ const EXPORT_PHASE = { _initialize: "_initialize", wasm_init: "wasm_init", w_0_2
  * sw_wasmify_js_run). With `phases`, every guest export is wrapped to add its time to phases[name]; with
  * `charge` = "count" the sandbox.charge import is counted, = "noop" it is replaced by a no-op (no core re-entry).
  */
-function runOurs(code, { phases, charge, fuel = FUEL } = {}) {
+function runOurs(code, { phases, charge, fuel = FUEL, module = engineModule } = {}) {
   const t0 = now();
   const host = withBytes(HOST_CONFIG, (p, n) => core._sw_wasi_host_new(p, n, 0));
   if (!host) throw new Error("sw_wasi_host_new failed");
-  const imports = makeImportObject(core, host, engineModule);
+  const imports = makeImportObject(core, host, module);
   if (charge === "noop") imports.sandbox.charge = () => {};
   else if (charge === "count") {
     const real = imports.sandbox.charge;
-    imports.sandbox.charge = (units) => { phases.chargeCalls = (phases.chargeCalls ?? 0) + 1; return real(units); };
+    imports.sandbox.charge = (units) => { phases.chargeCalls = (phases.chargeCalls ?? 0) + 1; phases.chargeUnits = (phases.chargeUnits ?? 0) + Number(units); return real(units); };
   }
   const t1 = now();
-  const instance = new WebAssembly.Instance(engineModule, imports);
+  const instance = new WebAssembly.Instance(module, imports);
   const t2 = now();
   bindGuestMemory(core, host, instance.exports.memory);
   let exports = instance.exports;
@@ -146,8 +183,8 @@ function runOurs(code, { phases, charge, fuel = FUEL } = {}) {
     for (const [name, phase] of Object.entries(EXPORT_PHASE)) {
       const fn = instance.exports[name];
       exports[name] = (...args) => {
-        const s = now();
-        try { return fn(...args); } finally { phases[phase] = (phases[phase] ?? 0) + (now() - s); }
+        const s = evalClock();
+        try { return fn(...args); } finally { phases[phase] = (phases[phase] ?? 0) + (evalClock() - s); }
       };
     }
   }
@@ -216,9 +253,9 @@ function runQjs(code, { mod = qjsShared, sandbox = true, times } = {}) {
     runtime.setInterruptHandler(shouldInterruptAfterDeadline(Date.now() + 30_000));
   }
   const ctx = runtime.newContext();
-  const t1 = now();
+  const t1 = now(), c1 = evalClock();
   const result = ctx.evalCode(code);
-  const t2 = now();
+  const t2 = now(), c2 = evalClock();
   let value;
   if (result.error) {
     const e = ctx.dump(result.error);
@@ -231,7 +268,7 @@ function runQjs(code, { mod = qjsShared, sandbox = true, times } = {}) {
   runtime.dispose();
   const t3 = now();
   if (times) { times.context = (times.context ?? 0) + (t1 - t0); times.eval = (times.eval ?? 0) + (t2 - t1); times.dispose = (times.dispose ?? 0) + (t3 - t2); }
-  return { ms: t3 - t0, evalMs: t2 - t1, value };
+  return { ms: t3 - t0, evalMs: c2 - c1, value };
 }
 
 /** A new Emscripten module instance (precompiled WebAssembly.Module, like ours) + runtime + context + eval. */
@@ -351,7 +388,7 @@ async function measureOnePlusOne(mf) {
 
 async function main() {
   const env = machine();
-  const report = { machine: env, params: { REQUESTS, WARMUP, CONCURRENCY, COMPUTE_RUNS, FUEL, engine: path.relative(ROOT, enginePath) }, ratios: {} };
+  const report = { machine: env, params: { REQUESTS, WARMUP, CONCURRENCY, COMPUTE_RUNS, FUEL, engine: path.relative(ROOT, enginePath), engines: enginePaths.map((f) => path.relative(ROOT, f)), cpuTime: opts["cpu-time"] }, ratios: {} };
   console.log(`machine: ${env.nproc} CPUs, ${env.cpu}, load ${env.load}; node ${env.node}; wrangler ${env.wrangler}; miniflare ${env.miniflare}; ` +
     `workerd ${env.workerd}; quickjs-emscripten ${env.quickjsEmscripten}; engine ${env.engine} (${env.engineBuild}, ${report.params.engine})`);
 
@@ -360,9 +397,21 @@ async function main() {
   for (const [k, v] of Object.entries(sz)) console.log(`${k.padEnd(18)} ${fmt(v.raw, 0).padStart(9)}  ${fmt(v.gzip9, 0).padStart(9)}`);
 
   // The compute source gives the same answer in both engines.
-  const oursAnswer = JSON.parse(runOurs(COMPUTE).text).results[0].text;
   const qjsAnswer = runQjs(COMPUTE).value;
-  if (!oursAnswer.includes(qjsAnswer) || !qjsAnswer.startsWith(COMPUTE_EXPECT)) throw new Error(`compute answers differ: ours ${oursAnswer} / quickjs-emscripten ${qjsAnswer}`);
+  for (const module of engineModules) {
+    const oursAnswer = JSON.parse(runOurs(COMPUTE, { module }).text).results[0].text;
+    if (!oursAnswer.includes(qjsAnswer) || !qjsAnswer.startsWith(COMPUTE_EXPECT)) throw new Error(`compute answers differ: ours ${oursAnswer} / quickjs-emscripten ${qjsAnswer}`);
+  }
+  if (opts.parts) {
+    for (const [name, code] of Object.entries(partsToRun())) {
+      const q = runQjs(code).value;
+      if (!(name in JSON_PARTS) && !qjsAnswer.includes(q)) throw new Error(`part ${name}: ${q} is not in the mix's answer`);
+      for (const module of engineModules) {
+        const o = JSON.parse(runOurs(code, { module }).text).results[0].text;
+        if (!o.includes(q)) throw new Error(`part ${name}: ours ${o} / quickjs-emscripten ${q}`);
+      }
+    }
+  }
   console.log(`\ncompute answer (both engines): ${qjsAnswer}`);
 
   const mf = NO_WORKERD
@@ -433,20 +482,26 @@ async function main() {
 
     // (c) compute, all variants interleaved so that load hits them alike.
     const R = COMPUTE_RUNS;
-    for (let i = 0; i < 3; i++) { runOurs(COMPUTE); runQjs(COMPUTE); }
+    if (opts["cpu-time"]) evalClock = cpuNow;
+    for (let i = 0; i < 3; i++) { for (const module of engineModules) runOurs(COMPUTE, { module }); runQjs(COMPUTE); }
     const COMPUTE_BODY = JSON.stringify({ code: COMPUTE });
     if (mf) { await post(mf, "js.bench", COMPUTE_BODY, COMPUTE_EXPECT); await inIsolate(mf, COMPUTE_BODY, 1); }
     const c = { ours: [], oursEval: [], oursNoopCharge: [], oursNoopChargeEval: [], qjs: [], qjsEval: [], qjsNoHandler: [], qjsNoHandlerEval: [], qjsInstance: [], workerdHttp: [], workerdIsolate: [] };
-    let chargeCalls = 0;
+    let chargeCalls = 0, chargeUnits = 0;
     // One task per variant; each round runs them in a rotated order, so that no variant always follows the same
     // one (e.g. workerd finishing background work after a request) and background load hits all alike.
     const tasks = [
-      () => { const phases = {}; c.ours.push(runOurs(COMPUTE, { phases, charge: "count" }).ms); c.oursEval.push(phases.Eval); chargeCalls = phases.chargeCalls; },
+      () => { const phases = {}; c.ours.push(runOurs(COMPUTE, { phases, charge: "count" }).ms); c.oursEval.push(phases.Eval); chargeCalls = phases.chargeCalls; chargeUnits = phases.chargeUnits; },
       () => { const phases = {}; c.oursNoopCharge.push(runOurs(COMPUTE, { phases, charge: "noop" }).ms); c.oursNoopChargeEval.push(phases.Eval); },
       () => { const r = runQjs(COMPUTE); c.qjs.push(r.ms); c.qjsEval.push(r.evalMs); },
       () => { const r = runQjs(COMPUTE, { sandbox: false }); c.qjsNoHandler.push(r.ms); c.qjsNoHandlerEval.push(r.evalMs); },
       async () => c.qjsInstance.push((await runQjsColdInstance(COMPUTE)).ms),
     ];
+    // The other engines (--engine ...): total and eval, with the real sandbox.charge.
+    for (let e = 1; e < engineModules.length; e++) {
+      c[`ours${e}`] = []; c[`ours${e}Eval`] = [];
+      tasks.push(() => { const phases = {}; c[`ours${e}`].push(runOurs(COMPUTE, { phases, module: engineModules[e] }).ms); c[`ours${e}Eval`].push(phases.Eval); });
+    }
     if (mf) {
       tasks.push(async () => c.workerdHttp.push((await post(mf, "js.bench", COMPUTE_BODY, COMPUTE_EXPECT)).ms));
       tasks.push(async () => {
@@ -459,18 +514,19 @@ async function main() {
       for (let k = 0; k < tasks.length; k++) await tasks[(i + k) % tasks.length]();
     }
     const cs = Object.fromEntries(Object.entries(c).filter(([, v]) => v.length).map(([k, v]) => [k, stats(v)]));
-    report.compute = { runs: R, chargeCalls, ...cs };
-    console.log(`\n(c) compute mix (fib(24); 300k-iteration arithmetic loop; 30k-char string build/split/map/join; 5x JSON stringify+parse of 2,000 objects; sort of 20,000 numbers): ${R} rounds, variants in rotated order (ms)`);
-    console.log("what                                                            median total   median eval only");
-    const crow = (name, t, e) => console.log(`${name.padEnd(64)} ${fmt(t.p50).padStart(8)}   ${e ? fmt(e.p50).padStart(8) : ""}`);
-    crow("ours, Node: fresh host+instance (eval = guest Eval export)", cs.ours, cs.oursEval);
+    report.compute = { runs: R, chargeCalls, chargeUnits, ...cs };
+    console.log(`\n(c) ${opts["cpu-time"] ? "[eval only = CPU time] " : ""}compute mix (fib(24); 300k-iteration arithmetic loop; 30k-char string build/split/map/join; 5x JSON stringify+parse of 2,000 objects; sort of 20,000 numbers): ${R} rounds, variants in rotated order (ms)`);
+    console.log("what                                                            median total   eval only: p50      p99");
+    const crow = (name, t, e) => console.log(`${name.padEnd(64)} ${fmt(t.p50).padStart(8)}   ${e ? fmt(e.p50).padStart(8) + " " + fmt(e.p99).padStart(8) : ""}`);
+    crow(`${engineLabels[0]}, Node: fresh host+instance (eval = guest Eval export)`, cs.ours, cs.oursEval);
+    for (let e = 1; e < engineModules.length; e++) crow(`${engineLabels[e]}, Node: same`, cs[`ours${e}`], cs[`ours${e}Eval`]);
     crow("ours, Node: same, sandbox.charge replaced by a JS no-op", cs.oursNoopCharge, cs.oursNoopChargeEval);
     if (mf) crow("ours, workerd: POST /execute (HTTP latency)", cs.workerdHttp);
     if (mf) crow("ours, workerd: in-isolate handleRequest (driver Worker)", cs.workerdIsolate);
     crow("quickjs-emscripten, Node: fresh runtime+ctx (mem limit+interrupt)", cs.qjs, cs.qjsEval);
     crow("quickjs-emscripten, Node: fresh runtime+ctx (no limits)", cs.qjsNoHandler, cs.qjsNoHandlerEval);
     crow("quickjs-emscripten, Node: fresh module instance+runtime+ctx", cs.qjsInstance);
-    console.log(`sandbox.charge calls per run: ${fmt(chargeCalls, 0)} (one per 1,000 QuickJS operations: ~${fmt(chargeCalls * 1000, 0)} fuel of ${fmt(FUEL, 0)})`);
+    console.log(`sandbox.charge calls per run: ${fmt(chargeCalls, 0)}, charging ${fmt(chargeUnits, 0)} fuel of ${fmt(FUEL, 0)} (one call per interrupt poll of 1,000 QuickJS operations, or per batch of polls completed by native work)`);
     const cr = {
       total: cs.ours.p50 / cs.qjs.p50,
       eval: cs.oursEval.p50 / cs.qjsEval.p50,
@@ -483,9 +539,33 @@ async function main() {
     console.log(`ours/quickjs-emscripten (Node, fresh context, with limits): total ${fmt(cr.total)}x, eval only ${fmt(cr.eval)}x (eval vs no-limits quickjs-emscripten ${fmt(cr.evalVsNoLimits)}x)`);
     if (mf) console.log(`workerd: HTTP / quickjs-emscripten Node total ${fmt(cr.workerdHttpOverQjs)}x; in-isolate workerd / ours in Node ${fmt(cr.workerdIsolateOverNode)}x`);
     console.log(`fuel metering: eval with the real sandbox.charge / with a no-op = ${fmt(cr.chargeOverhead, 3)}x`);
+    for (let e = 1; e < engineModules.length; e++) {
+      cr[`engine${e}`] = { total: cs[`ours${e}`].p50 / cs.qjs.p50, eval: cs[`ours${e}Eval`].p50 / cs.qjsEval.p50, evalOverFirst: cs[`ours${e}Eval`].p50 / cs.oursEval.p50 };
+      console.log(`${engineLabels[e]}/quickjs-emscripten: total ${fmt(cr[`engine${e}`].total)}x, eval only ${fmt(cr[`engine${e}`].eval)}x; eval / ${engineLabels[0]}'s ${fmt(cr[`engine${e}`].evalOverFirst, 3)}x`);
+    }
+
+    if (opts.parts) {
+      // Each part alone: every engine and quickjs-emscripten (with limits), rotated each round; eval only.
+      console.log(`\n(c) parts of the mix, each alone: ${R} rounds, variants in rotated order; eval only${opts["cpu-time"] ? " (CPU time)" : ""}, ms p50 / p99, and ours/quickjs-emscripten by p50`);
+      console.log(`${"part".padEnd(8)} ${[...engineLabels, "quickjs-emscripten"].map((l) => l.slice(0, 30).padStart(30)).join(" ")}   ratio(s)`);
+      report.parts = {};
+      for (const [name, code] of Object.entries(partsToRun())) {
+        for (let i = 0; i < 2; i++) { for (const module of engineModules) runOurs(code, { module }); runQjs(code); }
+        const lists = engineModules.map(() => []), qjsList = [];
+        const ptasks = engineModules.map((module, e) => () => { const phases = {}; runOurs(code, { phases, module }); lists[e].push(phases.Eval); });
+        ptasks.push(() => qjsList.push(runQjs(code).evalMs));
+        for (let i = 0; i < R; i++) for (let k = 0; k < ptasks.length; k++) ptasks[(i + k) % ptasks.length]();
+        const st = lists.map(stats), qs = stats(qjsList);
+        report.parts[name] = { engines: st, qjs: qs, ratios: st.map((x) => x.p50 / qs.p50) };
+        const cell = (x) => `${fmt(x.p50)} / ${fmt(x.p99)}`.padStart(30);
+        console.log(`${name.padEnd(8)}${name.length > 8 ? "\n" + "".padEnd(8) : ""} ${[...st, qs].map(cell).join(" ")}   ${st.map((x) => fmt(x.p50 / qs.p50) + "x").join(" ")}`);
+      }
+    }
   } finally {
     await mf?.dispose();
   }
+  report.machine.loadAtEnd = os.loadavg().map((x) => x.toFixed(2)).join(" ");
+  console.log(`\nload average at the end: ${report.machine.loadAtEnd}`);
   if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(report, null, 2));
   console.log(opts.json ? `\nwrote ${opts.json}` : "");
 }

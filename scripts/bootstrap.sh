@@ -10,6 +10,7 @@ APT_PACKAGES=(
   ca-certificates cmake ninja-build g++ python3 dpkg-dev xz-utils patch
   emscripten clang-16 lld-16 wasi-libc libc++-16-dev-wasm32 libc++abi-16-dev-wasm32 libclang-rt-16-dev-wasm32
   libclang-rt-16-dev libsimdjson-dev nanopb libnanopb-dev protobuf-compiler catch2 libsqlite3-dev wabt binaryen
+  icu-devtools  # icupkg, derb, genrb, genccode: the collator data filter (scripts/engines/icu.sh)
   chromium  # the Playground page test drives it headless with playwright-core (test/playground/page.test.mjs)
 )
 

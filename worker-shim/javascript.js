@@ -3,16 +3,18 @@
 // Interpreter Durable Object, snapshotted into its SQLite storage (docs/snapshots.md).
 import engineModule from "../engines/javascript/build/engine.wasm";
 import bootImage from "../engines/javascript/build/boot-image.bin";
+import stdlib from "../engines/javascript/build/stdlib.tar";
 import { engineName, build } from "../engines/javascript/build/engine-build.js";
 
 export const javascriptEngine = {
   language: "javascript",
   engineName,
-  build, // sha256 of engine.wasm: a snapshot from another build boots fresh
+  build, // over engine.wasm and stdlib.tar: a snapshot from another build boots fresh
   limits: { fuel: 50_000_000, memoryBytes: 67_108_864, codeBytes: 65_536, requestBytes: 98_304 },
   builtin: "javascript",
   // Code contexts: the core boots and restores sessions of a built-in engine itself (cpp/core/sessions.cpp).
   sessions: { builtin: true },
   module: engineModule,
+  stdlib, // /stdlib: the Intl chunks and ICU's collation data (docs/intl.md), read only by programs that use them
   bootImage, // the engine's memory after boot (docs/boot-images.md)
 };

@@ -14,9 +14,13 @@
 #include <unistd.h>
 
 #include "quickjs.h"
+#ifdef SW_JS_HAVE_ICU_COLLATOR
+#include "intl_collator.h"
+#endif
 
 /* Added by our QuickJS patches (scripts/engines/javascript.sh). */
 void JS_SwDropWork(void);
+int64_t JS_SwPollUnits(void); /* engines/javascript/patches/compute-fuel-batch.patch */
 
 /* QuickJS polls for interrupts once every JS_INTERRUPT_COUNTER_INIT "operations" (calls, jumps and conditional
  * branches of the bytecode interpreter), and libregexp once every INTERRUPT_COUNTER_INIT backtracking steps; both
@@ -199,6 +203,9 @@ struct SwJs {
   JSValue replacer;   /* JSON.stringify replacer: BigInt -> "<digits>n" */
   JSValue process;    /* the process object; env is replaced per eval */
   JSValue strip_ts;   /* the TypeScript stripper, loaded on first use (JS_UNDEFINED until then) */
+  JSValue intl;       /* the Intl namespace, built on first use (JS_UNDEFINED until then; see "Intl") */
+  JSValue intl_methods; /* its locale methods (Number/BigInt/Date.prototype.toLocale*String), same order as INTL_METHODS */
+  uint32_t evaluations; /* evaluations started on this handle (Intl's runtime tells a stale load from a live one) */
   JSValue error_ctor; /* the original Error constructor (fs and process.chdir errors) */
   JSValue fs;         /* sessions: the fs object (JS_UNDEFINED until the first session eval) */
   char *cwd;          /* "/workspace[/...]", malloc'd: lives in linear memory, so a memory snapshot keeps it */
@@ -216,7 +223,8 @@ struct SwJs {
 static int interrupt_handler(JSRuntime *rt, void *opaque) {
   (void)rt;
   SwJs *js = opaque;
-  sw_charge(SW_JS_FUEL_PER_POLL);
+  /* SW_JS_FUEL_PER_POLL, or a batch of polls completed at once by native work (compute-fuel-batch.patch). */
+  sw_charge((uint32_t)JS_SwPollUnits());
   if (g_interrupt_word) {
     js->fuel_interrupted = 1;
     return 1;
@@ -356,6 +364,8 @@ static int define_magic(JSContext *ctx, JSValueConst obj, const char *name, int 
                                    JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
 }
 
+static int install_intl(JSContext *ctx, JSValueConst global);
+
 static int install_globals(SwJs *js) {
   JSContext *ctx = js->ctx;
   JSValue global = JS_GetGlobalObject(ctx);
@@ -381,12 +391,18 @@ static int install_globals(SwJs *js) {
   ok &= define_magic(ctx, console, "error", 1) >= 0;
   ok &= JS_DefinePropertyValueStr(ctx, global, "console", console, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) >= 0;
 
+#ifdef SW_JS_HAVE_ICU_COLLATOR
+  /* ECMA-402 localeCompare / toLocaleUpperCase / toLocaleLowerCase over ICU (engines/javascript/intl_collator.c). */
+  ok &= sw_js_intl_install_string_methods(ctx) == 0;
+#endif
+
   js->process = JS_NewObject(ctx);
   ok &= JS_DefinePropertyValueStr(ctx, js->process, "env", JS_NewObject(ctx), JS_PROP_C_W_E) >= 0;
   ok &= define_fn(ctx, js->process, "cwd", js_process_cwd, 0) >= 0;
   ok &= define_fn(ctx, js->process, "chdir", js_process_chdir, 1) >= 0;
   ok &= JS_DefinePropertyValueStr(ctx, global, "process", JS_DupValue(ctx, js->process),
                                   JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) >= 0;
+  ok &= install_intl(ctx, global) >= 0;
   JS_FreeValue(ctx, global);
   if (!ok) clear_exception(js);
   return ok ? 0 : -1;
@@ -399,6 +415,7 @@ SwJs *sw_js_new(uint32_t heap_limit, uint32_t stack_limit) {
   SwJs *js = calloc(1, sizeof *js);
   if (!js) return NULL;
   js->string_fn = js->replacer = js->process = js->strip_ts = js->error_ctor = js->fs = JS_UNDEFINED;
+  js->intl = js->intl_methods = JS_UNDEFINED;
   js->cwd = strdup("/workspace");
   js->rt = JS_NewRuntime();
   if (!js->cwd || !js->rt) goto fail;
@@ -422,6 +439,8 @@ void sw_js_free(SwJs *js) {
     JS_FreeValue(js->ctx, js->replacer);
     JS_FreeValue(js->ctx, js->process);
     JS_FreeValue(js->ctx, js->strip_ts);
+    JS_FreeValue(js->ctx, js->intl);
+    JS_FreeValue(js->ctx, js->intl_methods);
     JS_FreeValue(js->ctx, js->error_ctor);
     JS_FreeValue(js->ctx, js->fs);
     while (js->json_modules) {
@@ -691,6 +710,191 @@ static int pending_is_syntax_error(SwJs *js) {
   return r;
 }
 
+/* ---------------------------------------------------------------------------------------------------------------
+ * Intl (docs/intl.md)
+ *
+ * The FormatJS polyfills and their CLDR data are chunks of QuickJS bytecode in the engine's /stdlib archive
+ * (engines/javascript/build/stdlib.tar, intl/<chunk>.qbc, built by scripts/engines/javascript.sh), read only when a
+ * program uses Intl. Until then the global `Intl` is an accessor and the locale methods of Number, BigInt and Date
+ * are native stubs: a program that never touches them reads no chunk. The first read of `Intl` (or call of a stub)
+ * evaluates the `runtime` chunk (engines/javascript/intl/runtime.js), whose build(load) installs the namespace as a
+ * plain global and loads each constructor family, and each language's data, on first use. All of it is guest-realm
+ * bytecode: metered by fuel and bounded by the JS heap like the program's own code.
+ * ------------------------------------------------------------------------------------------------------------- */
+
+#ifdef SW_JS_HAVE_ICU_COLLATOR
+/* engines/javascript/intl_collator.c: Intl.Collator (and the locale-aware String methods) from ICU4C. */
+int sw_js_intl_install_native(JSContext *ctx, JSValueConst intl);
+#endif
+
+#define SW_JS_INTL_DIR "/stdlib/intl"
+/* Reading a chunk is native work (JS_ReadObject): 1 unit per 16 bytes, like the copies strings pay. */
+#define SW_JS_INTL_BYTES_PER_UNIT 16u
+
+static const char *intl_dir(void) {
+#ifndef __wasi__
+  const char *d = getenv("SW_JS_INTL_DIR"); /* native driver tests: engines/javascript/build/intl */
+  if (d && *d) return d;
+#endif
+  return SW_JS_INTL_DIR;
+}
+
+/* load(name): evaluates intl/<name>.qbc and returns its completion value; undefined if there is no such chunk. */
+static JSValue js_intl_load(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
+  (void)this_val;
+  size_t n = 0;
+  const char *name = argc > 0 ? JS_ToCStringLen(ctx, &n, argv[0]) : NULL;
+  if (!name) return JS_EXCEPTION;
+  int valid = n > 0 && n <= 64;
+  for (size_t i = 0; valid && i < n; i++)
+    valid = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= '0' && name[i] <= '9') ||
+            name[i] == '-';
+  char path[256];
+  if (valid) snprintf(path, sizeof path, "%s/%s.qbc", intl_dir(), name);
+  JS_FreeCString(ctx, name);
+  if (!valid) return JS_ThrowTypeError(ctx, "Intl: bad chunk name");
+  FILE *f = fopen(path, "rb");
+  if (!f) return JS_UNDEFINED;
+  uint8_t *buf = NULL;
+  size_t len = 0, cap = 0;
+  for (;;) {
+    if (len == cap) {
+      size_t ncap = cap ? cap * 2 : 65536;
+      uint8_t *nb = realloc(buf, ncap);
+      if (!nb) { free(buf); fclose(f); return JS_ThrowOutOfMemory(ctx); }
+      buf = nb, cap = ncap;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) break;
+  }
+  int failed = ferror(f);
+  fclose(f);
+  if (failed) { free(buf); return JS_ThrowInternalError(ctx, "Intl: cannot read %s", path); }
+  sw_charge((uint32_t)(len / SW_JS_INTL_BYTES_PER_UNIT));
+  JSValue fn = JS_ReadObject(ctx, buf, len, JS_READ_OBJ_BYTECODE);
+  free(buf);
+  if (JS_IsException(fn)) return fn;
+  return JS_EvalFunction(ctx, fn);
+}
+
+/* generation(): the number of the current evaluation on this handle. */
+static JSValue js_intl_generation(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
+  (void)this_val, (void)argc, (void)argv;
+  SwJs *js = JS_GetContextOpaque(ctx);
+  return JS_NewUint32(ctx, js->evaluations);
+}
+
+/* Builds the namespace once (js->intl). 0, or -1 with an exception pending. */
+static int intl_build(SwJs *js) {
+  JSContext *ctx = js->ctx;
+  if (!JS_IsUndefined(js->intl)) return 0;
+  JSValue args[2] = {JS_NewCFunction(ctx, js_intl_load, "load", 1), JS_NewCFunction(ctx, js_intl_generation, "generation", 0)};
+  if (JS_IsException(args[0]) || JS_IsException(args[1])) {
+    JS_FreeValue(ctx, args[0]);
+    JS_FreeValue(ctx, args[1]);
+    return -1;
+  }
+  JSValue name = JS_NewString(ctx, "runtime");
+  JSValue build = JS_IsException(name) ? JS_EXCEPTION : js_intl_load(ctx, JS_UNDEFINED, 1, (JSValueConst *)&name);
+  JS_FreeValue(ctx, name);
+  if (!JS_IsException(build) && !JS_IsFunction(ctx, build)) {
+    JS_FreeValue(ctx, build);
+    build = JS_ThrowInternalError(ctx, "Intl failed to load (its runtime chunk is missing from /stdlib)");
+  }
+  JSValue r = JS_IsException(build) ? JS_EXCEPTION : JS_Call(ctx, build, JS_UNDEFINED, 2, (JSValueConst *)args);
+  JS_FreeValue(ctx, build);
+  JS_FreeValue(ctx, args[0]);
+  JS_FreeValue(ctx, args[1]);
+  if (JS_IsException(r)) return -1;
+  JSValue ns = JS_GetPropertyUint32(ctx, r, 0), methods = JS_GetPropertyUint32(ctx, r, 1);
+  JS_FreeValue(ctx, r);
+  if (!JS_IsObject(ns) || !JS_IsObject(methods)) {
+    JS_FreeValue(ctx, ns);
+    JS_FreeValue(ctx, methods);
+    JS_ThrowInternalError(ctx, "Intl failed to build");
+    return -1;
+  }
+#ifdef SW_JS_HAVE_ICU_COLLATOR
+  /* The one hook for natively implemented parts of the namespace: Intl.Collator from ICU (the collator branch). */
+  if (sw_js_intl_install_native(ctx, ns) < 0) {
+    JS_FreeValue(ctx, ns);
+    JS_FreeValue(ctx, methods);
+    return -1;
+  }
+#endif
+  js->intl = ns;
+  js->intl_methods = methods;
+  return 0;
+}
+
+static JSValue js_intl_get(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
+  (void)this_val, (void)argc, (void)argv;
+  SwJs *js = JS_GetContextOpaque(ctx);
+  if (intl_build(js) < 0) return JS_EXCEPTION;
+  return JS_DupValue(ctx, js->intl);
+}
+
+/* `Intl = v` before first use: a plain global from then on (nothing is loaded). */
+static JSValue js_intl_set(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
+  (void)this_val;
+  JSValue global = JS_GetGlobalObject(ctx);
+  int r = JS_DefinePropertyValueStr(ctx, global, "Intl", JS_DupValue(ctx, argc > 0 ? argv[0] : JS_UNDEFINED),
+                                    JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
+  JS_FreeValue(ctx, global);
+  return r < 0 ? JS_EXCEPTION : JS_UNDEFINED;
+}
+
+/* The built-ins' locale methods, in runtime.js's METHODS order. */
+static const struct { const char *ctor, *name; } INTL_METHODS[] = {
+    {"Number", "toLocaleString"},     {"BigInt", "toLocaleString"},     {"Date", "toLocaleString"},
+    {"Date", "toLocaleDateString"},   {"Date", "toLocaleTimeString"},
+};
+
+/* A locale method before Intl is built: builds it (which puts runtime.js's method on the prototype) and calls that. */
+static JSValue js_intl_method_stub(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic) {
+  SwJs *js = JS_GetContextOpaque(ctx);
+  if (intl_build(js) < 0) return JS_EXCEPTION;
+  JSValue fn = JS_GetPropertyUint32(ctx, js->intl_methods, (uint32_t)magic);
+  if (JS_IsException(fn)) return fn;
+  JSValue r = JS_Call(ctx, fn, this_val, argc, argv);
+  JS_FreeValue(ctx, fn);
+  return r;
+}
+
+/* Without the chunks (an engine.wasm run without its stdlib.tar) there is no Intl, and the built-ins keep QuickJS's
+ * own locale methods, as before Intl existed. Checked once, at boot (the boot image records the answer). */
+static int intl_available(void) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/runtime.qbc", intl_dir());
+  FILE *f = fopen(path, "rb");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
+static int install_intl(JSContext *ctx, JSValueConst global) {
+  if (!intl_available()) return 0;
+  JSAtom atom = JS_NewAtom(ctx, "Intl");
+  JSValue get = JS_NewCFunction(ctx, js_intl_get, "get Intl", 0), set = JS_NewCFunction(ctx, js_intl_set, "set Intl", 1);
+  int ok = JS_DefineProperty(ctx, global, atom, JS_UNDEFINED, get, set,
+                             JS_PROP_HAS_GET | JS_PROP_HAS_SET | JS_PROP_HAS_CONFIGURABLE | JS_PROP_CONFIGURABLE) >= 0;
+  JS_FreeValue(ctx, get);
+  JS_FreeValue(ctx, set);
+  JS_FreeAtom(ctx, atom);
+  for (size_t i = 0; ok && i < sizeof INTL_METHODS / sizeof *INTL_METHODS; i++) {
+    JSValue ctor = JS_GetPropertyStr(ctx, global, INTL_METHODS[i].ctor);
+    JSValue proto = JS_IsObject(ctor) ? JS_GetPropertyStr(ctx, ctor, "prototype") : JS_UNDEFINED;
+    if (JS_IsObject(proto))
+      ok = JS_DefinePropertyValueStr(ctx, proto, INTL_METHODS[i].name,
+                                     JS_NewCFunctionMagic(ctx, js_intl_method_stub, INTL_METHODS[i].name, 0,
+                                                          JS_CFUNC_generic_magic, (int)i),
+                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) >= 0;
+    JS_FreeValue(ctx, proto);
+    JS_FreeValue(ctx, ctor);
+  }
+  return ok ? 0 : -1;
+}
+
 /* SPEC §6.2 TypeScript: the script did not parse as JavaScript. Strips TypeScript-only syntax inside the engine (the
  * stripper is guest-realm JS, so it is metered by fuel and bounded by the heap) and compiles the result. Returns the
  * compiled function, or JS_EXCEPTION with the outcome's error set (*o): sucrase's own errors become a SyntaxError
@@ -754,6 +958,7 @@ static int32_t evaluate(SwJs *js, const char *code, uint32_t code_len, const cha
                         int session, char **out_ptr, uint32_t *out_len) {
   JSContext *ctx = js->ctx;
   JSRuntime *rt = js->rt;
+  js->evaluations++;
   buf_reset(&js->logs[0]);
   buf_reset(&js->logs[1]);
   js->log_count[0] = js->log_count[1] = 0;

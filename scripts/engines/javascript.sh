@@ -25,10 +25,19 @@ QJS_ENGINE_NAME="QuickJS 2025-04-26"
 QJS_SOURCES=(quickjs libregexp libunicode cutils dtoa)
 
 JS_ENGINE_DIR="$SW_ROOT/engines/javascript"
-JS_DRIVER_SOURCES=(driver.c driver.h)
+JS_DRIVER_SOURCES=(driver.c driver.h intl_collator.c intl_collator.h icu/nothreads.h)
 JS_EXPORTS=(sw_js_new sw_js_eval sw_js_free sw_alloc sw_free sw_js_interrupt_address __stack_pointer)
 JS_TS_DIR="$JS_ENGINE_DIR/build/ts"   # strip.script.js (the bundle) and ts-strip.c (its bytecode as C)
 ESBUILD="$SW_ROOT/node_modules/.bin/esbuild"
+
+# Intl.Collator, localeCompare, toLocaleUpperCase/LowerCase (docs/intl.md): ICU4C 72.1's collator, built by
+# scripts/engines/icu.sh (cached on its own), linked into engine.wasm; its filtered data is build/stdlib.tar, mounted
+# at /stdlib and read on first use; intl_collator.c binds them.
+ICU_DIRS=($(bash "$SW_ROOT/scripts/engines/icu.sh" --out-dirs))
+ICU_LIB_DIR="${ICU_DIRS[0]}" ICU_DATA_DIR="${ICU_DIRS[1]}"
+ICU_SRC_DIR="$SW_DEPS/icu-72.1-coll"
+ICU_CFLAGS=(-DSW_JS_HAVE_ICU_COLLATOR -DU_STATIC_IMPLEMENTATION -isystem "$ICU_SRC_DIR/common" -isystem "$ICU_SRC_DIR/i18n"
+            -I "$ICU_DATA_DIR")
 
 # Compile flags shared by the wasm and the native builds (CONFIG_VERSION as upstream's Makefile sets it).
 # Fuel (docs/fuel.md): QuickJS polls its interrupt handler every JS_INTERRUPT_COUNTER_INIT operations (each poll
@@ -38,13 +47,17 @@ ESBUILD="$SW_ROOT/node_modules/.bin/esbuild"
 QJS_FUEL_DEFINES=(-DJS_INTERRUPT_COUNTER_INIT=1000 -DINTERRUPT_COUNTER_INIT=250)
 QJS_DEFINES=(-D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv "${QJS_FUEL_DEFINES[@]}")
 # clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+, and binaryen 108 rejects the module
-# (TOOLCHAIN.md §2): compile at -O2, link at -O0.
-WASM_CFLAGS=(--target=wasm32-wasi -O2 "${QJS_DEFINES[@]}")
+# (TOOLCHAIN.md §2): the clang driver links at -O0, and the optimisation is LTO inside wasm-ld (-flto, --lto-O3),
+# which the driver's -O level does not gate. -mbulk-memory turns memcpy/memmove/memset into memory.copy/fill (wasi-libc's
+# memcpy is a byte/word loop: the bench's string part spent ~13% there); -mnontrapping-fptoint makes double-to-int
+# conversions one instruction. Both are baseline WebAssembly in V8 (workerd, Node). docs/engine-performance.md has the
+# measurements (wasm-opt -O3 on top gained nothing measurable and is not used).
+WASM_CFLAGS=(--target=wasm32-wasi -O3 -mbulk-memory -mnontrapping-fptoint -flto "${QJS_DEFINES[@]}")
 # Stack: 1 MiB of linear memory at the bottom (--stack-first: an overflow runs off address 0 and traps instead of
 # overwriting data). QuickJS's own stack check stops JS recursion at JS_SetMaxStackSize (≤ 256 KiB, driver.h), which
 # leaves ≥ 768 KiB for C code that runs without the check (regexp compilation, JSON, GC, the driver, error paths).
 # Memory: a fixed maximum of 64 MiB (SPEC §6.1); the JS heap itself is capped at 32 MiB by JS_SetMemoryLimit.
-WASM_LDFLAGS=(--target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--stack-first -Wl,-z,stack-size=1048576
+WASM_LDFLAGS=(--target=wasm32-wasi -O0 -flto -Wl,--lto-O3 -mexec-model=reactor -Wl,--stack-first -Wl,-z,stack-size=1048576
               -Wl,--max-memory=67108864 -Wl,--strip-all)
 for e in "${JS_EXPORTS[@]}" "${WASMIFY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
 
@@ -500,16 +513,89 @@ compile_ts_stripper() {
     mv "$JS_TS_DIR/ts-strip.c.tmp" "$JS_TS_DIR/ts-strip.c"
 }
 
-# sha256 over everything that determines engine.wasm.
+# Intl (docs/intl.md): the FormatJS polyfills (exact-pinned devDependencies) and their CLDR data for the built-in locales,
+# as chunks of QuickJS bytecode loaded on first use. engines/javascript/intl/build.mjs writes one script per chunk
+# (esbuild bundles; data as object literals) into $JS_INTL_SRC; the native qjsc compiles each to stripped bytecode,
+# packed as intl/<chunk>.qbc into engines/javascript/build/stdlib.tar, which the core mounts read-only at /stdlib in
+# every instance (the chunks stay outside the guest's memory until a program reads one). Cached by a hash over the
+# chunk sources and the patched tree (the bytecode format is the tree's).
+JS_INTL_SRC="$JS_ENGINE_DIR/build/intl-src"
+JS_INTL_SOURCES=(build.mjs runtime.js patches.mjs)
+bundle_intl() {
+  [ -f "$SW_ROOT/node_modules/@formatjs/intl-numberformat/package.json" ] ||
+    { echo "@formatjs polyfills missing: run npm install"; return 1; }
+  "$SW_NODE" "$JS_ENGINE_DIR/intl/build.mjs" "$JS_INTL_SRC"
+}
+intl_hash() {
+  { echo "$QJS_SRC"; (cd "$JS_INTL_SRC" && sha256sum ./*.js manifest.json); (cd "$JS_ENGINE_DIR/intl" && sha256sum "${JS_INTL_SOURCES[@]}")
+    declare -f compile_intl; } | sed "s|$SW_ROOT/||" | sha256sum | cut -d' ' -f1
+}
+compile_intl() {
+  local qjsc; qjsc=$(native_qjsc) || return 1
+  local out="$SW_CACHE/engines/javascript/intl-$(intl_hash)"
+  if [ ! -f "$out/stdlib.tar" ]; then
+    local work="$out.work.$$" f name
+    rm -rf "$work" && mkdir -p "$work/c" "$work/intl"
+    for f in "$JS_INTL_SRC"/*.js; do
+      name=$(basename "$f" .js)
+      (cd "$JS_INTL_SRC" && "$qjsc" -c -s -N sw_intl_chunk -o "$work/c/$name.c" "$name.js") || { rm -rf "$work"; return 1; }
+    done
+    # The bytes of each C array qjsc wrote, as intl/<chunk>.qbc in a ustar archive (sorted, no dates or owners).
+    python3 - "$work" <<'PY' || { rm -rf "$work"; return 1; }
+import io, pathlib, re, sys, tarfile
+work = pathlib.Path(sys.argv[1])
+with tarfile.open(work / "stdlib.tar", "w", format=tarfile.USTAR_FORMAT) as tar:
+    for c in sorted((work / "c").glob("*.c")):
+        body = c.read_text().split("{", 1)[1]
+        data = bytes(int(h, 16) for h in re.findall(r"0x([0-9a-fA-F]{2})", body))
+        info = tarfile.TarInfo(f"intl/{c.stem}.qbc")
+        info.size, info.mtime, info.mode, info.uid, info.gid, info.uname, info.gname = len(data), 0, 0o444, 0, 0, "", ""
+        tar.addfile(info, io.BytesIO(data))
+PY
+    mkdir -p "$out" && mv "$work/stdlib.tar" "$out/stdlib.tar" && rm -rf "$work"
+  fi
+  JS_INTL_TAR="$out/stdlib.tar"
+  echo "    $(tar -tf "$JS_INTL_TAR" | wc -l) chunks, $(stat -c %s "$JS_INTL_TAR") bytes ($(gzip -9 <"$JS_INTL_TAR" | wc -c) gzip -9)"
+}
+
+# sha256 over everything that determines engine.wasm (and the Intl chunks built with it: one engine source hash).
 js_source_hash() {
   {
     echo "ts-stripper $(sha256sum <"$JS_TS_DIR/strip.script.js" | cut -d' ' -f1) $QJS_SRC"
+    echo "intl $(intl_hash)"
     echo "quickjs $QJS_SHA256"
     echo "clang $(clang-16 --version | head -1)"
     sha256sum "${BASH_SOURCE[0]}"
     (cd "$JS_ENGINE_DIR" && sha256sum "${JS_DRIVER_SOURCES[@]}")
+    (cd "$ICU_LIB_DIR" && sha256sum libicu-coll.a) && (cd "$ICU_DATA_DIR" && sha256sum icudata.o icu-locales.h stdlib.tar)
     wasmify_guest_hash_inputs
   } | sed "s|$SW_ROOT/||" | sha256sum | cut -d' ' -f1
+}
+
+# One /stdlib archive for the engine: the Intl chunks (intl/<chunk>.qbc, compile_intl) and ICU's collation data
+# (icu/icudt72l/<item>, scripts/engines/icu.sh). Members sorted, no dates or owners; cached by the two inputs' sha256.
+combine_stdlib() {
+  local key; key=$(sha256sum "$JS_INTL_TAR" "$ICU_DATA_DIR/stdlib.tar" | cut -d' ' -f1 | sha256sum | cut -c1-16)
+  local out="$SW_CACHE/engines/javascript/stdlib-$key"
+  if [ ! -f "$out/stdlib.tar" ]; then
+    mkdir -p "$out" && python3 - "$out/stdlib.tar.tmp" "$JS_INTL_TAR" "$ICU_DATA_DIR/stdlib.tar" <<'PY' >&2 || return 1
+import sys, tarfile
+members = {}
+for src in sys.argv[2:]:
+    with tarfile.open(src) as t:
+        for m in t.getmembers():
+            if m.isfile():
+                if m.name in members: sys.exit(f"stdlib: {m.name} is in both archives")
+                members[m.name] = t.extractfile(m).read()
+with tarfile.open(sys.argv[1], "w", format=tarfile.USTAR_FORMAT) as tar:
+    for name in sorted(members):
+        info = tarfile.TarInfo(name)
+        info.size, info.mtime, info.mode, info.uid, info.gid, info.uname, info.gname = len(members[name]), 0, 0o444, 0, 0, "", ""
+        import io; tar.addfile(info, io.BytesIO(members[name]))
+PY
+    mv "$out/stdlib.tar.tmp" "$out/stdlib.tar" || return 1
+  fi
+  echo "$out/stdlib.tar"
 }
 
 build_js_engine() {
@@ -526,21 +612,28 @@ build_js_engine() {
       clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -c "$QJS_SRC/$f.c" -o "$work/$f.o" & pids+=($!)
     done
     clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" -I "$ENGINE_COMMON_DIR" \
-      -c "$JS_ENGINE_DIR/driver.c" -o "$work/driver.o" & pids+=($!)
+      "${ICU_CFLAGS[@]}" -c "$JS_ENGINE_DIR/driver.c" -o "$work/driver.o" & pids+=($!)
+    clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" "${ICU_CFLAGS[@]}" \
+      "-ffile-prefix-map=$ICU_SRC_DIR=icu-72.1" "-ffile-prefix-map=$ICU_DATA_DIR=icu-data" \
+      -c "$JS_ENGINE_DIR/intl_collator.c" -o "$work/intl_collator.o" & pids+=($!)
     clang-16 "${WASM_CFLAGS[@]}" -c "$JS_TS_DIR/ts-strip.c" -o "$work/ts_strip.o" & pids+=($!)
     # wasmify: the shared guest glue (scripts/engines/common.sh).
     compile_wasmify_guest "$work" "${WASM_CFLAGS[@]}" "${maps[@]}" || rc=1
     local p
     for p in "${pids[@]}"; do wait "$p" || rc=1; done
     [ $rc -eq 0 ] || { rm -rf "$work"; return 1; }
-    clang-16 "${WASM_LDFLAGS[@]}" "$work"/*.o -lm -o "$work/engine.wasm" || { rm -rf "$work"; return 1; }
+    # clang++: ICU is C++ (libc++, libc++abi); only the archive members the collator reaches are linked.
+    clang++-16 "${WASM_LDFLAGS[@]}" "$work"/*.o "$ICU_DATA_DIR/icudata.o" "$ICU_LIB_DIR/libicu-coll.a" -lm \
+      -o "$work/engine.wasm" || { rm -rf "$work"; return 1; }
     mv "$work/engine.wasm" "$work/engine.wasm.tmp" && mkdir -p "$out"
     mv "$work/engine.wasm.tmp" "$out/engine.wasm" && rm -rf "$work"
     echo "    built $out/engine.wasm"
   else
     echo "    cached $out/engine.wasm"
   fi
-  write_engine_build javascript "$QJS_ENGINE_NAME" "$hash" "$out/engine.wasm"
+  [ -n "${JS_INTL_TAR:-}" ] || compile_intl >/dev/null || return 1
+  local stdlib; stdlib=$(combine_stdlib) || return 1
+  write_engine_build javascript "$QJS_ENGINE_NAME" "$hash" "$out/engine.wasm" "$stdlib"
 }
 
 # The patched tree's name: a hash over the tarball, the inline patches, our patch files, the Unicode generators and the
@@ -558,7 +651,10 @@ if [ "${1:-}" = "--src-dir" ]; then
   exit 0
 fi
 
+step "ICU collator (scripts/engines/icu.sh)" bash "$SW_ROOT/scripts/engines/icu.sh"
 step "QuickJS source ($QJS_SPEC, sha256-pinned)" fetch_quickjs
 step "TypeScript stripper (sucrase + esbuild)" bundle_ts_stripper
 step "TypeScript stripper bytecode (native qjsc)" compile_ts_stripper
+step "Intl chunk sources (FormatJS + esbuild)" bundle_intl
+step "Intl chunks (native qjsc -> stdlib.tar)" compile_intl
 step "JavaScript engine (QuickJS -> wasm32-wasi reactor)" build_js_engine

@@ -1,5 +1,5 @@
-/* Native tests of the JavaScript driver at its C API: SPEC §10.3 items 24-46 and 48-50 (47 is
- * Intl: not covered by this layer yet), and sessions (SPEC §6.2, §10.5 items 106-113 as far as they run natively). Outcomes are compared as exact EngineOutcome JSON text where the text is
+/* Native tests of the JavaScript driver at its C API: SPEC §10.3 items 24-50 (47: Intl, from the chunks run.sh
+ * extracts from build/stdlib.tar into SW_JS_INTL_DIR), and sessions (SPEC §6.2, §10.5 items 106-113 as far as they run natively). Outcomes are compared as exact EngineOutcome JSON text where the text is
  * fully determined, by substring otherwise. Built with ASan+UBSan by run.sh. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +235,58 @@ static double now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* --- Intl (docs/intl.md): the driver's lazy global, chunk loading and locale-method stubs ---------------------------- */
+
+static void intl_tests(void) {
+  const char *dir = getenv("SW_JS_INTL_DIR");
+  checks++;
+  if (!dir || !*dir) {
+    failures++;
+    printf("FAIL Intl: SW_JS_INTL_DIR is not set (run.sh extracts the chunks)\n");
+    return;
+  }
+  printf("ok   Intl chunks in %s\n", dir);
+  /* 47 */ EQ("47 Intl.NumberFormat ja-JP JPY", "new Intl.NumberFormat(\"ja-JP\", { style: \"currency\", currency: \"JPY\" }).format(1234)",
+             NOLOGS "\"results\":[{\"text\":\"'\xef\xbf\xa5" "1,234'\"}]}"); /* U+FFE5 FULLWIDTH YEN SIGN */
+  EQ("Intl: the locale methods load it", "[(1234.5).toLocaleString(\"de-DE\"), (12n).toLocaleString(\"en\"), new Date(0).toLocaleDateString(\"en-US\")].join(\" \")",
+     NOLOGS "\"results\":[{\"text\":\"'1.234,5 12 1/1/1970'\"}]}");
+  EQ("Intl: replaced before use", "Intl = 5; [Intl, (1234.5).toLocaleString(\"de\")].join()",
+     NOLOGS "\"results\":[{\"text\":\"'5,1.234,5'\"}]}");
+  HAS("Intl: a bad option is a guest RangeError", "new Intl.NumberFormat(\"en\", { style: \"bogus\" })",
+      "\"results\":[]", "\"error\":{\"name\":\"RangeError\"");
+  EQ("Intl: an unsupported locale falls back to en-US", "new Intl.NumberFormat(\"tlh\").resolvedOptions().locale",
+     NOLOGS "\"results\":[{\"text\":\"'en-US'\"}]}");
+
+  /* Out of fuel while Intl loads (at points from the namespace's build to a DateTimeFormat's data), then the same
+   * session goes on using it. */
+  for (int polls = 10; polls <= 1280; polls *= 2) { /* 1280 polls: just under what the program needs */
+    g_session = sw_js_new(0, 0);
+    if (!g_session) { fprintf(stderr, "sw_js_new failed\n"); exit(1); }
+    char what[96];
+    sw_js_native_fuel_reset(polls * (int64_t)sw_js_fuel_per_poll());
+    snprintf(what, sizeof what, "Intl: the fuel limit (%d polls) stops its loading", polls);
+    SEQ(what, "new Intl.DateTimeFormat(\"en\").format(0) + (1.5).toLocaleString(\"fr\")",
+        "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[],\"error\":{\"name\":\"ExecutionLimitError\",\"message\":\"Execution fuel "
+        "exhausted\",\"traceback\":[]},\"cwd\":\"/workspace\"}");
+    sw_js_native_fuel_reset(-1);
+    snprintf(what, sizeof what, "Intl: usable after the load interrupted at %d polls", polls);
+    SEQ(what, "var dtf = new Intl.DateTimeFormat(\"de-DE\", { timeZone: \"Asia/Tokyo\", timeStyle: \"short\" }); dtf.format(0) + \" \" + (1.5).toLocaleString(\"fr\")",
+        SOUT("{\"text\":\"'09:00 1,5'\"}"));
+    snprintf(what, sizeof what, "Intl: its objects persist across evals (%d polls)", polls);
+    SEQ(what, "dtf.format(3600000)", SOUT("{\"text\":\"'10:00'\"}"));
+    sw_js_free(g_session);
+    g_session = NULL;
+  }
+
+  /* No chunks: no Intl, and QuickJS's own locale methods. */
+  char *saved = strdup(dir);
+  setenv("SW_JS_INTL_DIR", "/nonexistent-sw-intl", 1);
+  EQ("Intl: absent without its chunks", "[typeof Intl, (1234.5).toLocaleString(\"de\")].join()",
+     NOLOGS "\"results\":[{\"text\":\"'undefined,1234.5'\"}]}");
+  setenv("SW_JS_INTL_DIR", saved, 1);
+  free(saved);
 }
 
 int main(void) {
@@ -487,6 +539,8 @@ int main(void) {
   EQ("empty code", "", NOLOGS "\"results\":[]}");
 
   session_tests();
+
+  intl_tests();
 
   printf("\n%d/%d checks passed\n", checks - failures, checks);
   return failures ? 1 : 0;

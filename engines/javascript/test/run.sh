@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The JavaScript engine's tests: build engine.wasm (scripts/build-engines.sh), then
 #   1. the driver's native tests (driver_test.c + QuickJS, gcc, ASan+UBSan): SPEC §10.3 items 24-46, 48-50, sessions;
+#      and intl_test.c: the collator and case mapping (intl_collator.c) over the host's ICU 72.1, with hostile inputs;
 #   2. QuickJS's own tests/test_*.js natively with upstream's qjs (and, step 6, the language-only ones through OUR
 #      engine.wasm under our host: upstream-engine.test.mjs);
 #   3. the smoke test: engine.wasm under our WASI host (the C++ core) in Node;
@@ -34,7 +35,15 @@ build_native_test() {
   # The TypeScript stripper's bytecode, as scripts/engines/javascript.sh generated it for engine.wasm.
   gcc -O1 -c "$dir/build/ts/ts-strip.c" -o "$out/ts-strip.o" &&
   gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" "$dir/test/driver_test.c" "$out/driver.o" "$out/ts-strip.o" \
-    "$out"/{quickjs,libregexp,libunicode,cutils,dtoa}.o -lm -o "$out/driver_test"
+    "$out"/{quickjs,libregexp,libunicode,cutils,dtoa}.o -lm -o "$out/driver_test" &&
+  # The collator (intl_collator.c) natively against the host's ICU 72.1 (libicu-dev), for intl_test.c.
+  local icu_data; icu_data=$(bash scripts/engines/icu.sh --out-dirs | cut -d' ' -f2) &&
+  gcc "${flags[@]}" -DSW_JS_HAVE_ICU_COLLATOR -Wall -Wextra -Werror -isystem "$src" -I "$SW_ROOT/engines/common" \
+    -I "$icu_data" -c "$dir/driver.c" -o "$out/driver-icu.o" &&
+  gcc "${flags[@]}" -DSW_JS_HAVE_ICU_COLLATOR -Wall -Wextra -Werror -isystem "$src" -I "$icu_data" \
+    -c "$dir/intl_collator.c" -o "$out/intl_collator.o" &&
+  gcc "${flags[@]}" -Wall -Wextra -Werror "$dir/test/intl_test.c" "$out/driver-icu.o" "$out/intl_collator.o" "$out/ts-strip.o" \
+    "$out"/{quickjs,libregexp,libunicode,cutils,dtoa}.o -licui18n -licuuc -licudata -lm -o "$out/intl_test"
 }
 
 core_present() {
@@ -46,7 +55,12 @@ run() { local name="$1"; shift; step "$name" "$@" || failed+=("$name"); }
 
 step "build engine.wasm" bash scripts/build-engines.sh javascript || exit 1
 run "build native driver test (gcc, ASan+UBSan)" build_native_test
-run "driver tests (native)" env ASAN_OPTIONS=detect_leaks=1 "$dir/build/native/driver_test"
+# The Intl chunks as the core mounts them at /stdlib/intl (the native driver reads SW_JS_INTL_DIR instead).
+extract_intl() { rm -rf "$dir/build/native/stdlib" && mkdir -p "$dir/build/native/stdlib" && tar -xf "$dir/build/stdlib.tar" -C "$dir/build/native/stdlib"; }
+run "Intl chunks for the native driver" extract_intl
+run "driver tests (native)" env ASAN_OPTIONS=detect_leaks=1 SW_JS_INTL_DIR="$dir/build/native/stdlib/intl" "$dir/build/native/driver_test"
+run "Intl.Collator / localeCompare / case mapping, hostile inputs (native, host ICU 72.1)" \
+  env ASAN_OPTIONS=detect_leaks=1 "$dir/build/native/intl_test"
 run "QuickJS tests/test_*.js (native qjs)" bash "$dir/test/upstream.sh"
 run "core module present" core_present
 run "smoke: engine.wasm under our WASI host (Node)" "$SW_NODE" "$dir/test/smoke.mjs"

@@ -18,12 +18,17 @@ const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
 const compileMs = performance.now() - t0;
 
 // One engine instance under one WASI host (SPEC §5.4: args ["sandbox"], empty environment for JavaScript).
-function boot() {
+function boot({ chargeCalls } = {}) {
   const t = performance.now();
   const config = { args: ['sandbox'], env: [], workspace: false, preopens: [], stdio: 'capture', referencePolicy: true };
   const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, 0));
   assert.ok(host, 'sw_wasi_host_new');
-  const instance = new WebAssembly.Instance(engineModule, makeImportObject(core, host, engineModule));
+  const imports = makeImportObject(core, host, engineModule);
+  if (chargeCalls) { // counts the sandbox.charge host calls into chargeCalls.n
+    const charge = imports.sandbox.charge;
+    imports.sandbox.charge = (units) => { chargeCalls.n++; return charge(units); };
+  }
+  const instance = new WebAssembly.Instance(engineModule, imports);
   const x = instance.exports;
   bindGuestMemory(core, host, x.memory);
   x._initialize();
@@ -221,6 +226,19 @@ check('native work: fuel stays deterministic (the same program costs the same on
     assert.ok(r1.fuelConsumed > 1_000_000, `${r1.fuelConsumed} units`); // the sort and JSON work is charged
   } finally { x.close(); y.close(); }
 });
+check('native work is charged in batches: a JSON round trip makes one host call per >= 4,000 units (compute-fuel-batch.patch)', () => {
+  const calls = { n: 0 };
+  const b = boot({ chargeCalls: calls });
+  try {
+    const code = 'const t = JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ id: i, name: "item" + i, tags: ["x"] }))); JSON.parse(t).length';
+    calls.n = 0;
+    const r = b.evaluate(code, { fuel: BUDGET });
+    assert.deepEqual(r.outcome.results, [{ text: '2000' }]);
+    // Before the batches: one call per 1,000 units. Polls of the interpreter itself still come one per 1,000.
+    assert.ok(r.fuelConsumed > 1_000_000 && calls.n * 4000 <= r.fuelConsumed, `${calls.n} calls for ${r.fuelConsumed} units`);
+    console.log(`     ${calls.n} host calls for ${r.fuelConsumed} units`);
+  } finally { b.close(); }
+});
 check('fuel scale: a loop of 1e7 iterations over a local variable costs exactly 2e7 units (one per branch and per jump)', () => {
   // In a block, `i` is a local variable: the loop is pure bytecode.
   const code = '{ let i = 0; while (i < 1e7) i++; i }';
@@ -260,6 +278,34 @@ check('fuel of a small fib/loop/string/JSON benchmark', () => {
   // charged for their work, docs/fuel.md); ~7,200,000 since calls, global variables and allocations are weighted
   // (branch fuelcalls). A regression to far more would show here.
   assert.ok(r.fuelConsumed <= 10_000_000, `${r.fuelConsumed} units`);
+});
+// engines/javascript/patches/compute-fmod.patch computes `%` of integer-valued doubles as a 64-bit remainder: every
+// pair of these operands gives what V8 gives (the sign of the dividend, -0, NaN, infinities, fractions, 2^53).
+check('% on integers, fractions, -0, NaN, infinities and 2^53 gives what V8 gives (compute-fmod.patch)', () => {
+  const code = `const vals = [0, -0, 1, -1, 2, -2, 3, -3, 7, -7, 1000003, -1000003, 2 ** 31, -(2 ** 31), 2 ** 52, 2 ** 53 - 1,
+    -(2 ** 53 - 1), 2 ** 53, 2 ** 60, 1.5, -1.5, 0.1, Infinity, -Infinity, NaN, 9e10 + 7, -9e10 - 7, 5e-324, 1e308];
+    const out = []; for (const a of vals) for (const b of vals) { const r = a % b; out.push(Object.is(r, -0) ? "-0" : String(r)); }
+    let acc = 0; for (let i = 0; i < 100000; i++) acc = (acc + i * i) % 1000003;
+    out.join(",") + " " + acc`;
+  const r = e.evaluate(code);
+  assert.deepEqual(r.outcome.results, [{ text: `'${(0, eval)(code)}'` }]);
+});
+// Array.prototype.sort (compute-sort-slots.patch sizes the slot array of a dense array up front): the same order,
+// stability, holes and undefined, exceptions from the comparator and array-likes as V8.
+check('sort: stability, holes, undefined, a throwing comparator, array-likes give what V8 gives (compute-sort-slots.patch)', () => {
+  const code = `JSON.stringify([
+    Array.from({ length: 500 }, (_, i) => ({ k: i % 7, i })).sort((a, b) => a.k - b.k).map((o) => o.i),
+    Array.from({ length: 20000 }, (_, i) => (i * 7919) % 20011).sort((a, b) => a - b).filter((x, i, a) => i && a[i - 1] > x).length,
+    [3, undefined, 1, , 2, undefined].sort(), [3, undefined, 1, , 2].sort((a, b) => b - a), [10, 9, 1, 100].sort(),
+    (() => { try { [3, 1, 2].sort(() => { throw new Error("boom"); }); } catch (e) { return e.message; } })(),
+    Array.prototype.sort.call({ length: 3, 0: "c", 1: "a", 2: "b" }), (() => { const c = [3, 2, 1]; c[10] = 0; return c.sort(); })(),
+    ["b", "a", "c"].toSorted(), [3, 1, 2].sort(() => NaN)])`;
+  const r = e.evaluate(code);
+  assert.deepEqual(r.outcome.results, [{ text: `'${(0, eval)(code)}'` }]);
+  // A comparator that changes the array: the order is implementation-defined, the array must stay an array of its
+  // numbers and the engine must stay usable.
+  const m = e.evaluate('const b = Array.from({ length: 1000 }, (_, i) => 1000 - i); b.sort((x, y) => { b.length = 500; b.push(-1); return x - y; }); [b.length, b.every((x) => typeof x === "number")]');
+  assert.deepEqual(m.outcome.results, [{ json: [1000, true] }]);
 });
 e.close();
 
