@@ -60,7 +60,7 @@ extract_intl() { rm -rf "$dir/build/native/stdlib" && mkdir -p "$dir/build/nativ
 run "Intl chunks for the native driver" extract_intl
 run "driver tests (native)" env ASAN_OPTIONS=detect_leaks=1 SW_JS_INTL_DIR="$dir/build/native/stdlib/intl" "$dir/build/native/driver_test"
 run "Intl.Collator / localeCompare / case mapping, hostile inputs (native, host ICU 72.1)" \
-  env ASAN_OPTIONS=detect_leaks=1 "$dir/build/native/intl_test"
+  env ASAN_OPTIONS=detect_leaks=1 SW_JS_INTL_DIR="$dir/build/native/stdlib/intl" "$dir/build/native/intl_test"
 run "QuickJS tests/test_*.js (native qjs)" bash "$dir/test/upstream.sh"
 run "core module present" core_present
 run "smoke: engine.wasm under our WASI host (Node)" "$SW_NODE" "$dir/test/smoke.mjs"
