@@ -14,7 +14,7 @@
 // Each program is a bounded loop (so that it ends even when the builtin is not metered) sized to run ~0.2–2 s
 // unmetered on a 2-core EPYC; metered, most end earlier in ExecutionLimitError.
 //
-//   node bench/native-work.mjs [--only substring] [--reps 3]
+//   node bench/native-work.mjs [--only 'substring|substring...'] [--reps 3]
 import { parseArgs } from "node:util";
 import "../worker-shim/testing.js";
 
@@ -93,6 +93,56 @@ const PROGRAMS = [
   ["eval of a 100 kB source x100", "const src = Array.from({ length: 5000 }, (_, i) => 'var v' + i + ' = ' + i + ' * 2;').join('\\n'); let n = 0; for (let i = 0; i < 100; i++) n += eval(src); n"],
   ["new RegExp of a fresh source 1e5", "let n = 0; for (let i = 0; i < 1e5; i++) n += new RegExp('a' + i + '(b|c)*d').source.length; n"],
   ["encodeURIComponent 1e7 chars x20", 'const s = "\u00e9 ".repeat(5e6); let n = 0; for (let i = 0; i < 20; i++) n += encodeURIComponent(s).length; n'],
+  // Calls (every call into JS, from bytecode or from native code) and the remaining builtins (branch `fuelcalls`).
+  // These run until the budget is spent where they can, so the request's fixed cost does not inflate their ratio.
+  ["fib(35) (calls, until the budget)", "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) } fib(35)"],
+  ["empty function call 3e7", "function f() {} for (let i = 0; i < 3e7; i++) f(); 1"],
+  ["native call Math.abs 3e7", "let n = 0; for (let i = 0; i < 3e7; i++) n = Math.abs(i); n"],
+  ["new of a class 1e7", "class C { constructor(x) { this.x = x } } let n = 0; for (let i = 0; i < 1e7; i++) n += new C(i).x; n"],
+  ["closure call with 6 args 2e7", "const f = (a, b, c, d, e, g) => a; let n = 0; for (let i = 0; i < 2e7; i++) n += f(i, 1, 2, 3, 4, 5); n"],
+  ["getter 3e7", "const o = { get x() { return 1 } }; let n = 0; for (let i = 0; i < 3e7; i++) n += o.x; n"],
+  ["setter 3e7", "const o = { set x(v) { } }; for (let i = 0; i < 3e7; i++) o.x = i; 1"],
+  ["Proxy get trap 3e7", "const p = new Proxy({}, { get: () => 1 }); let n = 0; for (let i = 0; i < 3e7; i++) n += p.x; n"],
+  ["Proxy has/set traps 2e7", "const p = new Proxy({}, { has: () => true, set: () => true }); let n = 0; for (let i = 0; i < 2e7; i++) { p.x = i; n += 'x' in p } n"],
+  ["generator yield 3e7", "function* g() { for (let i = 0; i < 3e7; i++) yield i } let n = 0; for (const x of g()) n += x; n"],
+  ["iterator protocol next() 2e7", "const it = { i: 0, next() { return { done: this.i++ > 2e7, value: 1 } }, [Symbol.iterator]() { return this } }; let n = 0; for (const x of it) n += x; n"],
+  ["forEach 1e6 x50", "const a = new Array(1e6).fill(1); let n = 0; for (let i = 0; i < 50; i++) a.forEach((v) => { n += v }); n"],
+  ["valueOf coercion 3e7", "const o = { valueOf() { return 1 } }; let n = 0; for (let i = 0; i < 3e7; i++) n += o * 1; n"],
+  ["toString coercion 1e7", "const o = { toString() { return 'a' } }; let n = 0; for (let i = 0; i < 1e7; i++) n += ('' + o).length; n"],
+  ["JSON.parse reviver 1e5 x20", "const t = JSON.stringify(Array.from({ length: 1e5 }, (_, i) => ({ i }))); let n = 0; for (let i = 0; i < 20; i++) n += JSON.parse(t, (k, v) => v).length; n"],
+  ["toUpperCase 1e7 chars x50", 'const s = "x".repeat(1e7); let n = 0; for (let i = 0; i < 50; i++) n += s.toUpperCase().length; n'],
+  ["toLowerCase of wide chars 1e7 x50", 'const s = "\u0100".repeat(1e7); let n = 0; for (let i = 0; i < 50; i++) n += s.toLowerCase().length; n'],
+  ["encodeURIComponent 1e6 chars x200", 'const s = "\u00e9 ".repeat(5e5); let n = 0; for (let i = 0; i < 200; i++) n += encodeURIComponent(s).length; n'],
+  ["decodeURIComponent 3e6 chars x100", 'const s = "%C3%A9".repeat(5e5); let n = 0; for (let i = 0; i < 100; i++) n += decodeURIComponent(s).length; n'],
+  ["escape 1e6 chars x200", 'const s = "\u00e9 ".repeat(5e5); let n = 0; for (let i = 0; i < 200; i++) n += escape(s).length; n'],
+  ["unescape 3e6 chars x100", 'const s = "%u00e9".repeat(5e5); let n = 0; for (let i = 0; i < 100; i++) n += unescape(s).length; n'],
+  ["new RegExp of a fresh 1 kB source 1e4", "const b = 'a(b|c)*d'.repeat(125); let n = 0; for (let i = 0; i < 1e4; i++) n += new RegExp(b + i).source.length; n"],
+  ["new RegExp (?:a{1000}){1000} 1e3 (compiles without expanding)", "let n = 0; for (let i = 0; i < 1e3; i++) { try { new RegExp('(?:a{1000}){1000}' + i) } catch (e) { n++ } } n"],
+  ["regex exec of a short match 1e7", "const r = /b/; let n = 0; for (let i = 0; i < 1e7; i++) n += r.test('ab'); n"],
+  ["split(/,/) of 1e6 chars x20", 'const s = "x,".repeat(5e5); let n = 0; for (let i = 0; i < 20; i++) n += s.split(/,/).length; n'],
+  ["replace(/x/g, fn) 1e5 chars x100", 'const s = "x".repeat(1e5); let n = 0; for (let i = 0; i < 100; i++) n += s.replace(/x/g, () => "y").length; n'],
+  ["matchAll 1e5 matches x50", 'const s = "x".repeat(1e5); let n = 0; for (let i = 0; i < 50; i++) for (const m of s.matchAll(/x/g)) n++; n'],
+  ["deep prototype chain miss (1e4 deep) x1e5", "let o = {}; for (let i = 0; i < 1e4; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 1e5; i++) n += o.x === undefined; n"],
+  ["'in' over a deep prototype chain x1e5", "let o = {}; for (let i = 0; i < 1e4; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 1e5; i++) n += 'x' in o; n"],
+  ["with over a deep prototype chain x1e5", "let o = {}; for (let i = 0; i < 1e4; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 1e5; i++) with (o) { n += typeof zz === 'undefined' } n"],
+  ["set through a deep prototype chain x1e5", "let o = {}; for (let i = 0; i < 1e4; i++) o = Object.create(o); for (let i = 0; i < 1e5; i++) { const c = Object.create(o); c.x = i } 1"],
+  ["Object.entries 5e4 keys x200", "const o = {}; for (let i = 0; i < 5e4; i++) o['k' + i] = i; let n = 0; for (let i = 0; i < 200; i++) n += Object.entries(o).length; n"],
+  ["Reflect.ownKeys 2e5 keys x100", "const o = {}; for (let i = 0; i < 2e5; i++) o['k' + i] = i; let n = 0; for (let i = 0; i < 100; i++) n += Reflect.ownKeys(o).length; n"],
+  ["Object.assign copy 1e5 keys x100", "const o = {}; for (let i = 0; i < 1e5; i++) o['k' + i] = i; let n = 0; for (let i = 0; i < 100; i++) n += Object.keys(Object.assign({}, o)).length; n"],
+  ["object spread copy 1e5 keys x100", "const o = {}; for (let i = 0; i < 1e5; i++) o['k' + i] = i; let n = 0; for (let i = 0; i < 100; i++) n += ({ ...o }).k5; n"],
+  ["f.apply of 6e4 args x1e3", "const a = new Array(6e4).fill(1); function f() { return arguments.length } let n = 0; for (let i = 0; i < 1e3; i++) n += f.apply(null, a); n"],
+  ["Math.max(...6e4) x1e3", "const a = new Array(6e4).fill(1); let n = 0; for (let i = 0; i < 1e3; i++) n += Math.max(...a); n"],
+  ["array spread [...a] 1e6 x50", "const a = new Array(1e6).fill(1); let n = 0; for (let i = 0; i < 50; i++) n += [...a].length; n"],
+  ["flat of 1e6 x30", "const a = Array.from({ length: 1e3 }, () => new Array(1e3).fill(1)); let n = 0; for (let i = 0; i < 30; i++) n += a.flat().length; n"],
+  ["Int32Array sort 1e6 x20", "const a = Int32Array.from({ length: 1e6 }, (_, i) => (i * 7919) % 1e6); for (let i = 0; i < 20; i++) a.slice().sort(); 1"],
+  ["Float64Array set+slice 1e6 x300", "const a = new Float64Array(1e6), b = new Float64Array(1e6); for (let i = 0; i < 300; i++) { a.set(b); a.slice(1) } 1"],
+  ["BigInt add 2^1e6 x1e4", "const a = (1n << 1000000n) - 1n; let n = 0n; for (let i = 0; i < 1e4; i++) n += (a + a) & 1n; n"],
+  ["BigInt shift 2^1e6 x1e4", "const a = (1n << 1000000n) - 1n; let n = 0n; for (let i = 0; i < 1e4; i++) n += (a << 1n) & 1n; n"],
+  ["BigInt divide 2^1e6 / 2^3e5 x20", "const a = (1n << 1000000n) - 1n, b = (1n << 300000n) - 3n; let n = 0n; for (let i = 0; i < 20; i++) n += (a / b) & 1n; n"],
+  ["BigInt toString(16) 2^1e6 x100", "const a = (1n << 1000000n) - 1n; let n = 0; for (let i = 0; i < 100; i++) n += a.toString(16).length; n"],
+  ["throw/catch a number 1e7", "let n = 0; for (let i = 0; i < 1e7; i++) { try { throw i } catch (e) { n++ } } n"],
+  ["GC: allocate with a near-full heap", "const keep = []; try { for (;;) keep.push({ a: keep.length }) } catch (e) { } keep.length = keep.length * 0.9 | 0; let n = 0; for (let i = 0; i < 1e7; i++) n += [i].length; n"],
+  ["Promise.all of 2e4 x50", "(async () => { for (let r = 0; r < 50; r++) await Promise.all(Array.from({ length: 2e4 }, (_, i) => Promise.resolve(i))) })(); 1"],
 ];
 
 async function run(code) {
@@ -120,7 +170,7 @@ const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed
 const perOf = (r) => (r.fuel > 0 ? (r.s * 50e6) / r.fuel : Infinity);
 console.log("| program | wall s | fuel | s per 50M | × base | outcome |\n| --- | --- | --- | --- | --- | --- |");
 for (const [name, code] of PROGRAMS) {
-  if (opts.only && !name.includes(opts.only) && !name.includes("baseline")) continue;
+  if (opts.only && !opts.only.split("|").some((o) => name.includes(o)) && !name.includes("baseline")) continue;
   const runs = [], ratios = [];
   for (let r = 0; r < Number(opts.reps); r++) {
     const b = await run(BASELINE);

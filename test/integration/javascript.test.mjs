@@ -166,6 +166,76 @@ describe("§10.3 JavaScript stateless results", () => {
     assert.deepEqual(r.results, [{ text: "'[1,2,3]-1a-b-c'" }]);
     assert.ok(r.usage.fuelConsumed <= 10_000, JSON.stringify(r.usage));
   });
+  // Calls and the remaining under-charged builtins (docs/fuel.md, "Calls and other per-operation weights"): every call
+  // into JavaScript (from bytecode or from native code: getters, setters, Proxy traps, generator resumptions, iterator
+  // and array-method callbacks, valueOf), global variable lookups, prototype-chain steps, allocations, collections,
+  // unwinding, regex compilation and execution, case conversion and the URI functions are charged for their work.
+  // Each program below is bounded and completed inside the 50,000,000 budget before (0.2-35 M units, bench/RESULTS.md
+  // "Calls and the remaining builtins"); now each runs out of fuel. No timing is asserted (bench/native-work.mjs).
+  const charged = [
+    ["getters: 1e7 calls",
+     "const o = { get x() { return 1 } }; let n = 0; for (let i = 0; i < 1e7; i++) n += o.x; n"],
+    ["setters: 1e7 calls",
+     "const o = { set x(v) { } }; for (let i = 0; i < 1e7; i++) o.x = i; 1"],
+    ["Proxy get traps: 1e7",
+     "const p = new Proxy({}, { get: () => 1 }); let n = 0; for (let i = 0; i < 1e7; i++) n += p.x; n"],
+    ["Proxy has/set traps: 5e6 each",
+     "const p = new Proxy({}, { has: () => true, set: () => true }); let n = 0; for (let i = 0; i < 5e6; i++) { p.x = i; n += 'x' in p } n"],
+    ["generator resumptions: 5e6 (spread)",
+     "function* g() { for (let i = 0; i < 1e6; i++) yield i } let n = 0; for (let r = 0; r < 5; r++) n += [...g()].length; n"],
+    ["iterator next() calls: 1e7",
+     "const it = { i: 0, next() { return { done: this.i++ >= 1e7, value: 1 } }, [Symbol.iterator]() { return this } }; let n = 0; for (const x of it) n += x; n"],
+    ["forEach callbacks: 8e6",
+     "const a = new Array(1e6).fill(1); let n = 0; for (let i = 0; i < 8; i++) a.forEach((v) => { n += v }); n"],
+    ["valueOf coercions: 1e7",
+     "const o = { valueOf() { return 1 } }; let n = 0; for (let i = 0; i < 1e7; i++) n += o * 1; n"],
+    ["plain calls: fib(32)",
+     "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) } fib(32)"],
+    ["global variables: a top-level counting loop of 1e7",
+     "let i = 0; while (i < 1e7) i++; i"],
+    ["toUpperCase: 5e8 code units",
+     "const s = 'x'.repeat(1e7); let n = 0; for (let i = 0; i < 50; i++) n += s.toUpperCase().length; n"],
+    ["toLowerCase: 5e8 code units",
+     "const s = 'X'.repeat(1e7); let n = 0; for (let i = 0; i < 50; i++) n += s.toLowerCase().length; n"],
+    ["encodeURIComponent: 2e8 code units",
+     "const s = '\\u00e9 '.repeat(5e5); let n = 0; for (let i = 0; i < 200; i++) n += encodeURIComponent(s).length; n"],
+    ["decodeURIComponent: 3e8 code units",
+     "const s = '%C3%A9'.repeat(5e5); let n = 0; for (let i = 0; i < 100; i++) n += decodeURIComponent(s).length; n"],
+    ["escape: 2e8 code units",
+     "const s = '\\u00e9 '.repeat(5e5); let n = 0; for (let i = 0; i < 200; i++) n += escape(s).length; n"],
+    ["unescape: 3e8 code units",
+     "const s = '%u00e9'.repeat(5e5); let n = 0; for (let i = 0; i < 100; i++) n += unescape(s).length; n"],
+    ["new RegExp of fresh 1 kB patterns: 1e4",
+     "const b = 'a(b|c)*d'.repeat(125); let n = 0; for (let i = 0; i < 1e4; i++) n += new RegExp(b + i).source.length; n"],
+    ["short regex matches: 3e6",
+     "const r = /b/; let n = 0; for (let i = 0; i < 3e6; i++) n += r.test('ab'); n"],
+    ["lookups through a 1e4-deep prototype chain: 1e5",
+     "let o = {}; for (let i = 0; i < 1e4; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 1e5; i++) n += o.x === undefined; n"],
+    ["'in' through a 1e4-deep prototype chain: 1e5",
+     "let o = {}; for (let i = 0; i < 1e4; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 1e5; i++) n += 'x' in o; n"],
+    ["assignments through a 1e4-deep prototype chain: 1e5",
+     "let o = {}; for (let i = 0; i < 1e4; i++) o = Object.create(o); for (let i = 0; i < 1e5; i++) { const c = Object.create(o); c.x = i } 1"],
+    ["f.apply with 6e4 arguments: 1e3",
+     "const a = new Array(6e4).fill(1); function f() { return arguments.length } let n = 0; for (let i = 0; i < 1e3; i++) n += f.apply(null, a); n"],
+    ["Math.max(...a) of 6e4: 1e3",
+     "const a = new Array(6e4).fill(1); let n = 0; for (let i = 0; i < 1e3; i++) n += Math.max(...a); n"],
+    ["array spread of 1e6: 50",
+     "const a = new Array(1e6).fill(1); let n = 0; for (let i = 0; i < 50; i++) n += [...a].length; n"],
+    ["throw/catch: 1e7",
+     "let n = 0; for (let i = 0; i < 1e7; i++) { try { throw i } catch (e) { n++ } } n"],
+    ["garbage collections with a near-full heap",
+     "const keep = []; try { for (;;) keep.push({ a: keep.length }) } catch (e) { } keep.length = keep.length * 0.9 | 0; let n = 0; for (let i = 0; i < 1e7; i++) n += [i].length; n"],
+    ["Promise.all of 2e5 promises: 5",
+     "(async () => { for (let r = 0; r < 5; r++) await Promise.all(Array.from({ length: 2e5 }, (_, i) => Promise.resolve(i))) })(); 1"],
+  ];
+  for (const [what, code] of charged) {
+    it(`40d: ${what}, charged for its work → ExecutionLimitError within the budget`, async () => {
+      const r = await js(code);
+      assert.deepEqual(r.error, limit("Execution fuel exhausted"), code);
+      assert.equal(r.usage, undefined);
+      assert.deepEqual((await js("1 + 1")).results, [{ text: "2" }]);
+    });
+  }
   it("41: runaway recursion → InternalError (inside the engine, not a host trap)", async () => {
     const r = await js("function f() { return 1 + f(); } f();");
     assert.equal(r.error.name, "InternalError");
