@@ -195,8 +195,31 @@ function loadCore(wasmModule = coreWasm) {
 
 /** The core instance for this isolate (created once, recreated after a trap). */
 export async function getCore() {
-  if (!corePromise) corePromise = loadCore().then((core) => (getCore.instance = core));
+  // A core that threw out of any of its exports is never handed out again, whoever saw the throw (guardExports).
+  if (getCore.instance?.coreCorrupted) discardCore();
+  if (!corePromise) corePromise = loadCore().then((core) => (getCore.instance = guardExports(core)));
   return corePromise;
+}
+
+// Issue 13 part 1: no exception crosses the core boundary by design (cpp/core: every export catches; the imports
+// catch too), so anything thrown out of a core export -- a trap (RuntimeError), V8's stack overflow (RangeError), an
+// import that threw -- unwound C++ frames unseen and left the core's memory suspect. Every export is wrapped to mark
+// the core corrupted on any throw; the callers' existing coreCorrupted checks and getCore then drop it, whatever the
+// error's type and whether or not the caller caught it (prepareSpare, the finalizer's free).
+function guardExports(core) {
+  for (const [name, raw] of Object.entries(core.asm ?? {})) {
+    const key = `_${name}`;
+    if (typeof raw !== "function" || typeof core[key] !== "function") continue;
+    core[key] = (...args) => {
+      try {
+        return raw(...args);
+      } catch (error) {
+        core.coreCorrupted ??= error;
+        throw error;
+      }
+    };
+  }
+  return core;
 }
 
 /** Drops a core that trapped: its memory can no longer be trusted. */

@@ -211,6 +211,44 @@ describe("fault injection", () => {
       const again = await assertExecutionResult(await rt.execute({ code: "2 + 2" }, { host: "javascript.test" }));
       assert.deepEqual(again.results, [{ text: "4" }]);
     });
+    // Issue 13 part 1: any throw out of a core export drops that core, whoever called it and whatever was thrown.
+    it("javascript: a trap while the core prepares the spare instance (after the response) drops that core; the next request gets a fresh one", async () => {
+      const arm = async (spec) =>
+        (await rt.fetch("https://javascript.test/fault-here", { method: "POST", body: JSON.stringify(spec) })).json();
+      await assertExecutionResult(await rt.execute({ code: "0" }, { host: "javascript.test" }));
+      const { coreTraps, cores } = await arm({ coreTrap: 1, coreTrapExport: "sw_builtin_prepare_spare" });
+      const r = await assertExecutionResult(await rt.execute({ code: "1 + 1" }, { host: "javascript.test" }));
+      assert.deepEqual(r.results, [{ text: "2" }], "the response went out before the spare was prepared");
+      // The spare is prepared in ctx.waitUntil after the response: wait until the trap was injected (no timing).
+      let seen = coreTraps;
+      for (let i = 0; i < 200 && seen === coreTraps; i++) {
+        seen = (await arm({ coreTrap: 1, coreTrapExport: "sw_builtin_prepare_spare" })).coreTraps;
+      }
+      assert.equal(seen, coreTraps + 1, "the trap was injected");
+      await arm({ coreTrap: 0 });
+      const next = await assertExecutionResult(await rt.execute({ code: "2 + 3" }, { host: "javascript.test" }));
+      assert.deepEqual(next.results, [{ text: "5" }]);
+      assert.equal((await arm({ coreTrap: 0 })).cores, cores + 1, "the trapped core was discarded and a new one instantiated");
+    });
+
+    it("javascript: a RangeError (not a RuntimeError) out of the Interpreter's getFiles-failure export drops the Durable Object's core; the context restores on the new one", async () => {
+      const key = "core-rangeerror";
+      assert.equal((await rt.createContext("javascript", key, "c")).status, 201);
+      await rt.files({ $reset: true });
+      const run = (body) => rt.run("javascript", { key, contextId: "c", ...body });
+      assert.equal(text(await run({ code: "var kept = 3; kept" })), "3");
+      await rt.files({ "/workspace/a.txt": "A" }); // the next call pulls it, and getFiles throws
+      const { cores } = await rt.fault("javascript", key, { coreTrap: 1, coreTrapExport: "sw_do_execute_files_failed", coreTrapError: "RangeError" });
+      const r = await run({ code: "kept = 4", answer: "throw" });
+      assert.equal(r.ok, false, JSON.stringify(r).slice(0, 300));
+      assert.equal(r.body.code, "INTERNAL_ERROR");
+      const after = await rt.fault("javascript", key, { coreTrap: 0 });
+      assert.equal(after.coreTraps >= 1, true, "the throw was injected");
+      assert.equal(after.cores, cores + 1, "the core that threw was discarded and a new one instantiated");
+      const back = ok(await run({ code: '[kept, fs.readFileSync("/workspace/a.txt", "utf8")]' }));
+      assert.deepEqual(back.results[0].json, [3, "A"], "the new core restored the last snapshot and pulled the file");
+      await rt.files({ $reset: true });
+    });
   });
 
   describe("workerd disposed while an execute is in flight", () => {

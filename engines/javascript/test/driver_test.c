@@ -1,6 +1,7 @@
 /* Native tests of the JavaScript driver at its C API: SPEC §10.3 items 24-50 (47: Intl, from the chunks run.sh
  * extracts from build/stdlib.tar into SW_JS_INTL_DIR), and sessions (SPEC §6.2, §10.5 items 106-113 as far as they run natively). Outcomes are compared as exact EngineOutcome JSON text where the text is
  * fully determined, by substring otherwise. Built with ASan+UBSan by run.sh. */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <time.h>
 
 #include "../driver.h"
+#include "quickjs.h"
 
 static int failures, checks;
 
@@ -289,6 +291,98 @@ static void intl_tests(void) {
   free(saved);
 }
 
+/* --- out of memory while a backtrace is built (engines/javascript/patches/corebug-backtrace-oom.patch) -----------
+ * QuickJS's build_backtrace decorates rt->current_exception in place; an allocation failing inside it threw "out of
+ * memory" through JS_Throw, which freed the error being decorated (ASan: heap-use-after-free in JS_DefineProperty;
+ * in engine.wasm a "memory access out of bounds" trap). Here a runtime whose allocator fails the n-th allocation of
+ * a call (once, or that one and every later one) runs a function that throws a TypeError from bytecode and catches
+ * it, for every n up to past the call's last allocation: every call must end cleanly (the caught TypeError, or an
+ * exception), the TypeError must survive a failing backtrace, and the runtime must stay usable. */
+
+static long g_fail_at = -1; /* index of the allocation that fails; -1: none */
+static long g_alloc_index;
+static int g_fail_sticky;
+
+static int oom_fails(void) {
+  return g_fail_at >= 0 && (g_alloc_index++ == g_fail_at || (g_fail_sticky && g_alloc_index > g_fail_at));
+}
+static void *oom_malloc(JSMallocState *s, size_t n) {
+  if (oom_fails()) return NULL;
+  void *p = malloc(n);
+  if (p) { s->malloc_count++; s->malloc_size += malloc_usable_size(p); }
+  return p;
+}
+static void oom_free(JSMallocState *s, void *p) {
+  if (!p) return;
+  s->malloc_count--;
+  s->malloc_size -= malloc_usable_size(p);
+  free(p);
+}
+static void *oom_realloc(JSMallocState *s, void *p, size_t n) {
+  if (!p) return oom_malloc(s, n);
+  if (n == 0) { oom_free(s, p); return NULL; }
+  if (oom_fails()) return NULL;
+  size_t old = malloc_usable_size(p);
+  void *q = realloc(p, n);
+  if (q) { s->malloc_size += malloc_usable_size(q); s->malloc_size -= old; }
+  return q;
+}
+static size_t oom_usable_size(const void *p) { return malloc_usable_size((void *)p); }
+
+static void backtrace_oom_tests(void) {
+  static const JSMallocFunctions mf = {oom_malloc, oom_free, oom_realloc, oom_usable_size};
+  for (int sticky = 0; sticky <= 1; sticky++) {
+    JSRuntime *rt = JS_NewRuntime2(&mf, NULL);
+    JSContext *ctx = rt ? JS_NewContext(rt) : NULL;
+    if (!ctx) { fprintf(stderr, "JS_NewContext failed\n"); exit(1); }
+    const char *src = "(function f() { try { undefined.x } catch (e) { return e } })";
+    JSValue fn = JS_Eval(ctx, src, strlen(src), "<backtrace-oom>", JS_EVAL_TYPE_GLOBAL);
+    long caught = 0, lost = 0, thrown = 0, other = 0, last = 0;
+    g_fail_sticky = sticky;
+    for (long n = 0; n < 100; n++) {
+      g_alloc_index = 0;
+      g_fail_at = n;
+      JSValue v = JS_Call(ctx, fn, JS_UNDEFINED, 0, NULL);
+      g_fail_at = -1;
+      if (g_alloc_index > n) last = n; /* the n-th allocation was reached (so it failed) */
+      if (JS_IsException(v)) {
+        JS_FreeValue(ctx, JS_GetException(ctx));
+        thrown++;
+      } else {
+        const char *name = NULL;
+        if (JS_IsError(ctx, v)) {
+          JSValue nv = JS_GetPropertyStr(ctx, v, "name");
+          name = JS_ToCString(ctx, nv);
+          JS_FreeValue(ctx, nv);
+        }
+        if (name && strcmp(name, "TypeError") == 0) caught++;
+        else if ((name && strcmp(name, "InternalError") == 0) || JS_IsNull(v)) lost++; /* the TypeError's own allocation */
+        else other++;
+        JS_FreeCString(ctx, name);
+      }
+      JS_FreeValue(ctx, v);
+    }
+    JSValue two = JS_Eval(ctx, "1 + 1", 5, "<after>", JS_EVAL_TYPE_GLOBAL);
+    int32_t two_i = 0;
+    JS_ToInt32(ctx, &two_i, two);
+    JS_FreeValue(ctx, two);
+    JS_FreeValue(ctx, fn);
+    JS_FreeContext(ctx);
+    JS_FreeRuntime(rt);
+    checks++;
+    /* Every allocation of the call failed once: last < 99 means the sweep went past the call's last allocation. */
+    if (other != 0 || two_i != 2 || last >= 99 || caught < 1) {
+      failures++;
+      printf("FAIL backtrace out of memory (%s): caught %ld TypeErrors, %ld exceptions, %ld other values, last failing "
+             "allocation %ld, %ld out of memory, 1 + 1 = %d\n", sticky ? "every allocation from n on" : "the n-th allocation",
+             caught, thrown, other, last, lost, two_i);
+    } else {
+      printf("ok   backtrace out of memory (%s fails, n = 0..%ld): %ld TypeErrors caught, %ld out of memory, %ld threw\n",
+             sticky ? "every allocation from the n-th on" : "the n-th allocation", last, caught, lost, thrown);
+    }
+  }
+}
+
 int main(void) {
   sw_js_native_fuel_reset(-1);
 
@@ -541,6 +635,8 @@ int main(void) {
   session_tests();
 
   intl_tests();
+
+  backtrace_oom_tests();
 
   printf("\n%d/%d checks passed\n", checks - failures, checks);
   return failures ? 1 : 0;
