@@ -125,68 +125,77 @@ export const PATCHES = {
 		skeleton,
 		rawPattern
 	});
-	let ranges;
-	const computeRanges = () => {
-		if (ranges) return ranges;
-		const r = { rangePatterns: Object.create(null), rangePatterns12: Object.create(null) };
-		if (typeof rangePatterns === "function") rangePatterns = rangePatterns();
-		if (rangePatterns) for (const k in rangePatterns) {
-			const key = skeletonTokenToTable2(k);
-			const rawPattern = rangePatterns[k];
-			const intervalResult = Object.assign(Object.create(null), { patternParts: [] });
-			const [pattern, pattern12] = processDateTimePattern(rawPattern, intervalResult);
-			r.rangePatterns[key] = {
-				...intervalResult,
-				patternParts: splitRangePattern(pattern)
-			};
-			r.rangePatterns12[key] = {
-				...intervalResult,
-				patternParts: splitRangePattern(pattern12)
-			};
-		}
-		if (intervalFormatFallback) {
-			const patternParts = splitFallbackRangePattern(intervalFormatFallback);
-			r.rangePatterns.default = { patternParts };
-			r.rangePatterns12.default = { patternParts };
-		}
-		const yearFields = ["{relatedYear}", "{yearName}"].filter((field) => result.pattern.includes(field));
-		if (yearFields.length) for (const patterns of [r.rangePatterns, r.rangePatterns12]) for (const field of Object.keys(patterns)) {
-			if (field === "default") continue;
-			const range = patterns[field].patternParts.map((part) => part.pattern).join("");
-			if (yearFields.some((yearField) => !range.includes(yearField))) delete patterns[field];
-		}
-		return ranges = r;
-	};
-	for (const name of ["rangePatterns", "rangePatterns12"]) Object.defineProperty(result, name, {
-		enumerable: true,
-		configurable: true,
-		get() {
-			return computeRanges()[name];
-		},
-		set(value) {
-			Object.defineProperty(result, name, { value, enumerable: true, configurable: true, writable: true });
-		}
-	});
+	// The four lazy properties share one set of accessors (swLazyDescriptors); each result's inputs and computed values
+	// are in swLazyState. Per-result closures and descriptors were most of a first DateTimeFormat's ~250 parses.
+	swLazyState.set(result, { rawPattern, rangePatterns, intervalFormatFallback, ranges: undefined, patterns: undefined });
+	Object.defineProperties(result, swLazyDescriptors.ranges);
 	replaceDateTimeTokens(skeleton, result);
-	let patterns;
-	const computePatterns = () => {
-		if (patterns) return patterns;
-		const fields = Object.create(null);
-		patterns = processDateTimePattern(rawPattern, fields);
-		if (!patternFields.has(result)) patternFields.set(result, fields);
-		return patterns;
-	};
-	for (const [name, i] of [["pattern", 0], ["pattern12", 1]]) Object.defineProperty(result, name, {
-		enumerable: true,
-		configurable: true,
-		get() {
-			return computePatterns()[i];
-		},
-		set(value) {
-			Object.defineProperty(result, name, { value, enumerable: true, configurable: true, writable: true });
-		}
-	});
+	Object.defineProperties(result, swLazyDescriptors.patterns);
 	return result;`],
+    // The shared accessors of parseDateTimeSkeleton's lazy properties (above), defined before it.
+    ["function parseDateTimeSkeleton(skeleton, rawPattern = skeleton, rangePatterns, intervalFormatFallback) {", `const swLazyState = new WeakMap();
+function swComputeRanges(result) {
+	const st = swLazyState.get(result);
+	if (st.ranges) return st.ranges;
+	const r = { rangePatterns: Object.create(null), rangePatterns12: Object.create(null) };
+	let rangePatterns = st.rangePatterns;
+	if (typeof rangePatterns === "function") rangePatterns = st.rangePatterns = rangePatterns();
+	if (rangePatterns) for (const k in rangePatterns) {
+		const key = skeletonTokenToTable2(k);
+		const rawPattern = rangePatterns[k];
+		const intervalResult = Object.assign(Object.create(null), { patternParts: [] });
+		const [pattern, pattern12] = processDateTimePattern(rawPattern, intervalResult);
+		r.rangePatterns[key] = {
+			...intervalResult,
+			patternParts: splitRangePattern(pattern)
+		};
+		r.rangePatterns12[key] = {
+			...intervalResult,
+			patternParts: splitRangePattern(pattern12)
+		};
+	}
+	if (st.intervalFormatFallback) {
+		const patternParts = splitFallbackRangePattern(st.intervalFormatFallback);
+		r.rangePatterns.default = { patternParts };
+		r.rangePatterns12.default = { patternParts };
+	}
+	const yearFields = ["{relatedYear}", "{yearName}"].filter((field) => result.pattern.includes(field));
+	if (yearFields.length) for (const patterns of [r.rangePatterns, r.rangePatterns12]) for (const field of Object.keys(patterns)) {
+		if (field === "default") continue;
+		const range = patterns[field].patternParts.map((part) => part.pattern).join("");
+		if (yearFields.some((yearField) => !range.includes(yearField))) delete patterns[field];
+	}
+	return st.ranges = r;
+}
+function swComputePatterns(result) {
+	const st = swLazyState.get(result);
+	if (st.patterns) return st.patterns;
+	const fields = Object.create(null);
+	st.patterns = processDateTimePattern(st.rawPattern, fields);
+	if (!patternFields.has(result)) patternFields.set(result, fields);
+	return st.patterns;
+}
+const swLazy = (name, get) => ({
+	enumerable: true,
+	configurable: true,
+	get() {
+		return get(this);
+	},
+	set(value) {
+		Object.defineProperty(this, name, { value, enumerable: true, configurable: true, writable: true });
+	}
+});
+const swLazyDescriptors = {
+	ranges: {
+		rangePatterns: swLazy("rangePatterns", (r) => swComputeRanges(r).rangePatterns),
+		rangePatterns12: swLazy("rangePatterns12", (r) => swComputeRanges(r).rangePatterns12)
+	},
+	patterns: {
+		pattern: swLazy("pattern", (r) => swComputePatterns(r)[0]),
+		pattern12: swLazy("pattern12", (r) => swComputePatterns(r)[1])
+	}
+};
+function parseDateTimeSkeleton(skeleton, rawPattern = skeleton, rangePatterns, intervalFormatFallback) {`],
     // ... and so is the search for each skeleton's interval formats (the callers pass it as a function).
     ["const parseStyle = (pattern) => parseDateTimeSkeleton(pattern, pattern, findIntervalFormat(pattern, intervalFormats), intervalFormats.intervalFormatFallback);",
      "const parseStyle = (pattern) => parseDateTimeSkeleton(pattern, pattern, () => findIntervalFormat(pattern, intervalFormats), intervalFormats.intervalFormatFallback);"],
