@@ -1,9 +1,10 @@
 // The Playground page in a real browser: Debian's chromium, headless, driven by playwright-core (no browser is
 // downloaded), against the gateway and every runtime in workerd (Miniflare listening on 127.0.0.1, on-disk storage).
-// Each step saves a screenshot to build/test-output/playground/.
+// Each step saves a screenshot to build/test-output/playground/; the JavaScript-context one is also the README's
+// picture, docs/images/playground.png (generated here, never committed).
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -228,5 +229,7 @@ describe("Playground page: code contexts and workspace files (headless Chromium)
     assert.equal(await text("#stdout"), "read 25 characters");
     assert.match(await text("#status"), /context [0-9a-f]{8} · run #1/);
     await shot("08-javascript-context");
+    mkdirSync(path.join(ROOT, "docs/images"), { recursive: true });
+    copyFileSync(path.join(SHOTS, "08-javascript-context.png"), path.join(ROOT, "docs/images/playground.png"));
   });
 });
