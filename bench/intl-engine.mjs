@@ -1,22 +1,24 @@
 // A JavaScript engine instance under the core's WASI host with the engine's /stdlib archive mounted (the Intl chunks),
 // driven as the Worker drives it: fresh instance, fuel metering with the interrupt word, sw_js_eval per evaluation.
-// Used by bench/intl.mjs (and handy for poking at Intl by hand:
+// Used by bench/intl.mjs, bench/intl-options.mjs and bench/typescript-regexp.mjs (and handy for poking at Intl by hand:
 //   node -e 'import("./bench/intl-engine.mjs").then(async (m) => { const i = await m.instance(); console.log(i.evaluate("1+1")) })').
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { core, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes } from
+  "../engines/javascript/test/core-harness.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const build = path.join(root, "engines/javascript/build");
 
-let harness, archiveBytes;
+let archiveBytes;
 const modules = new Map();
-// engine: another engine.wasm (e.g. a build from before Intl, with stdlib: false).
-export async function instance({ fuel = 50_000_000, stdlib = true, engine = path.join(build, "engine.wasm") } = {}) {
-  harness ??= await import("../engines/javascript/test/core-harness.mjs");
-  const { core, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes } = harness;
-  if (!modules.has(engine)) modules.set(engine, new WebAssembly.Module(fs.readFileSync(engine)));
-  const mod = modules.get(engine);
+// engine: another engine.wasm, as a path or a compiled WebAssembly.Module (e.g. a build from before Intl, with
+// stdlib: false).
+export function instance({ fuel = 50_000_000, stdlib = true, engine = path.join(build, "engine.wasm") } = {}) {
+  if (!(engine instanceof WebAssembly.Module) && !modules.has(engine))
+    modules.set(engine, new WebAssembly.Module(fs.readFileSync(engine)));
+  const mod = engine instanceof WebAssembly.Module ? engine : modules.get(engine);
   archiveBytes ??= fs.readFileSync(path.join(build, "stdlib.tar"));
   const archive = stdlib ? withBytes(archiveBytes, (p, n) => core._sw_wasi_archive_new(p, n)) : 0;
   if (stdlib && !archive) throw new Error("stdlib.tar is not an archive");

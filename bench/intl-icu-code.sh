@@ -6,7 +6,7 @@
 #   empty.wasm  no ICU (libc baseline)
 #   coll.wasm   ucol_open + ucol_strcoll (a Collator-only engine)             bench/intl-icu/coll.c
 #   all.wasm    the C APIs an ECMA-402 implementation calls (V8's set, roughly) bench/intl-icu/all.c
-# Data is ICU's stub (no data): this is code only. Single-threaded stand-ins for std::mutex (bench/intl-icu/nothreads.h)
+# Data is ICU's stub (no data): this is code only. Single-threaded stand-ins for std::mutex (engines/javascript/icu/nothreads.h, the engine build's)
 # because Debian's wasm32 libc++ has no threads; a real port would patch umutex instead.
 #
 #   node bench/intl-options.mjs --no-engine && JOBS=1 nice -n 19 bash bench/intl-icu-code.sh   # ~20 min on 2 busy cores
@@ -21,7 +21,7 @@ SRC="$SCRATCH/icu/icu/source"
 OUT="$SCRATCH/icuobj"
 mkdir -p "$OUT/common" "$OUT/i18n" "$OUT/stub" "$SCRATCH/icu-link"
 CXX=(clang++-16 --target=wasm32-wasi -Oz -std=c++17 -fno-exceptions -nostdinc++ -isystem /usr/lib/llvm-16/include/wasm32-wasi/c++/v1
-  -include "$HERE/nothreads.h" -DU_STATIC_IMPLEMENTATION -DU_COMMON_IMPLEMENTATION -DU_I18N_IMPLEMENTATION
+  -include "$HERE/../engines/javascript/icu/nothreads.h" -DU_STATIC_IMPLEMENTATION -DU_COMMON_IMPLEMENTATION -DU_I18N_IMPLEMENTATION
   -DU_HAVE_ATOMIC=1 -DU_HAVE_MMAP=0 -DU_HAVE_TZSET=0 -DU_HAVE_TIMEZONE=0 -DU_HAVE_TZNAME=0 -DUCONFIG_NO_LEGACY_CONVERSION=1
   -DHAVE_DLOPEN=0 -DU_ENABLE_DYLOAD=0 -D_WASI_EMULATED_SIGNAL -I"$SRC/common" -I"$SRC/i18n" -ffunction-sections -fdata-sections -w)
 export CXX_STR="${CXX[*]}"   # for the xargs workers (no spaces in these paths)

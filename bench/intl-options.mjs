@@ -142,39 +142,9 @@ function measureFormatjs(qjsc) {
 // First use inside the real engine: a fresh instance per run (as bench/typescript-regexp.mjs drives it), the bundle
 // evaluated as guest source (the bytecode path would skip parsing), then one call; and `1 + 1` for the baseline.
 async function measureEngine(bundleFile, chunkFiles) {
-  const { core, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes } =
-    await import("../engines/javascript/test/core-harness.mjs");
-  const mod = new WebAssembly.Module(fs.readFileSync(path.join(root, "engines/javascript/build/engine.wasm")));
-  const FUEL = 2_000_000_000;
-  function instance() {
-    const config = { args: ["sandbox"], env: [], workspace: false, preopens: [], stdio: "capture", referencePolicy: true };
-    const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, 0));
-    const x = new WebAssembly.Instance(mod, makeImportObject(core, host, mod)).exports;
-    bindGuestMemory(core, host, x.memory);
-    x._initialize();
-    core._sw_wasi_fuel_set_interrupt(host, x.sw_js_interrupt_address(), 0, 0);
-    core._sw_wasi_fuel_reset(host, FUEL);
-    const handle = x.sw_js_new(0, 0);
-    function evaluate(code) {
-      core._sw_wasi_fuel_reset(host, FUEL);
-      const src = encoder.encode(code), env = encoder.encode("{}");
-      const cp = x.sw_alloc(src.length), ep = x.sw_alloc(env.length), slots = x.sw_alloc(8);
-      new Uint8Array(x.memory.buffer).set(src, cp);
-      new Uint8Array(x.memory.buffer).set(env, ep);
-      const t = performance.now();
-      const rc = x.sw_js_eval(handle, cp, src.length, ep, env.length, slots, slots + 4);
-      const ms = performance.now() - t;
-      x.sw_free(cp); x.sw_free(ep);
-      const dv = new DataView(x.memory.buffer);
-      const outPtr = dv.getUint32(slots, true), outLen = dv.getUint32(slots + 4, true);
-      x.sw_free(slots);
-      if (rc !== 0) throw new Error("sw_js_eval failed");
-      const outcome = JSON.parse(decoder.decode(new Uint8Array(x.memory.buffer, outPtr, outLen)));
-      x.sw_free(outPtr);
-      return { outcome, ms, fuel: core._sw_wasi_fuel_consumed(host), memory: x.memory.buffer.byteLength };
-    }
-    return { evaluate, close() { x.sw_js_free(handle); unbindGuestMemory(core, host); core._sw_wasi_host_free(host); } };
-  }
+  // The bundle is evaluated as guest source, so no /stdlib archive (the engine's own Intl chunks stay unloaded).
+  const { instance: engineInstance } = await import("./intl-engine.mjs");
+  const instance = () => engineInstance({ fuel: 2_000_000_000, stdlib: false });
   const src = fs.readFileSync(bundleFile, "utf8");
   const calls = {
     "NumberFormat de-DE": 'new Intl.NumberFormat("de-DE").format(1234.5)',

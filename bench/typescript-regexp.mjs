@@ -16,8 +16,8 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { parseArgs } from "node:util";
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes } from
-  "../engines/javascript/test/core-harness.mjs";
+import { root } from "../engines/javascript/test/core-harness.mjs";
+import { instance as engineInstance } from "./intl-engine.mjs";
 
 const { values: opts, positionals } = parseArgs({ options: { runs: { type: "string", default: "9" } }, allowPositionals: true });
 const RUNS = Number(opts.runs);
@@ -39,35 +39,8 @@ text.replace(/\\p{RGI_Emoji}/gv, "<e>").length`;
 // Compiling \p{RGI_Emoji} expands ~3,950 strings: its fuel must follow its time (docs/fuel.md).
 const COMPILE = `let n = 0; for (let i = 0; i < 10; i++) n += new RegExp("\\\\p{RGI_Emoji}", "v").source.length; n`;
 
-function instance(engineModule) {
-  const config = { args: ["sandbox"], env: [], workspace: false, preopens: [], stdio: "capture", referencePolicy: true };
-  const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, 0));
-  const x = new WebAssembly.Instance(engineModule, makeImportObject(core, host, engineModule)).exports;
-  bindGuestMemory(core, host, x.memory);
-  x._initialize();
-  core._sw_wasi_fuel_set_interrupt(host, x.sw_js_interrupt_address(), 0, 0);
-  core._sw_wasi_fuel_reset(host, 50_000_000);
-  const handle = x.sw_js_new(0, 0);
-  function evaluate(code) {
-    core._sw_wasi_fuel_reset(host, 50_000_000);
-    const src = encoder.encode(code), env = encoder.encode("{}");
-    const cp = x.sw_alloc(src.length), ep = x.sw_alloc(env.length), slots = x.sw_alloc(8);
-    new Uint8Array(x.memory.buffer).set(src, cp);
-    new Uint8Array(x.memory.buffer).set(env, ep);
-    const t = performance.now();
-    const rc = x.sw_js_eval(handle, cp, src.length, ep, env.length, slots, slots + 4);
-    const ms = performance.now() - t;
-    x.sw_free(cp); x.sw_free(ep);
-    const dv = new DataView(x.memory.buffer);
-    const outPtr = dv.getUint32(slots, true), outLen = dv.getUint32(slots + 4, true);
-    x.sw_free(slots);
-    if (rc !== 0) throw new Error("sw_js_eval failed");
-    const outcome = JSON.parse(decoder.decode(new Uint8Array(x.memory.buffer, outPtr, outLen)));
-    x.sw_free(outPtr);
-    return { outcome, ms, fuel: core._sw_wasi_fuel_consumed(host) };
-  }
-  return { evaluate, close() { x.sw_js_free(handle); unbindGuestMemory(core, host); core._sw_wasi_host_free(host); } };
-}
+// A fresh engine instance under the core's WASI host, fuel-metered (bench/intl-engine.mjs), without /stdlib.
+const instance = (engineModule) => engineInstance({ engine: engineModule, stdlib: false });
 
 const median = (a) => [...a].sort((p, q) => p - q)[a.length >> 1];
 for (const file of engines) {

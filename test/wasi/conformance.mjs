@@ -53,7 +53,7 @@ function seed(dir) {
 async function compile(file) {
   const src = path.join(srcDir, file);
   const wasm = path.join(outDir, file.replace(/\.c$/, '.wasm'));
-  const newest = Math.max(fs.statSync(src).mtimeMs, fs.statSync(path.join(srcDir, 'conf.h')).mtimeMs);
+  const newest = Math.max(fs.statSync(src).mtimeMs, fs.statSync(path.join(srcDir, 'conf.h')).mtimeMs, fs.statSync(path.join(srcDir, '..', 'check.h')).mtimeMs);
   if (fs.existsSync(wasm) && fs.statSync(wasm).mtimeMs >= newest) return null;
   try {
     await run(clang, ['--target=wasm32-wasi', '-O2', '-Wall', '-Werror', '-Wl,--strip-debug', src, '-o', wasm]);

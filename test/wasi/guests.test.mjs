@@ -72,7 +72,7 @@ function seedWorkspace(dir) {
 async function compile(file) {
   const src = path.join(guestsDir, file);
   const wasm = path.join(outDir, file.replace(/\.(c|cpp)$/, '.wasm'));
-  const newest = Math.max(fs.statSync(src).mtimeMs, fs.statSync(path.join(guestsDir, 'guest.h')).mtimeMs);
+  const newest = Math.max(fs.statSync(src).mtimeMs, fs.statSync(path.join(guestsDir, 'guest.h')).mtimeMs, fs.statSync(path.join(guestsDir, '..', 'check.h')).mtimeMs);
   if (fs.existsSync(wasm) && fs.statSync(wasm).mtimeMs >= newest) return;
   try {
     const cxx = file.endsWith('.cpp');

@@ -8,29 +8,7 @@
 //   // EXIT: n              expected exit code (0 otherwise)
 //   // STDOUT: "json"       expected stdout, exactly
 #pragma once
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <wasi/api.h>
-
-#define FAIL(...)                                         \
-  do {                                                    \
-    fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);       \
-    fprintf(stderr, __VA_ARGS__);                         \
-    fprintf(stderr, "\n");                                \
-    exit(1);                                              \
-  } while (0)
-
-#define CHECK(cond)                                                                      \
-  do {                                                                                   \
-    if (!(cond)) FAIL("CHECK failed: %s (errno %d: %s)", #cond, errno, strerror(errno)); \
-  } while (0)
+#include "../check.h"
 
 // A raw WASI call expected to return exactly `e` (0 for success).
 #define EXPECT(expr, e)                                                             \

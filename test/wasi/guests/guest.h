@@ -5,29 +5,7 @@
 // Header comments read by the harness:  // RUN: [json array of extra runner args]   // EXIT: n
 //   // STDOUT: "json string"   // STDERR-HAS: "json string"   // FILE: "rel/path" "json content"
 #pragma once
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <wasi/api.h>
-
-#define FAIL(...)                                                  \
-  do {                                                             \
-    fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                \
-    fprintf(stderr, __VA_ARGS__);                                  \
-    fprintf(stderr, "\n");                                         \
-    exit(1);                                                       \
-  } while (0)
-
-#define CHECK(cond)                                                                           \
-  do {                                                                                        \
-    if (!(cond)) FAIL("CHECK failed: %s (errno %d: %s)", #cond, errno, strerror(errno));      \
-  } while (0)
+#include "../check.h"
 
 // A libc call expected to fail (-1 / NULL) with errno `e`.
 #define CHECK_ERRNO(expr, e)                                                                        \
