@@ -33,6 +33,7 @@ import zlib from "node:zlib";
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
+import { COMPUTE } from "./compute-mix.mjs";
 import { ROOT, runtimeWorkerOptions, startMiniflare, wranglerWorker, collectModules } from "../test/integration/helpers.mjs";
 import { core, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from "../engines/javascript/test/core-harness.mjs";
 
@@ -56,21 +57,6 @@ const CONCURRENCY = Number(opts.concurrency);
 const COMPUTE_RUNS = Number(opts["compute-runs"]);
 const FUEL = 50_000_000; // worker-shim/javascript.js limits.fuel
 
-// The compute mix. A script whose completion value is a string, so both engines report the same thing. It stays well
-// inside 50,000,000 fuel (one unit = one QuickJS operation, docs/fuel.md).
-const COMPUTE = `
-function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-let acc = 0;
-for (let i = 0; i < 300000; i++) acc = (acc + i * i) % 1000003;
-let s = "";
-for (let i = 0; i < 30000; i++) s += String.fromCharCode(97 + (i % 26));
-const words = s.split("a").map((w) => w.toUpperCase()).join("-").length;
-const data = { items: Array.from({ length: 2000 }, (_, i) => ({ id: i, name: "item" + i, tags: ["x", "y", "z"], v: i / 3 })) };
-let jsonLen = 0;
-for (let k = 0; k < 5; k++) { const t = JSON.stringify(data); jsonLen += t.length + JSON.parse(t).items.length; }
-const sorted = Array.from({ length: 20000 }, (_, i) => (i * 7919) % 20011).sort((a, b) => a - b)[100];
-"fib=" + fib(24) + " acc=" + acc + " words=" + words + " json=" + jsonLen + " sorted=" + sorted
-`;
 const COMPUTE_EXPECT = "fib=46368 acc=";
 // The mix's parts, each alone (--parts), with the mix's sizes; each completion value is checked against
 // quickjs-emscripten's.
