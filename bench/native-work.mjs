@@ -118,6 +118,7 @@ const PROGRAMS = [
   ["unescape 3e6 chars x100", 'const s = "%u00e9".repeat(5e5); let n = 0; for (let i = 0; i < 100; i++) n += unescape(s).length; n'],
   ["new RegExp of a fresh 1 kB source 1e4", "const b = 'a(b|c)*d'.repeat(125); let n = 0; for (let i = 0; i < 1e4; i++) n += new RegExp(b + i).source.length; n"],
   ["new RegExp (?:a{1000}){1000} 1e3 (compiles without expanding)", "let n = 0; for (let i = 0; i < 1e3; i++) { try { new RegExp('(?:a{1000}){1000}' + i) } catch (e) { n++ } } n"],
+  ["new RegExp (?:a{1000}){1000} 3e4 (the same, long enough to be more than the fixed cost)", "let n = 0; for (let i = 0; i < 3e4; i++) { try { new RegExp('(?:a{1000}){1000}' + i) } catch (e) { n++ } } n"],
   ["regex exec of a short match 1e7", "const r = /b/; let n = 0; for (let i = 0; i < 1e7; i++) n += r.test('ab'); n"],
   ["split(/,/) of 1e6 chars x20", 'const s = "x,".repeat(5e5); let n = 0; for (let i = 0; i < 20; i++) n += s.split(/,/).length; n'],
   ["replace(/x/g, fn) 1e5 chars x100", 'const s = "x".repeat(1e5); let n = 0; for (let i = 0; i < 100; i++) n += s.replace(/x/g, () => "y").length; n'],
