@@ -12,10 +12,10 @@ names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   for f in "$dir"/*.sh; do
     n=$(basename "$f" .sh)
-    [ "$n" = common ] || names+=("$n")
+    [ "$n" = common ] || [ "$n" = meter ] || names+=("$n")
   done
 fi
 for n in "${names[@]}"; do
-  [ -f "$dir/$n.sh" ] && [ "$n" != common ] || { echo "no engine build script: scripts/engines/$n.sh"; exit 1; }
+  [ -f "$dir/$n.sh" ] && [ "$n" != common ] && [ "$n" != meter ] || { echo "no engine build script: scripts/engines/$n.sh"; exit 1; }
   step "engine: $n" bash "$dir/$n.sh"
 done

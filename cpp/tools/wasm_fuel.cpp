@@ -203,134 +203,277 @@ struct Layout {
   uint32_t types = 0;
   std::optional<uint32_t> chargeType;  // (i32) -> ()
   std::optional<uint32_t> voidType;    // () -> ()
+  std::optional<uint32_t> i32i32Type;  // (i32) -> (i32): weighted mode's bulk-length function
+  // The module's own `sandbox.charge` import (ExistingCharge::Reuse / Mute): its function and type index.
+  std::optional<uint32_t> existingCharge, existingChargeType;
+  bool existingChargeReturnsI32 = false;
+  bool weighted = false, mute = false;
   // Computed once the layout is known.
-  uint32_t chargeFunc = 0, refillFunc = 0, leftGlobal = 0, batchGlobal = 0;
+  uint32_t chargeFunc = 0, refillFunc = 0, bulkFunc = 0, muteFunc = 0, leftGlobal = 0, batchGlobal = 0,
+           scaleGlobal = 0;
+  uint32_t shift() const { return existingCharge ? 0 : 1; }  // the appended import moves every defined function
   uint32_t funcShift(uint32_t idx) const {
     if (idx < importedFuncs) return idx;
     if (idx - importedFuncs >= definedFuncs) fail("function index " + std::to_string(idx) + " out of range");
-    return idx + 1;
+    return idx + shift();
   }
 };
 
-// Walks one expression (a body after its locals, or a constant expression) up to its final `end`, copying it to
-// `out` with function indices renumbered and, when `tick` is non-empty, `tick` after every `loop` header.
-uint32_t rewriteExpr(Reader& r, Bytes& out, const Layout& L, const Bytes& tick, bool bodyMustEnd) {
-  const uint8_t* copied = r.pos();
-  auto flushTo = [&](const uint8_t* to) { putRange(out, copied, to); copied = to; };
-  auto renumberFunc = [&]() {
-    flushTo(r.pos());
-    uint32_t idx = r.u32();
-    putU32(out, L.funcShift(idx));
-    copied = r.pos();
-  };
-  uint32_t loops = 0;
+// One decoded instruction: its opcode (and sub-opcode for the 0xfc-0xfe prefixes), where it starts and ends, and
+// the position of its function index (call, return_call, ref.func).
+struct Instr {
+  uint8_t op = 0;
+  uint32_t sub = 0;
+  const uint8_t* start = nullptr;
+  const uint8_t* end = nullptr;
+  bool hasFunc = false;
+};
+
+// Reads one instruction with its immediates. Nothing is interpreted beyond what is needed to find its end.
+Instr decodeInstr(Reader& r) {
+  Instr in;
+  in.start = r.pos();
+  uint8_t op = in.op = r.u8();
+  switch (op) {
+    case 0x00: case 0x01: case 0x05: case 0x0a: case 0x0b: case 0x0f: case 0x19: case 0x1a: case 0x1b: case 0xd1:
+    case 0xd3: case 0xd5:
+      break;
+    case 0x02: case 0x03: case 0x04: case 0x06:  // block, loop, if, try
+      skipBlockType(r);
+      break;
+    case 0x1f: {  // try_table
+      skipBlockType(r);
+      uint32_t n = r.u32();
+      for (uint32_t i = 0; i < n; ++i) {
+        uint8_t kind = r.u8();
+        if (kind > 3) fail(r.at("unknown try_table catch kind"));
+        if (kind < 2) r.u32();  // tag
+        r.u32();                // label
+      }
+      break;
+    }
+    case 0x18:  // delegate
+    case 0x07: case 0x08: case 0x09: case 0x0c: case 0x0d: case 0x14: case 0x15: case 0xd4: case 0xd6:
+    case 0x20: case 0x21: case 0x22: case 0x23: case 0x24: case 0x25: case 0x26: case 0x3f: case 0x40:
+      r.u32();
+      break;
+    case 0x0e: {  // br_table
+      uint32_t n = r.u32();
+      for (uint32_t i = 0; i < n; ++i) r.u32();
+      r.u32();
+      break;
+    }
+    case 0x10: case 0x12: case 0xd2:  // call, return_call, ref.func
+      in.hasFunc = true;
+      r.u32();
+      break;
+    case 0x11: case 0x13:  // call_indirect, return_call_indirect
+      r.u32();
+      r.u32();
+      break;
+    case 0x1c: {  // select t*
+      uint32_t n = r.u32();
+      for (uint32_t i = 0; i < n; ++i) skipValType(r);
+      break;
+    }
+    case 0x41: r.s32(); break;
+    case 0x42: r.s64(); break;
+    case 0x43: r.bytes(4); break;
+    case 0x44: r.bytes(8); break;
+    case 0xd0: skipHeapType(r); break;
+    case 0xfc: {
+      uint32_t sub = in.sub = r.u32();
+      if (sub <= 7) break;  // saturating truncations
+      switch (sub) {
+        case 8: case 10: case 12: case 14: r.u32(); r.u32(); break;  // memory.init/copy, table.init/copy
+        case 9: case 11: case 13: case 15: case 16: case 17: r.u32(); break;
+        default: fail(r.at("unknown 0xfc opcode " + std::to_string(sub)));
+      }
+      break;
+    }
+    case 0xfd: {
+      uint32_t sub = in.sub = r.u32();
+      if (sub <= 11 || sub == 92 || sub == 93) skipMemArg(r);                 // loads, stores, load_zero
+      else if (sub == 12 || sub == 13) r.bytes(16);                           // v128.const, i8x16.shuffle
+      else if (sub >= 21 && sub <= 34) r.u8();                                // extract/replace_lane
+      else if (sub >= 84 && sub <= 91) { skipMemArg(r); r.u8(); }             // load/store_lane
+      else if (sub > 0xff && !(sub >= 0x100 && sub <= 0x113)) fail(r.at("unknown SIMD opcode " + std::to_string(sub)));
+      break;  // the rest (arithmetic, relaxed SIMD) have no immediates
+    }
+    case 0xfe: {
+      uint32_t sub = in.sub = r.u32();
+      if (sub == 3) r.u8();  // atomic.fence
+      else if (sub <= 2 || (sub >= 0x10 && sub <= 0x4e)) skipMemArg(r);
+      else fail(r.at("unknown atomic opcode " + std::to_string(sub)));
+      break;
+    }
+    default:
+      if (op >= 0x28 && op <= 0x3e) { skipMemArg(r); break; }   // loads and stores
+      if (op >= 0x45 && op <= 0xc4) break;                        // numeric, sign extension
+      fail(r.at("unknown opcode " + std::to_string(op)));
+  }
+  in.end = r.pos();
+  return in;
+}
+
+int depthChange(const Instr& in) {
+  switch (in.op) {
+    case 0x02: case 0x03: case 0x04: case 0x06: case 0x1f: return 1;
+    case 0x0b: case 0x18: return -1;  // end; delegate ends its try
+    default: return 0;
+  }
+}
+
+bool isBulkMemory(const Instr& in) { return in.op == 0xfc && (in.sub == 8 || in.sub == 10 || in.sub == 11); }
+
+// Weighted mode: the static cost of one instruction. Most are one; calls set up a frame, divisions and square roots
+// take tens of cycles. Bulk memory adds its length at run time (the $bulk function).
+uint32_t instrCost(const Instr& in) {
+  switch (in.op) {
+    case 0x10: case 0x12: case 0x14: case 0x15: return 3;       // call, return_call, call_ref, return_call_ref
+    case 0x11: case 0x13: return 4;                             // call_indirect, return_call_indirect
+    case 0x6d: case 0x6e: case 0x6f: case 0x70:                 // i32 div/rem
+    case 0x7f: case 0x80: case 0x81: case 0x82:                 // i64 div/rem
+    case 0x91: case 0x95: case 0x9f: case 0xa3:                 // f32/f64 sqrt, div
+      return 4;
+    case 0x40: return 64;                                       // memory.grow
+    default: return 1;
+  }
+}
+
+// Ends the straight-line run it closes: control may arrive at the next instruction from elsewhere (a loop head,
+// the join after a block, an else arm) or leave from here (a conditional branch's fall-through).
+enum class Boundary { None, Plain, LoopHead };
+Boundary boundaryAfter(const Instr& in) {
+  switch (in.op) {
+    case 0x03: return Boundary::LoopHead;
+    case 0x04: case 0x05: case 0x07: case 0x0b: case 0x0d: case 0x18: case 0x19: case 0xd5: case 0xd6:
+      return Boundary::Plain;  // if, else, catch, end, br_if, delegate, catch_all, br_on_null, br_on_non_null
+    default: return Boundary::None;
+  }
+}
+
+// Control never falls through: what follows, up to the next boundary, is unreachable and costs nothing.
+bool endsFlow(const Instr& in) {
+  switch (in.op) {
+    case 0x00: case 0x08: case 0x09: case 0x0a: case 0x0c: case 0x0e: case 0x0f: case 0x12: case 0x13: case 0x15:
+      return true;
+    default: return false;
+  }
+}
+
+struct Segment {
+  const uint8_t* at;  // the instruction the charge goes in front of
+  uint32_t weight;
+  bool check;         // function entry or loop head: refill when the counter went negative
+};
+
+// Weighted mode, first pass over a body: the straight-line runs and their static costs.
+std::vector<Segment> scanSegments(Reader r) {
+  std::vector<Segment> segments;
+  Segment cur{r.pos(), 0, true};
+  bool dead = false;
   int64_t depth = 0;
   for (;;) {
-    uint8_t op = r.u8();
-    switch (op) {
-      case 0x00: case 0x01: case 0x05: case 0x0a: case 0x0f: case 0x19: case 0x1a: case 0x1b: case 0xd1:
-      case 0xd3: case 0xd5:
-        break;
-      case 0x02: case 0x04: case 0x06:  // block, if, try
-        skipBlockType(r);
-        ++depth;
-        break;
-      case 0x03:  // loop
-        skipBlockType(r);
-        ++depth;
-        if (!tick.empty()) {
-          flushTo(r.pos());
-          out.insert(out.end(), tick.begin(), tick.end());
-          ++loops;
-        }
-        break;
-      case 0x1f: {  // try_table
-        skipBlockType(r);
-        uint32_t n = r.u32();
-        for (uint32_t i = 0; i < n; ++i) {
-          uint8_t kind = r.u8();
-          if (kind > 3) fail(r.at("unknown try_table catch kind"));
-          if (kind < 2) r.u32();  // tag
-          r.u32();                // label
-        }
-        ++depth;
-        break;
+    Instr in = decodeInstr(r);
+    if (!dead) cur.weight += instrCost(in);
+    depth += depthChange(in);
+    if (depth < 0) {
+      segments.push_back(cur);
+      return segments;
+    }
+    if (endsFlow(in)) dead = true;
+    Boundary b = boundaryAfter(in);
+    if (b != Boundary::None) {
+      segments.push_back(cur);
+      cur = Segment{in.end, 0, b == Boundary::LoopHead};
+      dead = false;
+    }
+  }
+}
+
+void putWeight(Bytes& out, const Layout& L, uint32_t weight) {
+  out.push_back(0x23); putU32(out, L.leftGlobal);   // global.get $left
+  out.push_back(0x41); putS32(out, int32_t(weight));
+  out.push_back(0x6b);                             // i32.sub
+  out.push_back(0x24); putU32(out, L.leftGlobal);   // global.set $left
+}
+
+void putCheck(Bytes& out, const Layout& L) {
+  out.push_back(0x23); putU32(out, L.leftGlobal);   // global.get $left
+  out.push_back(0x41); out.push_back(0x00);         // i32.const 0
+  out.push_back(0x48);                             // i32.lt_s
+  out.push_back(0x04); out.push_back(0x40);         // if
+  out.push_back(0x10); putU32(out, L.refillFunc);   //   call $refill
+  out.push_back(0x0b);                             // end
+}
+
+struct Counts {
+  uint32_t loops = 0, segments = 0, bulk = 0, muted = 0;
+};
+
+// Walks one expression (a body after its locals, or a constant expression) up to its final `end`, copying it to
+// `out` with function indices renumbered. Metering (`meter` true, bodies only): tick mode inserts `tick` after every
+// `loop` header (the caller puts one at entry); weighted mode charges each straight-line run where it starts and
+// each bulk memory instruction by its length.
+Counts rewriteExpr(Reader& r, Bytes& out, const Layout& L, const Bytes& tick, bool meter, bool bodyMustEnd) {
+  std::vector<Segment> segments;
+  if (meter && L.weighted) segments = scanSegments(r);
+  size_t nextSegment = 0;
+  const uint8_t* copied = r.pos();
+  auto flushTo = [&](const uint8_t* to) { putRange(out, copied, to); copied = to; };
+  Counts counts;
+  int64_t depth = 0;
+  for (;;) {
+    while (nextSegment < segments.size() && segments[nextSegment].at == r.pos()) {
+      const Segment& s = segments[nextSegment++];
+      flushTo(r.pos());
+      if (s.check) {
+        putWeight(out, L, std::max<uint32_t>(s.weight, 1));  // a loop head always costs: no free spinning
+        putCheck(out, L);
+      } else if (s.weight > 0) {
+        putWeight(out, L, s.weight);
       }
-      case 0x0b:  // end
-        if (--depth < 0) {
-          flushTo(r.pos());
-          if (bodyMustEnd && !r.atEnd()) fail(r.at("bytes after the end of a function body"));
-          return loops;
-        }
-        break;
-      case 0x18:  // delegate: ends its try
-        r.u32();
-        if (--depth < 0) fail(r.at("delegate outside a try"));
-        break;
-      case 0x07: case 0x08: case 0x09: case 0x0c: case 0x0d: case 0x14: case 0x15: case 0xd4: case 0xd6:
-      case 0x20: case 0x21: case 0x22: case 0x23: case 0x24: case 0x25: case 0x26: case 0x3f: case 0x40:
-        r.u32();
-        break;
-      case 0x0e: {  // br_table
-        uint32_t n = r.u32();
-        for (uint32_t i = 0; i < n; ++i) r.u32();
-        r.u32();
-        break;
+      ++counts.segments;
+    }
+    Instr in = decodeInstr(r);
+    if (in.hasFunc) {
+      flushTo(in.start + 1);
+      Reader idx(in.start + 1, in.end);
+      uint32_t func = idx.u32();
+      if (L.mute && in.op == 0x10 && L.existingCharge && func == *L.existingCharge) {
+        putU32(out, L.muteFunc);
+        ++counts.muted;
+      } else {
+        putU32(out, L.funcShift(func));
       }
-      case 0x10: case 0x12: case 0xd2:  // call, return_call, ref.func
-        renumberFunc();
-        break;
-      case 0x11: case 0x13:  // call_indirect, return_call_indirect
-        r.u32();
-        r.u32();
-        break;
-      case 0x1c: {  // select t*
-        uint32_t n = r.u32();
-        for (uint32_t i = 0; i < n; ++i) skipValType(r);
-        break;
+      copied = in.end;
+    }
+    if (meter && L.weighted && isBulkMemory(in)) {  // the length is on top of the stack: $bulk charges and keeps it
+      flushTo(in.start);
+      out.push_back(0x10); putU32(out, L.bulkFunc);
+      ++counts.bulk;
+    }
+    depth += depthChange(in);
+    if (depth < 0 && in.op == 0x18) fail(r.at("delegate outside a try"));
+    if (depth < 0) {
+      flushTo(r.pos());
+      if (bodyMustEnd && !r.atEnd()) fail(r.at("bytes after the end of a function body"));
+      return counts;
+    }
+    if (in.op == 0x03) {
+      if (meter) ++counts.loops;
+      if (meter && !L.weighted) {
+        flushTo(r.pos());
+        out.insert(out.end(), tick.begin(), tick.end());
       }
-      case 0x41: r.s32(); break;
-      case 0x42: r.s64(); break;
-      case 0x43: r.bytes(4); break;
-      case 0x44: r.bytes(8); break;
-      case 0xd0: skipHeapType(r); break;
-      case 0xfc: {
-        uint32_t sub = r.u32();
-        if (sub <= 7) break;  // saturating truncations
-        switch (sub) {
-          case 8: case 10: case 12: case 14: r.u32(); r.u32(); break;  // memory.init/copy, table.init/copy
-          case 9: case 11: case 13: case 15: case 16: case 17: r.u32(); break;
-          default: fail(r.at("unknown 0xfc opcode " + std::to_string(sub)));
-        }
-        break;
-      }
-      case 0xfd: {
-        uint32_t sub = r.u32();
-        if (sub <= 11 || sub == 92 || sub == 93) skipMemArg(r);                 // loads, stores, load_zero
-        else if (sub == 12 || sub == 13) r.bytes(16);                           // v128.const, i8x16.shuffle
-        else if (sub >= 21 && sub <= 34) r.u8();                                // extract/replace_lane
-        else if (sub >= 84 && sub <= 91) { skipMemArg(r); r.u8(); }             // load/store_lane
-        else if (sub > 0xff && !(sub >= 0x100 && sub <= 0x113)) fail(r.at("unknown SIMD opcode " + std::to_string(sub)));
-        break;  // the rest (arithmetic, relaxed SIMD) have no immediates
-      }
-      case 0xfe: {
-        uint32_t sub = r.u32();
-        if (sub == 3) r.u8();  // atomic.fence
-        else if (sub <= 2 || (sub >= 0x10 && sub <= 0x4e)) skipMemArg(r);
-        else fail(r.at("unknown atomic opcode " + std::to_string(sub)));
-        break;
-      }
-      default:
-        if (op >= 0x28 && op <= 0x3e) { skipMemArg(r); break; }   // loads and stores
-        if (op >= 0x45 && op <= 0xc4) break;                        // numeric, sign extension
-        fail(r.at("unknown opcode " + std::to_string(op)));
     }
   }
 }
 
 Bytes rewriteConstExpr(Reader& r, const Layout& L) {
   Bytes out;
-  rewriteExpr(r, out, L, {}, false);
+  rewriteExpr(r, out, L, {}, false, false);
   return out;
 }
 
@@ -340,9 +483,11 @@ void expectEnd(const Reader& r, const char* what) {
 
 // --- the sections ----------------------------------------------------------------------------------------------
 
-// Encoded function types the rewrite needs: (i32) -> () for the import, () -> () for $refill.
+// Encoded function types the rewrite needs: (i32) -> () for the import, () -> () for $refill, (i32) -> (i32) for
+// weighted mode's $bulk.
 constexpr uint8_t kChargeType[] = {0x60, 0x01, 0x7f, 0x00};
 constexpr uint8_t kVoidType[] = {0x60, 0x00, 0x00};
+constexpr uint8_t kI32I32Type[] = {0x60, 0x01, 0x7f, 0x01, 0x7f};
 
 Bytes rewriteTypes(Reader r, Layout& L) {
   uint32_t n = r.u32();
@@ -350,6 +495,7 @@ Bytes rewriteTypes(Reader r, Layout& L) {
   auto same = [](const uint8_t* entry, size_t len, const auto& type) {
     return len == sizeof type && std::memcmp(entry, type, sizeof type) == 0;
   };
+  bool existingOk = false;
   for (uint32_t i = 0; i < n; ++i) {
     const uint8_t* entry = r.pos();
     uint8_t form = r.u8();
@@ -361,14 +507,21 @@ Bytes rewriteTypes(Reader r, Layout& L) {
     size_t len = size_t(r.pos() - entry);
     if (!L.chargeType && same(entry, len, kChargeType)) L.chargeType = i;
     if (!L.voidType && same(entry, len, kVoidType)) L.voidType = i;
+    if (!L.i32i32Type && same(entry, len, kI32I32Type)) L.i32i32Type = i;
+    if (L.existingChargeType && *L.existingChargeType == i) {
+      existingOk = same(entry, len, kChargeType) || same(entry, len, kI32I32Type);
+      L.existingChargeReturnsI32 = same(entry, len, kI32I32Type);
+    }
   }
   expectEnd(r, "type");
+  if (L.existingCharge && !existingOk) fail("the module's sandbox.charge import is neither (i32) -> () nor (i32) -> (i32)");
   L.types = n;
   Bytes out;
-  uint32_t added = !L.chargeType + !L.voidType;
+  bool needCharge = !L.existingCharge && !L.chargeType, needI32I32 = L.weighted && !L.i32i32Type;
+  uint32_t added = needCharge + !L.voidType + needI32I32;
   putU32(out, n + added);
   putRange(out, start, r.pos());
-  if (!L.chargeType) {
+  if (needCharge) {
     L.chargeType = n++;
     putRange(out, std::begin(kChargeType), std::end(kChargeType));
   }
@@ -376,18 +529,33 @@ Bytes rewriteTypes(Reader r, Layout& L) {
     L.voidType = n++;
     putRange(out, std::begin(kVoidType), std::end(kVoidType));
   }
+  if (needI32I32) {
+    L.i32i32Type = n++;
+    putRange(out, std::begin(kI32I32Type), std::end(kI32I32Type));
+  }
   return out;
 }
 
-void scanImports(Reader r, Layout& L) {
+void scanImports(Reader r, Layout& L, ExistingCharge existing) {
   uint32_t n = r.u32();
   for (uint32_t i = 0; i < n; ++i) {
     std::string module = r.name();
     std::string field = r.name();
-    if (module == "sandbox" && field == "charge") fail("the module already imports sandbox.charge (already instrumented?)");
+    bool charge = module == "sandbox" && field == "charge";
+    if (charge && existing == ExistingCharge::Refuse) fail("the module already imports sandbox.charge (already instrumented?)");
     uint8_t kind = r.u8();
+    if (charge && kind != 0) fail("the module imports sandbox.charge as something other than a function");
     switch (kind) {
-      case 0: r.u32(); ++L.importedFuncs; break;
+      case 0: {
+        uint32_t type = r.u32();
+        if (charge) {
+          if (L.existingCharge) fail("the module imports sandbox.charge twice");
+          L.existingCharge = L.importedFuncs;
+          L.existingChargeType = type;
+        }
+        ++L.importedFuncs;
+        break;
+      }
       case 1: skipTableType(r); break;
       case 2: skipLimits(r); ++L.importedMemories; break;
       case 3: skipValType(r); r.u8(); ++L.importedGlobals; break;
@@ -401,6 +569,11 @@ void scanImports(Reader r, Layout& L) {
 Bytes rewriteImports(Reader r, const Layout& L) {
   uint32_t n = r.u32();
   Bytes out;
+  if (L.existingCharge) {  // the meter calls the module's own import: nothing added
+    putU32(out, n);
+    putRange(out, r.pos(), r.pos() + r.remaining());
+    return out;
+  }
   putU32(out, n + 1);
   putRange(out, r.pos(), r.pos() + r.remaining());  // unchanged; scanImports checked it
   putName(out, "sandbox");
@@ -416,9 +589,11 @@ Bytes rewriteFunctions(Reader r, Layout& L) {
   for (uint32_t i = 0; i < n; ++i) r.u32();
   expectEnd(r, "function");
   Bytes out;
-  putU32(out, n + 1);
+  putU32(out, n + 1 + L.weighted + L.mute);
   putRange(out, start, r.pos());
   putU32(out, *L.voidType);  // the refill function
+  if (L.weighted) putU32(out, *L.i32i32Type);   // $bulk
+  if (L.mute) putU32(out, *L.existingChargeType);  // the stub
   return out;
 }
 
@@ -471,10 +646,10 @@ Bytes rewriteMemories(Reader r, const FuelOptions& options) {
   return out;
 }
 
-Bytes rewriteGlobals(Reader r, const Layout& L, uint32_t batch) {
+Bytes rewriteGlobals(Reader r, const Layout& L, uint32_t batch, uint32_t scale) {
   uint32_t n = r.u32();
   Bytes out;
-  putU32(out, n + 2);
+  putU32(out, n + 2 + L.weighted);
   for (uint32_t i = 0; i < n; ++i) {
     const uint8_t* entry = r.pos();
     skipValType(r);
@@ -485,23 +660,26 @@ Bytes rewriteGlobals(Reader r, const Layout& L, uint32_t batch) {
     out.insert(out.end(), e.begin(), e.end());
   }
   expectEnd(r, "global");
-  for (uint8_t mut : {uint8_t(1), uint8_t(0)}) {  // $left (mutable), then sw_fuel_batch
+  auto add = [&](uint8_t mut, uint32_t value) {
     out.push_back(0x7f);
     out.push_back(mut);
     out.push_back(0x41);
-    putS32(out, int32_t(batch));
+    putS32(out, int32_t(value));
     out.push_back(0x0b);
-  }
+  };
+  add(1, batch);  // $left; weighted: batch is in weight (units * scale)
+  add(0, batch);  // sw_fuel_batch
+  if (L.weighted) add(0, scale);  // sw_fuel_scale
   return out;
 }
 
 Bytes rewriteExports(Reader r, const Layout& L) {
   uint32_t n = r.u32();
   Bytes out;
-  putU32(out, n + 2);
+  putU32(out, n + 2 + L.weighted);
   for (uint32_t i = 0; i < n; ++i) {
     std::string name = r.name();
-    if (name == "sw_fuel_left" || name == "sw_fuel_batch") fail("the module already exports " + name);
+    if (name == "sw_fuel_left" || name == "sw_fuel_batch" || name == "sw_fuel_scale") fail("the module already exports " + name);
     uint8_t kind = r.u8();
     if (kind > 4) fail(r.at("unknown export kind"));
     uint32_t idx = r.u32();
@@ -516,6 +694,11 @@ Bytes rewriteExports(Reader r, const Layout& L) {
   putName(out, "sw_fuel_batch");
   out.push_back(3);
   putU32(out, L.batchGlobal);
+  if (L.weighted) {
+    putName(out, "sw_fuel_scale");
+    out.push_back(3);
+    putU32(out, L.scaleGlobal);
+  }
   return out;
 }
 
@@ -578,12 +761,12 @@ Bytes tickSequence(const Layout& L) {
   return t;
 }
 
-Bytes rewriteCode(Reader r, const Layout& L, uint32_t batch, FuelStats& stats) {
+Bytes rewriteCode(Reader r, const Layout& L, uint32_t batch, uint32_t scale, FuelStats& stats) {
   uint32_t n = r.u32();
   if (n != L.definedFuncs) fail("the code section has " + std::to_string(n) + " bodies for " + std::to_string(L.definedFuncs) + " functions");
   const Bytes tick = tickSequence(L);
   Bytes out;
-  putU32(out, n + 1);
+  putU32(out, n + 1 + L.weighted + L.mute);
   Bytes body;
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t size = r.u32();
@@ -598,24 +781,73 @@ Bytes rewriteCode(Reader r, const Layout& L, uint32_t batch, FuelStats& stats) {
       skipValType(b);
     }
     putRange(body, locals, b.pos());
-    body.insert(body.end(), tick.begin(), tick.end());
-    stats.loops += rewriteExpr(b, body, L, tick, true);
+    if (!L.weighted) body.insert(body.end(), tick.begin(), tick.end());
+    Counts c = rewriteExpr(b, body, L, tick, true, true);
+    stats.loops += c.loops;
+    stats.segments += c.segments;
+    stats.bulk += c.bulk;
+    stats.muted += c.muted;
     ++stats.functions;
     putU32(out, uint32_t(body.size()));
     out.insert(out.end(), body.begin(), body.end());
   }
   expectEnd(r, "code");
+  auto emit = [&](const Bytes& f) {
+    putU32(out, uint32_t(f.size()));
+    out.insert(out.end(), f.begin(), f.end());
+  };
   Bytes refill;
-  refill.push_back(0x00);                                   // no locals
-  refill.push_back(0x41); putS32(refill, int32_t(batch));   // i32.const BATCH
-  refill.push_back(0x23); putU32(refill, L.leftGlobal);     // global.get $left
-  refill.push_back(0x6b);                                   // i32.sub
-  refill.push_back(0x10); putU32(refill, L.chargeFunc);     // call $charge
-  refill.push_back(0x41); putS32(refill, int32_t(batch));   // i32.const BATCH
-  refill.push_back(0x24); putU32(refill, L.leftGlobal);     // global.set $left
+  if (!L.weighted) {
+    refill.push_back(0x00);                                   // no locals
+    refill.push_back(0x41); putS32(refill, int32_t(batch));   // i32.const BATCH
+    refill.push_back(0x23); putU32(refill, L.leftGlobal);     // global.get $left
+    refill.push_back(0x6b);                                   // i32.sub
+    refill.push_back(0x10); putU32(refill, L.chargeFunc);     // call $charge
+    refill.push_back(0x41); putS32(refill, int32_t(batch));   // i32.const BATCH
+    refill.push_back(0x24); putU32(refill, L.leftGlobal);     // global.set $left
+    refill.push_back(0x0b);
+    emit(refill);
+    return out;
+  }
+  // Weighted: the weight spent since the last refill, in whole units; the remainder stays in $left. $left is set
+  // before the charge, which may trap (hard mode): a pool slot never inherits a negative counter.
+  const int32_t bw = int32_t(batch * scale);
+  refill = {0x01, 0x01, 0x7f};                                // one i32 local: the weight spent
+  refill.push_back(0x41); putS32(refill, bw);                 // i32.const BATCH*SCALE
+  refill.push_back(0x23); putU32(refill, L.leftGlobal);       // global.get $left
+  refill.push_back(0x6b);                                     // i32.sub
+  refill.push_back(0x21); refill.push_back(0x00);             // local.set 0
+  refill.push_back(0x41); putS32(refill, bw);                 // i32.const BATCH*SCALE
+  refill.push_back(0x20); refill.push_back(0x00);             // local.get 0
+  refill.push_back(0x41); putS32(refill, int32_t(scale));     // i32.const SCALE
+  refill.push_back(0x70);                                     // i32.rem_u
+  refill.push_back(0x6b);                                     // i32.sub
+  refill.push_back(0x24); putU32(refill, L.leftGlobal);       // global.set $left
+  refill.push_back(0x20); refill.push_back(0x00);             // local.get 0
+  refill.push_back(0x41); putS32(refill, int32_t(scale));     // i32.const SCALE
+  refill.push_back(0x6e);                                     // i32.div_u
+  refill.push_back(0x10); putU32(refill, L.chargeFunc);       // call $charge
+  if (L.existingCharge && L.existingChargeReturnsI32) refill.push_back(0x1a);  // drop
   refill.push_back(0x0b);
-  putU32(out, uint32_t(refill.size()));
-  out.insert(out.end(), refill.begin(), refill.end());
+  emit(refill);
+  // $bulk(len) -> len: one unit of weight per 8 bytes, checked like a loop head.
+  Bytes bulk = {0x00};
+  bulk.push_back(0x23); putU32(bulk, L.leftGlobal);           // global.get $left
+  bulk.push_back(0x20); bulk.push_back(0x00);                 // local.get 0
+  bulk.push_back(0x41); bulk.push_back(0x03);                 // i32.const 3
+  bulk.push_back(0x76);                                       // i32.shr_u
+  bulk.push_back(0x6b);                                       // i32.sub
+  bulk.push_back(0x24); putU32(bulk, L.leftGlobal);           // global.set $left
+  putCheck(bulk, L);
+  bulk.push_back(0x20); bulk.push_back(0x00);                 // local.get 0
+  bulk.push_back(0x0b);
+  emit(bulk);
+  if (L.mute) {
+    Bytes stub = {0x00};
+    if (L.existingChargeReturnsI32) { stub.push_back(0x41); stub.push_back(0x00); }  // i32.const 0 (success)
+    stub.push_back(0x0b);
+    emit(stub);
+  }
   return out;
 }
 
@@ -637,8 +869,10 @@ std::optional<Bytes> rewriteNames(Reader r, const Layout& L) {
           uint32_t idx = s.u32();
           names.emplace_back(L.funcShift(idx), s.name());
         }
-        names.emplace_back(L.chargeFunc, "sandbox.charge");
+        if (!L.existingCharge) names.emplace_back(L.chargeFunc, "sandbox.charge");
         names.emplace_back(L.refillFunc, "sw_fuel_refill");
+        if (L.weighted) names.emplace_back(L.bulkFunc, "sw_fuel_bulk");
+        if (L.mute) names.emplace_back(L.muteFunc, "sw_fuel_muted_charge");
         std::stable_sort(names.begin(), names.end(), [](auto& a, auto& b) { return a.first < b.first; });
         putU32(sub, uint32_t(names.size()));
         for (auto& [idx, name] : names) { putU32(sub, idx); putName(sub, name); }
@@ -669,6 +903,8 @@ std::optional<Bytes> rewriteNames(Reader r, const Layout& L) {
 
 Bytes instrument(std::span<const uint8_t> in, const FuelOptions& options, FuelStats& stats) {
   if (options.batch < 1 || options.batch > (1u << 30)) fail("--batch must be between 1 and 2^30");
+  if (options.scale < 1 || (!options.weighted && options.scale != 1)) fail("--scale needs --weighted and a value of at least 1");
+  if (uint64_t(options.batch) * options.scale > (1u << 30)) fail("--batch times --scale must be at most 2^30");
   Reader r(in.data(), in.data() + in.size());
   if (in.size() < 8 || std::memcmp(in.data(), "\0asm", 4) != 0) fail("not a wasm module (bad magic)");
   r.bytes(4);
@@ -697,7 +933,9 @@ Bytes instrument(std::span<const uint8_t> in, const FuelOptions& options, FuelSt
   }
 
   Layout L;
-  if (known[kImport]) scanImports(known[kImport]->payload, L);
+  L.weighted = options.weighted;
+  if (known[kImport]) scanImports(known[kImport]->payload, L, options.existingCharge);
+  L.mute = L.existingCharge && options.existingCharge == ExistingCharge::Mute;
   if (known[kFunction]) L.definedFuncs = countEntries(known[kFunction]->payload);
   if (known[kGlobal]) L.definedGlobals = countEntries(known[kGlobal]->payload);
   if (known[kMemory]) L.definedMemories = countEntries(known[kMemory]->payload);
@@ -711,10 +949,14 @@ Bytes instrument(std::span<const uint8_t> in, const FuelOptions& options, FuelSt
   static const uint8_t kEmptyVec[] = {0};
   auto payloadOf = [&](uint8_t id) { return known[id] ? known[id]->payload : Reader(kEmptyVec, kEmptyVec + 1); };
   Bytes types = rewriteTypes(payloadOf(kType), L);
-  L.chargeFunc = L.importedFuncs;
-  L.refillFunc = L.importedFuncs + 1 + L.definedFuncs;
+  L.chargeFunc = L.existingCharge ? *L.existingCharge : L.importedFuncs;
+  L.refillFunc = L.importedFuncs + L.shift() + L.definedFuncs;
+  L.bulkFunc = L.refillFunc + 1;
+  L.muteFunc = L.refillFunc + 1 + L.weighted;
   L.leftGlobal = L.importedGlobals + L.definedGlobals;
   L.batchGlobal = L.leftGlobal + 1;
+  L.scaleGlobal = L.leftGlobal + 2;
+  const uint32_t batchWeight = options.weighted ? options.batch * options.scale : options.batch;
 
   // Every section we emit, by id; customs are handled in place.
   std::optional<Bytes> rewritten[14];
@@ -723,11 +965,11 @@ Bytes instrument(std::span<const uint8_t> in, const FuelOptions& options, FuelSt
   rewritten[kFunction] = rewriteFunctions(payloadOf(kFunction), L);
   if (known[kTable]) rewritten[kTable] = rewriteTables(known[kTable]->payload, L);
   if (known[kMemory]) rewritten[kMemory] = rewriteMemories(known[kMemory]->payload, options);
-  rewritten[kGlobal] = rewriteGlobals(payloadOf(kGlobal), L, options.batch);
+  rewritten[kGlobal] = rewriteGlobals(payloadOf(kGlobal), L, batchWeight, options.scale);
   rewritten[kExport] = rewriteExports(payloadOf(kExport), L);
   if (known[kStart]) rewritten[kStart] = rewriteStart(known[kStart]->payload, L);
   if (known[kElement]) rewritten[kElement] = rewriteElements(known[kElement]->payload, L);
-  rewritten[kCode] = rewriteCode(payloadOf(kCode), L, options.batch, stats);
+  rewritten[kCode] = rewriteCode(payloadOf(kCode), L, options.batch, options.scale, stats);
   for (uint8_t id : {kTag, kDataCount, kData}) {
     if (known[id]) {
       Reader p = known[id]->payload;

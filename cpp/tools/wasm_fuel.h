@@ -10,16 +10,34 @@
 
 namespace sw::tools {
 
+// What to do with a module that already imports `sandbox.charge` (an engine that counts some of its own work).
+enum class ExistingCharge {
+  Refuse,  // an error (the default: such a module may already be instrumented)
+  Reuse,   // the meter calls that import; the module's own calls keep charging
+  Mute,    // the meter calls that import; the module's own calls go to a stub that charges nothing and returns 0
+};
+
 struct FuelOptions {
-  // Ticks spent between two `sandbox.charge` calls; 1..2^30 so `batch - left` never overflows an i32.
+  // Ticks spent between two `sandbox.charge` calls; 1..2^30 so `batch - left` never overflows an i32. Weighted:
+  // units per charge (the counter then holds batch * scale weight).
   uint32_t batch = 1024;
   // When set: the single defined memory's maximum, in 64 KiB pages.
   std::optional<uint32_t> maxPages;
+  // Weighted metering: every straight-line run of code is charged its static cost (one per instruction, more for
+  // calls and divisions) where it starts, checked at function entries and loop heads; memory.copy/fill/init charge
+  // one per 8 bytes of their length. Without it: one tick per function entry and loop head.
+  bool weighted = false;
+  // Weighted only: weight per fuel unit (the engine's calibration, docs/fuel.md). batch * scale must fit 2^30.
+  uint32_t scale = 1;
+  ExistingCharge existingCharge = ExistingCharge::Refuse;
 };
 
 struct FuelStats {
   uint32_t functions = 0;  // function bodies instrumented (the refill function excluded)
   uint32_t loops = 0;      // loop heads instrumented
+  uint32_t segments = 0;   // weighted: straight-line runs charged
+  uint32_t bulk = 0;       // weighted: memory.copy/fill/init charged by length
+  uint32_t muted = 0;      // calls of the module's own sandbox.charge sent to the stub
   uint32_t droppedCustomSections = 0;
 };
 

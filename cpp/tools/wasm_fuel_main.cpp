@@ -1,4 +1,5 @@
-// sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N]: the CLI around instrumentFuel (docs/fuel-tool.md).
+// sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N] [--weighted [--scale N]] [--existing-charge reuse|mute]:
+// the CLI around instrumentFuel (docs/fuel-tool.md).
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -11,7 +12,8 @@
 namespace {
 
 int usage() {
-  std::fprintf(stderr, "usage: sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N]\n");
+  std::fprintf(stderr, "usage: sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N] [--weighted [--scale N]] "
+                       "[--existing-charge reuse|mute]\n");
   return 2;
 }
 
@@ -55,11 +57,21 @@ int main(int argc, char** argv) {
   sw::tools::FuelOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--batch" || arg == "--max-pages") {
+    if (arg == "--batch" || arg == "--max-pages" || arg == "--scale") {
       uint32_t v;
       if (i + 1 >= argc || !parseU32(argv[i + 1], v)) return usage();
       ++i;
-      if (arg == "--batch") options.batch = v; else options.maxPages = v;
+      if (arg == "--batch") options.batch = v;
+      else if (arg == "--scale") options.scale = v;
+      else options.maxPages = v;
+    } else if (arg == "--weighted") {
+      options.weighted = true;
+    } else if (arg == "--existing-charge") {
+      if (i + 1 >= argc) return usage();
+      std::string v = argv[++i];
+      if (v == "reuse") options.existingCharge = sw::tools::ExistingCharge::Reuse;
+      else if (v == "mute") options.existingCharge = sw::tools::ExistingCharge::Mute;
+      else return usage();
     } else if (arg.starts_with("--")) {
       return usage();
     } else {
@@ -85,5 +97,9 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "sw-wasm-fuel: %s: %u functions, %u loops metered (batch %u); %zu -> %zu bytes\n", files[1],
                stats.functions, stats.loops, options.batch, in.size(), out->size());
+  if (options.weighted) {
+    std::fprintf(stderr, "sw-wasm-fuel: weighted: %u straight-line runs, %u bulk memory instructions, scale %u; %u own "
+                         "charge calls muted\n", stats.segments, stats.bulk, options.scale, stats.muted);
+  }
   return 0;
 }

@@ -110,17 +110,21 @@ void HostGuestCaller::resetFuel(int64_t budget) {
 }
 
 Result<Unit> HostGuestCaller::flushFuel() {
-  static constexpr std::string_view kLeft = "sw_fuel_left", kBatch = "sw_fuel_batch";
+  static constexpr std::string_view kLeft = "sw_fuel_left", kBatch = "sw_fuel_batch", kScale = "sw_fuel_scale";
   const double left = sw_guest_get_global(host_, kLeft.data(), uint32_t(kLeft.size()));
   const double batch = sw_guest_get_global(host_, kBatch.data(), uint32_t(kBatch.size()));
   if (std::isnan(left) || std::isnan(batch) || left >= batch) return Unit{};
+  // Weighted modules count weight, `sw_fuel_scale` of it per unit (absent: tick mode, one per unit).
+  double scale = sw_guest_get_global(host_, kScale.data(), uint32_t(kScale.size()));
+  if (std::isnan(scale) || scale < 1) scale = 1;
   if (!sw_guest_set_global(host_, kLeft.data(), uint32_t(kLeft.size()), batch)) {
     return Failure{FailureKind::Trap, "the fuel counter of the engine cannot be set"};
   }
-  // left is -1 at most below a refill (the tool refills at -1), so the spent ticks fit a u32.
-  const double spent = batch - left;
+  // Below a refill the counter is at most one straight-line run (or one bulk length / 8) past zero: the spent weight
+  // fits a u32 unless the counter is corrupt.
+  const double spent = std::floor((batch - left) / scale);
   if (spent > double(UINT32_MAX)) return Failure{FailureKind::Trap, "the fuel counter of the engine is corrupt"};
-  if (sw_wasi_charge(host_, uint32_t(spent)) != 0) return Failure{FailureKind::Limit, trapMessage()};
+  if (spent >= 1 && sw_wasi_charge(host_, uint32_t(spent)) != 0) return Failure{FailureKind::Limit, trapMessage()};
   return Unit{};
 }
 

@@ -257,6 +257,8 @@ Result<std::string> eval(Instance& instance, std::string_view code, std::string_
   EvalRequest request{handle.value(), std::string(code), std::string(envJson)};
   auto answer = evalAnswer(instance.invoke(kEval, encodeEvalRequest(request)), decodeEvalResponse);
   if (!answer) return answer.failure();
+  // A Wasm-metered engine's last partial batch (docs/fuel-tool.md): usage is exact and the budget holds.
+  if (auto r = instance.guest.flushFuel(); !r) return r.failure();
   return std::move(answer->outcomeJson);
 }
 
@@ -267,6 +269,7 @@ Result<SessionOutcome> sessionEval(Instance& instance, const ExecuteRequest& req
                        std::string(request.cwd)};
   auto answer = evalAnswer(instance.invoke(kSessionEval, encodeSessionEvalRequest(r)), decodeSessionEvalResponse);
   if (!answer) return answer.failure();
+  if (auto f = instance.guest.flushFuel(); !f) return f.failure();
   return SessionOutcome{std::move(answer->outcomeJson), std::move(answer->cwd)};
 }
 

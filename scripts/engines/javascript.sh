@@ -16,6 +16,7 @@
 # build/ts-strip.c (also linked by the native driver tests); driver.c loads it only on the TypeScript fallback path.
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/meter.sh"
 
 QJS_SPEC="quickjs=2025.04.26-1"
 QJS_TARBALL="quickjs_2025.04.26.orig.tar.xz"
@@ -633,7 +634,8 @@ build_js_engine() {
   fi
   [ -n "${JS_INTL_TAR:-}" ] || compile_intl >/dev/null || return 1
   local stdlib; stdlib=$(combine_stdlib) || return 1
-  write_engine_build javascript "$QJS_ENGINE_NAME" "$hash" "$out/engine.wasm" "$stdlib"
+  local metered; metered=$(meter_engine javascript "$out/engine.wasm") || return 1
+  write_engine_build javascript "$QJS_ENGINE_NAME" "$hash-$(meter_options javascript | hash_of)" "$metered" "$stdlib"
 }
 
 # The patched tree's name: a hash over the tarball, the inline patches, our patch files, the Unicode generators and the

@@ -12,6 +12,7 @@
 # random value reaches engine.wasm (-ffile-prefix-map, no __DATE__).
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/meter.sh"
 
 LUA_SPEC="lua5.4=5.4.7-1"
 LUA_TARBALL="lua5.4_5.4.7.orig.tar.gz"
@@ -107,7 +108,8 @@ build() {
 }
 
 write_outputs() {
-  write_engine_build lua "$LUA_ENGINE_NAME" "$LUA_KEY" "$LUA_OUT/engine.wasm"
+  local metered; metered=$(meter_engine lua "$LUA_OUT/engine.wasm") || return 1
+  write_engine_build lua "$LUA_ENGINE_NAME" "$LUA_KEY-$(meter_options lua | hash_of)" "$metered"
   echo "    engine.wasm $(stat -c %s "$LUA_OUT/engine.wasm") bytes ($(gzip -9 -c "$LUA_OUT/engine.wasm" | wc -c) gzip -9)"
 }
 

@@ -9,6 +9,7 @@
 # here but our fuel tool. Cached under $SW_CACHE/engines/perl/engine-<hash of every input>.
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/meter.sh"
 
 PERL_NPM="@6over3/zeroperl-ts@1.0.10"
 PERL_TGZ="6over3-zeroperl-ts-1.0.10.tgz"
@@ -32,7 +33,7 @@ build() {
   local fuel_tool; fuel_tool=$(bash "$SW_ROOT/scripts/tools/wasm-fuel.sh") || return 1
   local key; key=$(
     {
-      echo "$PERL_TGZ_SHA256 $PERL_MAX_PAGES $(sha256sum <"$fuel_tool")"
+      echo "$PERL_TGZ_SHA256 $PERL_MAX_PAGES $(sha256sum <"$fuel_tool") $(meter_options perl)"
       declare -f build
       (cd "$PERL_ENGINE_DIR" && sha256sum sandbox_driver.pl)
       tar --version | head -1
@@ -42,7 +43,8 @@ build() {
   local work="$OUT.work.$$"
   rm -rf "$work" && mkdir -p "$work/root"
   tar -xzf "$PERL_CACHE/npm/$PERL_TGZ" -C "$work" package/dist/esm/zeroperl.wasm || { rm -rf "$work"; return 1; }
-  "$fuel_tool" "$work/package/dist/esm/zeroperl.wasm" "$work/engine.wasm" --max-pages "$PERL_MAX_PAGES" ||
+  local -a meter; read -r -a meter <<<"$(meter_options perl)"
+  "$fuel_tool" "$work/package/dist/esm/zeroperl.wasm" "$work/engine.wasm" --max-pages "$PERL_MAX_PAGES" "${meter[@]}" ||
     { rm -rf "$work"; return 1; }
   cp "$PERL_ENGINE_DIR/sandbox_driver.pl" "$work/root/"
   (cd "$work/root" && find . -type f | LC_ALL=C sort >../files &&

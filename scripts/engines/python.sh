@@ -21,6 +21,7 @@
 # engine.wasm and stdlib.tar bytes (no paths, dates or hash seeds reach the outputs).
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/meter.sh"
 
 PY_SPEC="python3.13=3.13.5-2+deb13u5"
 PY_TARBALL="python3.13_3.13.5.orig.tar.xz"
@@ -509,8 +510,9 @@ link_engine() {
 # engines/python/build: engine.wasm, stdlib.tar and the identity (engine-build.json/.js, scripts/engines/common.sh):
 # `build` covers both files, so a snapshot is only ever restored into the same engine and the same stdlib.
 write_outputs() {
-  write_engine_build python "$PY_ENGINE_NAME" "$(printf '%s %s\n' "$ENGINE_KEY" "$STDLIB_OUT" | sed "s|$SW_CACHE/||" | sha256sum | cut -d' ' -f1)" \
-    "$ENGINE_OUT/engine.wasm" "$STDLIB_OUT/stdlib.tar"
+  local metered; metered=$(meter_engine python "$ENGINE_OUT/engine.wasm") || return 1
+  write_engine_build python "$PY_ENGINE_NAME" "$(printf '%s %s %s\n' "$ENGINE_KEY" "$STDLIB_OUT" "$(meter_options python)" | sed "s|$SW_CACHE/||" | sha256sum | cut -d' ' -f1)" \
+    "$metered" "$STDLIB_OUT/stdlib.tar"
   echo "    engine.wasm $(stat -c %s "$ENGINE_OUT/engine.wasm") bytes ($(gzip -9 -c "$ENGINE_OUT/engine.wasm" | wc -c) gzip -9)," \
     "stdlib.tar $(stat -c %s "$STDLIB_OUT/stdlib.tar") bytes ($(gzip -9 -c "$STDLIB_OUT/stdlib.tar" | wc -c) gzip -9)"
 }

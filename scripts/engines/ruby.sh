@@ -19,6 +19,7 @@
 # image is scripts/build.sh's (scripts/boot-images.mjs).
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/meter.sh"
 
 RB_PACKAGE="@ruby/3.4-wasm-wasi@2.10.1"
 RB_TARBALL="ruby-3.4-wasm-wasi-2.10.1.tgz"
@@ -71,13 +72,15 @@ build_stdlib() {
 # engine.wasm: ruby.wasm with the fuel meter (imports sandbox.charge) and its memory capped at RB_MAX_PAGES.
 build_engine() {
   local fuel_tool; fuel_tool=$(bash "$SW_ROOT/scripts/tools/wasm-fuel.sh") || return 1
-  local key; key=$(printf '%s\n' "$RB_SHA256" "$RB_MAX_PAGES" "$(sha256sum <"$fuel_tool")" "$(declare -f build_engine)" |
+  local key; key=$(printf '%s\n' "$RB_SHA256" "$RB_MAX_PAGES" "$(sha256sum <"$fuel_tool")" "$(declare -f build_engine)" \
+                     "$(meter_options ruby)" |
                      hash_of)
   ENGINE_OUT="$RB_CACHE/engine-$key"
   if [ -f "$ENGINE_OUT/engine.wasm" ]; then echo "    cached $ENGINE_OUT/engine.wasm"; return 0; fi
   local work="$ENGINE_OUT.work.$$"
   rm -rf "$work" && mkdir -p "$work"
-  nice -n 10 "$fuel_tool" "$RB_DIST/ruby.wasm" "$work/engine.wasm" --max-pages "$RB_MAX_PAGES" ||
+  local -a meter; read -r -a meter <<<"$(meter_options ruby)"
+  nice -n 10 "$fuel_tool" "$RB_DIST/ruby.wasm" "$work/engine.wasm" --max-pages "$RB_MAX_PAGES" "${meter[@]}" ||
     { rm -rf "$work"; return 1; }
   mkdir -p "$ENGINE_OUT" && mv "$work/engine.wasm" "$ENGINE_OUT/engine.wasm" && rm -rf "$work"
   echo "    $(stat -c %s "$ENGINE_OUT/engine.wasm") bytes ($(gzip -9 -c "$ENGINE_OUT/engine.wasm" | wc -c) gzip -9)"

@@ -27,7 +27,7 @@ export function instrument(tool, input, output, args = []) {
 export function buildGuest() {
   fs.mkdirSync(buildDir, { recursive: true });
   const out = path.join(buildDir, 'fuel_work.wasm');
-  execFileSync('clang-16', ['--target=wasm32-wasi', '-O2', '-Wall', '-Werror', '-Wl,--strip-debug',
+  execFileSync('clang-16', ['--target=wasm32-wasi', '-O2', '-mbulk-memory', '-Wall', '-Werror', '-Wl,--strip-debug',
     path.join(root, 'test', 'tools', 'guests', 'fuel_work.c'), '-o', out]);
   return out;
 }
@@ -65,9 +65,11 @@ export function meter(budget = Infinity) {
   return m;
 }
 
-// Ticks spent so far: what was charged plus what the guest has used of its current batch.
+// Ticks spent so far: what was charged plus what the guest has used of its current batch. A weighted module
+// (--weighted) counts weight, `sw_fuel_scale` of it per charged unit: this is then the weight spent.
 export function ticks(m, exports) {
-  return m.charged + exports.sw_fuel_batch.value - exports.sw_fuel_left.value;
+  const scale = exports.sw_fuel_scale?.value ?? 1;
+  return m.charged * scale + exports.sw_fuel_batch.value - exports.sw_fuel_left.value;
 }
 
 function scratch() {

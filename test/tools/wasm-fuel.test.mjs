@@ -145,3 +145,112 @@ describe('zeroperl 1.0.10 (prebuilt, asyncify-instrumented)', () => {
     perl.close();
   });
 });
+
+// Weighted mode (--weighted [--scale N]): every straight-line run charged its static cost, bulk memory by length.
+describe('weighted mode on the C guest', () => {
+  let original, modules;
+  const weighted = (batch, scale) => modules[`${batch}/${scale}`];
+  before(() => {
+    const wasm = buildGuest();
+    original = new WebAssembly.Module(fs.readFileSync(wasm));
+    modules = {};
+    for (const [batch, scale] of [[1, 1], [1024, 1], [1024, 7], [64, 40]]) {
+      const bytes = instrument(tool, wasm, path.join(buildDir, `fuel_work.w${batch}.s${scale}.wasm`),
+        ['--weighted', '--batch', String(batch), '--scale', String(scale)]);
+      assert.ok(WebAssembly.validate(bytes));
+      modules[`${batch}/${scale}`] = new WebAssembly.Module(bytes);
+    }
+  });
+
+  test('prints what the original prints, and exports its scale', () => {
+    for (const args of [['work', '20'], ['copy', '3']]) {
+      const plain = runCommand(original, args);
+      assert.equal(plain.exit, 0);
+      assert.equal(runCommand(weighted(1024, 7), args, meter()).stdout, plain.stdout);
+    }
+    const names = WebAssembly.Module.exports(weighted(1024, 7)).map((e) => e.name);
+    assert.ok(names.includes('sw_fuel_scale') && names.includes('sw_fuel_left') && names.includes('sw_fuel_batch'));
+  });
+
+  test('the weight spent is deterministic and does not depend on the batch or the scale', () => {
+    const first = runCommand(weighted(1024, 1), ['work', '20'], meter()).ticks;
+    assert.ok(first > 1_000_000, `weight ${first}`);
+    for (const [b, s] of [[1024, 1], [1, 1], [1024, 7], [64, 40]]) {
+      assert.equal(runCommand(weighted(b, s), ['work', '20'], meter()).ticks, first, `batch ${b} scale ${s}`);
+    }
+    // Weighted counts more than one per function entry and loop head: straight-line code costs too.
+    const tickMode = instrument(tool, buildGuest(), path.join(buildDir, 'fuel_work.t.wasm'));
+    const ticksOnly = runCommand(new WebAssembly.Module(tickMode), ['work', '20'], meter()).ticks;
+    assert.ok(first > 3 * ticksOnly, `weight ${first}, ticks ${ticksOnly}`);
+  });
+
+  test('charges are whole units: weight / scale, the remainder carried to the next charge', () => {
+    const m = meter();
+    const r = runCommand(weighted(64, 40), ['work', '20'], m);
+    assert.ok(m.calls > 0);
+    // Every charge is at least one batch of units; the total is the weight over the scale, less what is pending.
+    assert.ok(m.charged >= m.calls * 64);
+    assert.ok(Math.abs(m.charged * 40 - r.ticks) <= 64 * 40 + 40, `charged ${m.charged}, weight ${r.ticks}`);
+  });
+
+  test('a memory.copy is charged by its length (one per 8 bytes)', () => {
+    const w = (n) => runCommand(weighted(1024, 1), ['copy', String(n)], meter()).ticks;
+    const ten = w(10), twenty = w(20);
+    const perCopy = (twenty - ten) / 10;
+    assert.ok(perCopy >= (1 << 20) / 8, `weight per 1 MiB copy ${perCopy}`);
+    assert.ok(perCopy < (1 << 20) / 8 + 1000, `weight per 1 MiB copy ${perCopy}`);
+    // In tick mode the same copy is free: one instruction between two ticks.
+    const tickMode = new WebAssembly.Module(instrument(tool, buildGuest(), path.join(buildDir, 'fuel_work.t.wasm')));
+    const t = (n) => runCommand(tickMode, ['copy', String(n)], meter()).ticks;
+    assert.ok((t(20) - t(10)) / 10 < 100);
+  });
+
+  test('a throwing charge stops an infinite loop within one batch', () => {
+    const m = meter(1_000_000);
+    const r = runCommand(weighted(1024, 7), ['spin'], m);
+    assert.ok(r.error instanceof BudgetExceeded, String(r.error));
+    assert.ok(m.charged > 1_000_000 && m.charged <= 1_000_000 + 1024 + 2, `charged ${m.charged}`);
+  });
+
+  test('the feature module (SIMD, exceptions, bulk memory, atomics, tail calls, references) stays valid', () => {
+    const wasm = path.join(buildDir, 'features.wasm');
+    execFileSync('wat2wasm', ['--enable-all', path.join(root, 'test', 'tools', 'guests', 'features.wat'), '-o', wasm]);
+    const out = path.join(buildDir, 'features.weighted.wasm');
+    assert.ok(WebAssembly.validate(instrument(tool, wasm, out, ['--weighted', '--scale', '3'])));
+    execFileSync('wasm-validate', ['--enable-all', out]);
+  });
+});
+
+// An engine that already charges some of its own work through sandbox.charge (QuickJS, CPython, Lua).
+describe('a module that imports sandbox.charge itself', () => {
+  const wat = `(module
+    (import "sandbox" "charge" (func $charge (param i32) (result i32)))
+    (func (export "run") (param $n i32) (local $i i32)
+      (drop (call $charge (i32.const 100000)))
+      (loop $l
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $l (i32.lt_u (local.get $i) (local.get $n))))))`;
+  let wasm;
+  before(() => {
+    fs.mkdirSync(buildDir, { recursive: true });
+    fs.writeFileSync(path.join(buildDir, 'own-charge.wat'), wat);
+    wasm = path.join(buildDir, 'own-charge.wasm');
+    execFileSync('wat2wasm', [path.join(buildDir, 'own-charge.wat'), '-o', wasm]);
+  });
+  const run = (mode) => {
+    const bytes = instrument(tool, wasm, path.join(buildDir, `own-charge.${mode}.wasm`),
+      ['--weighted', '--existing-charge', mode]);
+    const m = meter();
+    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { sandbox: { charge: (u) => { m.charge(u); return 0; } } });
+    exports.run(100_000);
+    return ticks(m, exports);
+  };
+
+  test('is refused by default, reused with --existing-charge reuse, and muted with --existing-charge mute', () => {
+    assert.throws(() => instrument(tool, wasm, path.join(buildDir, 'own-charge.refused.wasm'), ['--weighted']));
+    const reused = run('reuse'), muted = run('mute');
+    // The loop's own weight is the same; the module's 100,000-unit charge counts only when reused.
+    assert.equal(reused - muted, 100_000);
+    assert.ok(muted > 100_000, `loop weight ${muted}`);  // ≥ one per iteration
+  });
+});

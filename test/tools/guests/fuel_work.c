@@ -2,6 +2,8 @@
 // pointers (call_indirect), ending in one checksum on stdout.
 //   fuel_work work N   -> "checksum=<u32>" after N rounds (deterministic)
 //   fuel_work spin     -> loops forever (the meter must stop it)
+//   fuel_work copy N   -> N copies of 1 MiB in one memcpy each ("copied=<N>"; built with bulk memory, each is one
+//                         memory.copy instruction: a weighted meter must charge its length)
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,17 @@ int main(int argc, char** argv) {
   if (argc >= 2 && strcmp(argv[1], "spin") == 0) {
     volatile uint32_t x = 1;
     for (;;) x = x * 31u + 7u;
+  }
+  if (argc >= 3 && strcmp(argv[1], "copy") == 0) {
+    enum { kSize = 1 << 20 };
+    static uint8_t a[kSize], b[kSize];
+    int n = atoi(argv[2]);
+    for (int i = 0; i < n; ++i) {
+      memcpy((i & 1) ? a : b, (i & 1) ? b : a, kSize);
+      a[i % kSize] ^= 1;
+    }
+    printf("copied=%d\n", n);
+    return 0;
   }
   int rounds = argc >= 3 ? atoi(argv[2]) : 20;
   uint32_t sum = 0;

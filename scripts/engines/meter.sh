@@ -1,0 +1,43 @@
+# Wasm-level fuel metering for every built-in engine (docs/fuel.md, docs/fuel-tool.md). Source it after
+# scripts/lib.sh; do not run it.
+# shellcheck shell=bash
+#
+# Every engine module is rewritten by our fuel tool (cpp/tools/wasm_fuel.cpp) in weighted mode: each straight-line
+# run of code is charged its static cost, checked at every function entry and loop head, and memory.copy/fill are
+# charged by their length. So every loop of every library function is metered, whichever builtin it sits in: no
+# program depends on someone having patched a builtin to charge. The engines' own counters (QuickJS's operation
+# weights, CPython's SW_FUEL, Lua's) are muted (--existing-charge mute): QuickJS still polls its interrupt handler,
+# which is how a JavaScript fuel limit stays catchable by the driver.
+#
+# SCALE is the engine's calibration: Wasm-level weight per fuel unit, set so that the whole seed budget of the
+# language takes about one second of CPU on the bench machine for its plain loop (bench/fuel-calibration.mjs;
+# the table is in docs/fuel.md). The budgets themselves are the seed's and do not change here.
+declare -A SW_METER_SCALE=(
+  [javascript]=40
+  [python]=20
+  [perl]=200
+  [ruby]=60
+  [lua]=40
+)
+
+# meter_options ENGINE: the fuel tool's options for ENGINE (one line, for hashing and for the command).
+meter_options() {
+  local scale="${SW_METER_SCALE[$1]:?no meter scale for engine $1}"
+  echo "--weighted --scale $scale --existing-charge mute"
+}
+
+# meter_engine ENGINE IN.wasm: prints the path of IN.wasm metered for ENGINE, cached by the sha256 of the input,
+# of the tool binary and of the options (a change of scale re-meters in a second, it never rebuilds the engine).
+meter_engine() {
+  local name="$1" in="$2" tool key dir
+  tool=$(bash "$SW_ROOT/scripts/tools/wasm-fuel.sh") || return 1
+  local -a opts
+  read -r -a opts <<<"$(meter_options "$name")"
+  key=$( { sha256sum <"$in"; sha256sum <"$tool"; echo "${opts[*]}"; } | sha256sum | cut -c1-16)
+  dir="$SW_CACHE/metered/$name-$key"
+  if [ ! -f "$dir/engine.wasm" ]; then
+    mkdir -p "$dir"
+    nice -n 10 "$tool" "$in" "$dir/engine.wasm" "${opts[@]}" >&2 || return 1
+  fi
+  echo "$dir/engine.wasm"
+}
