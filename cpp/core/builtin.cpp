@@ -123,12 +123,11 @@ void releaseBuiltinResources(uint32_t server) {
   }
 }
 
+// Every result carries usage, limit errors included (docs/protocol-decisions.md): a fuel limit reports the budget as
+// consumed (the meter caps at it), an output limit what was spent until then.
 std::string withUsage(std::string outcomeJson, uint32_t host, const server::EngineInfo& engine) {
   auto outcome = json::parseCopy(outcomeJson);
   if (!outcome.ok() || !outcome.value.isObject()) return outcomeJson;
-  const json::Value* error = outcome.value.find("error");
-  const json::Value* name = error && error->isObject() ? error->find("name") : nullptr;
-  if (name && name->isString() && name->asString() == "ExecutionLimitError") return outcomeJson;
   json::Value usage = json::Value::object();
   usage.set("fuelConsumed", json::Value::number(sw_wasi_fuel_consumed(host), ""));
   usage.set("fuelLimit", json::Value::number(engine.limits.fuel, ""));
@@ -327,7 +326,12 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
   // prebuilt engine's unexported __stack_pointer or asyncify globals, Perl and Ruby).
   const wasmify::BuiltinEngine* builtin = wasmify::findBuiltinEngine(engine.builtin);
   if (!run && !(builtin && builtin->resetAfterTrap)) scope.server = 0;
-  if (!run) return exchange.engineThrew(run.failure().kind == wasmify::FailureKind::Limit, run.failure().message);
+  if (!run) {
+    const bool limit = run.failure().kind == wasmify::FailureKind::Limit;
+    return exchange.engineFinished(withUsage(
+        server::failedOutcomeJson(limit ? "ExecutionLimitError" : "EngineError", run.failure().message), scope.host,
+        engine));
+  }
 
   return exchange.engineFinished(withUsage(std::move(run.value()), scope.host, engine));
 }

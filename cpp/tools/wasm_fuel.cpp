@@ -326,10 +326,16 @@ int depthChange(const Instr& in) {
 
 bool isBulkMemory(const Instr& in) { return in.op == 0xfc && (in.sub == 8 || in.sub == 10 || in.sub == 11); }
 
-// Weighted mode: the static cost of one instruction. Most are one; calls set up a frame, divisions and square roots
-// take tens of cycles. Bulk memory adds its length at run time (the $bulk function).
+// Weighted mode: the static cost of one instruction, roughly what it costs once compiled. Stack shuffling (locals,
+// constants, drop, nop) and structure (block, loop, if, else, end) compile to register moves or to nothing,
+// so they are free; an operation is one; calls set up a frame, divisions and square roots take tens of cycles. Bulk
+// memory adds its length at run time (the $bulk function).
 uint32_t instrCost(const Instr& in) {
   switch (in.op) {
+    case 0x01: case 0x02: case 0x03: case 0x05: case 0x0b: case 0x1a:                        // nop, block, loop,
+    case 0x20: case 0x21: case 0x22:                                                          // else, end, drop,
+    case 0x41: case 0x42: case 0x43: case 0x44:                                               // locals,
+      return 0;                                                                               // constants
     case 0x10: case 0x12: case 0x14: case 0x15: return 3;       // call, return_call, call_ref, return_call_ref
     case 0x11: case 0x13: return 4;                             // call_indirect, return_call_indirect
     case 0x6d: case 0x6e: case 0x6f: case 0x70:                 // i32 div/rem

@@ -44,8 +44,9 @@ void resetFuel(Host& host, int64_t budget) {
 }
 
 // Hard mode: the charge that takes `remaining` below zero traps. Interrupt mode: that charge writes the interrupt
-// words (once per reset) and execution continues; a charge that takes `remaining` below -budget (a second full
-// budget past zero) traps. A charge larger than what is left counts as spent (consumed() caps at the budget).
+// words (once per reset) and execution continues; a charge that takes `remaining` below -budget/8 (the backstop, for
+// native code that runs on past the interrupt) traps. A charge larger than what is left counts as spent (consumed()
+// caps at the budget).
 Errno charge(Host& host, uint32_t units) {
   Fuel& fuel = host.fuel();
   if (fuel.charge(units)) return Errno::Success;
@@ -54,7 +55,7 @@ Errno charge(Host& host, uint32_t units) {
     fuel.interrupted_ = true;
     signalInterrupt(host, fuel.interrupt_, true);
   }
-  if (fuel.remaining_ >= -fuel.budget_) return Errno::Success;
+  if (fuel.remaining_ >= -(fuel.budget_ / 8)) return Errno::Success;
   return host.raiseTrap(TrapKind::Fuel, "Execution fuel exhausted");
 }
 

@@ -63,11 +63,14 @@ my (@chunks, $total, $over);
 
 sub _bytes { my $s = shift; utf8::upgrade($s); utf8::encode($s); length $s }
 
+# Past the cap the program ends there (issue 22 item 4): every print from then on dies, so a print loop stops at its
+# first refused line instead of running on to the fuel limit.
 sub _capture {
   my ($fd, $text) = @_;
-  return if $over || !length $text;
+  die "Output limit exceeded\n" if $over;
+  return unless length $text;
   $total += _bytes($text);
-  if ($total > $MAX_OUTPUT_BYTES) { $over = 1; return }
+  if ($total > $MAX_OUTPUT_BYTES) { $over = 1; die "Output limit exceeded\n" }
   push @chunks, [$fd, $text];
 }
 

@@ -34,6 +34,10 @@ _chdir, _getcwd, _normpath, _isdir = os.chdir, os.getcwd, os.path.normpath, os.p
 _main_globals = sys.modules['__main__'].__dict__
 
 
+class _OutputLimit(BaseException):
+    """Raised by every write past the output cap: the program ends there (issue 22 item 4), not at the fuel limit."""
+
+
 class _Sink:
     """Both streams of one call. Stops storing once the byte limit is crossed (a print loop cannot fill memory)."""
 
@@ -43,12 +47,14 @@ class _Sink:
         self.over = False
 
     def add(self, index, text):
-        if self.over or not text:
+        if self.over:
+            raise _OutputLimit('Output limit exceeded')
+        if not text:
             return
         self.total += len(text) if text.isascii() else len(text.encode('utf-8', 'surrogatepass'))
         if self.total > MAX_OUTPUT_BYTES:
             self.over = True    # a session reports what came before; a stateless call reports no logs
-            return
+            raise _OutputLimit('Output limit exceeded')
         self.chunks[index].append(text)
 
     def lines(self, index):

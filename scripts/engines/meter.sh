@@ -13,11 +13,11 @@
 # language takes about one second of CPU on the bench machine for its plain loop (bench/fuel-calibration.mjs;
 # the table is in docs/fuel.md). The budgets themselves are the seed's and do not change here.
 declare -A SW_METER_SCALE=(
-  [javascript]=40
-  [python]=20
-  [perl]=200
-  [ruby]=60
-  [lua]=40
+  [javascript]=110
+  [python]=50
+  [perl]=380
+  [ruby]=140
+  [lua]=115
 )
 
 # meter_options ENGINE: the fuel tool's options for ENGINE (one line, for hashing and for the command).

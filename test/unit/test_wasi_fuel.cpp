@@ -50,16 +50,16 @@ TEST_CASE("wasi fuel: charge never wraps (u32 units against a 64-bit budget)") {
   CHECK(charge(*g.host, 0xFFFFFFFFu) == Errno::Trap);
 }
 
-TEST_CASE("wasi fuel: charge in interrupt mode signals once at zero, traps past a second budget") {
+TEST_CASE("wasi fuel: charge in interrupt mode signals once at zero, traps past the backstop (an eighth of the budget)") {
   Guest g;
   uint32_t flag = g.alloc(4), bits = g.alloc(4);
   detail::put32(g.memory.bytes().data() + bits, 0x10);
   g.host->fuel().setInterrupt(FuelInterrupt{flag, bits, 0x3});
-  resetFuel(*g.host, 100);
-  REQUIRE(charge(*g.host, 60) == Errno::Success);
+  resetFuel(*g.host, 800);
+  REQUIRE(charge(*g.host, 600) == Errno::Success);
   CHECK(g.u32(flag) == 0);
   CHECK_FALSE(g.host->fuel().interrupted());
-  REQUIRE(charge(*g.host, 60) == Errno::Success);  // remaining -20: words written, execution continues
+  REQUIRE(charge(*g.host, 220) == Errno::Success);  // remaining -20: words written, execution continues
   CHECK(g.host->fuel().interrupted());
   CHECK(g.u32(flag) == 1);
   CHECK(g.u32(bits) == 0x13);
@@ -67,33 +67,33 @@ TEST_CASE("wasi fuel: charge in interrupt mode signals once at zero, traps past 
   detail::put32(g.memory.bytes().data() + flag, 0);
   REQUIRE(charge(*g.host, 50) == Errno::Success);
   CHECK(g.u32(flag) == 0);
-  REQUIRE(charge(*g.host, 30) == Errno::Success);  // remaining -100 = -budget: the last unit still allowed
+  REQUIRE(charge(*g.host, 30) == Errno::Success);  // remaining -100 = -budget/8: the last unit still allowed
   CHECK(g.host->trap().kind == TrapKind::None);
   CHECK(charge(*g.host, 1) == Errno::Trap);  // the backstop
   CHECK(g.host->trap().kind == TrapKind::Fuel);
   CHECK(g.host->trap().message == "Execution fuel exhausted");
-  CHECK(g.host->fuel().consumed() == 100);
+  CHECK(g.host->fuel().consumed() == 800);
   // reset clears the words and the interrupted state.
   g.host->clearTrap();
-  resetFuel(*g.host, 100);
+  resetFuel(*g.host, 800);
   CHECK(g.u32(flag) == 0);
   CHECK(g.u32(bits) == 0x10);
   CHECK_FALSE(g.host->fuel().interrupted());
   CHECK(g.host->fuel().consumed() == 0);
 }
 
-TEST_CASE("wasi fuel: one charge past both budgets signals the interrupt and traps") {
+TEST_CASE("wasi fuel: one charge past the budget and the backstop signals the interrupt and traps") {
   Guest g;
   uint32_t flag = g.alloc(4);
   g.host->fuel().setInterrupt(FuelInterrupt{flag, 0, 0});
-  resetFuel(*g.host, 10);
-  CHECK(charge(*g.host, 21) == Errno::Trap);
+  resetFuel(*g.host, 80);
+  CHECK(charge(*g.host, 91) == Errno::Trap);
   CHECK(g.host->fuel().interrupted());
   CHECK(g.u32(flag) == 1);
   CHECK(g.host->trap().message == "Execution fuel exhausted");
   g.host->clearTrap();
-  resetFuel(*g.host, 10);
-  CHECK(charge(*g.host, 20) == Errno::Success);  // exactly -budget: interrupted, not trapped
+  resetFuel(*g.host, 80);
+  CHECK(charge(*g.host, 90) == Errno::Success);  // exactly -budget/8: interrupted, not trapped
   CHECK(g.u32(flag) == 1);
   CHECK(g.host->trap().kind == TrapKind::None);
 }

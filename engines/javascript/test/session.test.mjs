@@ -11,7 +11,8 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg, abi } from './core-harness.mjs';
 
-const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.wasm');
+// The module before the Wasm-level meter, as in smoke.mjs (its fuel pins are QuickJS's own operation weights).
+const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.unmetered.wasm');
 const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
 assert.equal(typeof core._sw_wasmify_session_boot, 'function',
   'worker-shim/generated/core.wasm predates the session exports: rebuild it (bash scripts/build.sh core)');
