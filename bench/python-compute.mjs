@@ -5,7 +5,9 @@
 // booted instance; only that call is timed. Both meters are unbounded (our host: budget -1; node:wasi: a JS counter),
 // so the fuel charges (`sandbox.charge`) cost a call into the host on both sides.
 //
-//   node --no-turbo-fast-api-calls bench/python-compute.mjs [--runs 9] [--loops 20000]
+//   node --no-turbo-fast-api-calls bench/python-compute.mjs [--runs 9] [--loops 20000] [--engine a.wasm --engine b.wasm]
+//   --engine (repeatable): engine.wasm files to run under our host side by side (e.g. the module before and after
+//            the Wasm-level meter, docs/fuel.md), interleaved with node:wasi over the first; ratios to the first.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,7 +16,8 @@ import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbind
   "../engines/javascript/test/core-harness.mjs";
 import { boot as bootNodeWasi, loadModule } from "../engines/python/test/harness.mjs";
 
-const { values: opts } = parseArgs({ options: { runs: { type: "string", default: "9" }, loops: { type: "string", default: "20000" } } });
+const { values: opts } = parseArgs({ options: { runs: { type: "string", default: "9" }, loops: { type: "string", default: "20000" },
+  engine: { type: "string", multiple: true } } });
 const RUNS = Number(opts.runs);
 
 // pystone's shape (records, attribute access, small functions, integer and string work) in a few lines.
@@ -111,6 +114,11 @@ function bootTheirs(module) {
 
 const module = loadModule();
 const variants = { "our host (core)": bootOurs(module), "node:wasi": bootTheirs(module) };
+const extra = (opts.engine ?? []).map((f) => [f, new WebAssembly.Module(fs.readFileSync(f))]);
+if (extra.length) {
+  delete variants["our host (core)"];
+  for (const [f, m] of extra) variants[`ours: ${f}`] = bootOurs(m);
+}
 const times = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
 let expected;
 for (let i = 0; i < RUNS + 1; i++) {
@@ -128,6 +136,10 @@ for (let i = 0; i < RUNS + 1; i++) {
 for (const v of Object.values(variants)) v.close();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`machine: ${os.cpus()[0]?.model} x${os.cpus().length}, node ${process.version}; ${RUNS} runs each, interleaved; loops ${opts.loops}`);
-const ours = median(times["our host (core)"]), theirs = median(times["node:wasi"]);
-for (const [name, xs] of Object.entries(times)) console.log(`${name.padEnd(16)} median ${median(xs).toFixed(1)} ms  (min ${Math.min(...xs).toFixed(1)})`);
-console.log(`ratio ours / node:wasi: ${(ours / theirs).toFixed(3)}x`);
+const first = Object.keys(times).find((k) => k !== "node:wasi");
+const ours = median(times[first]), theirs = median(times["node:wasi"]);
+for (const [name, xs] of Object.entries(times)) {
+  console.log(`${name.padEnd(16)} median ${median(xs).toFixed(1)} ms  (min ${Math.min(...xs).toFixed(1)})  ` +
+    `${(median(xs) / ours).toFixed(3)}x the first`);
+}
+if (!extra.length) console.log(`ratio ours / node:wasi: ${(ours / theirs).toFixed(3)}x`);

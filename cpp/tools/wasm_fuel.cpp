@@ -336,13 +336,19 @@ uint32_t instrCost(const Instr& in) {
     case 0x20: case 0x21: case 0x22:                                                          // else, end, drop,
     case 0x41: case 0x42: case 0x43: case 0x44:                                               // locals,
       return 0;                                                                               // constants
-    case 0x10: case 0x12: case 0x14: case 0x15: return 3;       // call, return_call, call_ref, return_call_ref
-    case 0x11: case 0x13: return 4;                             // call_indirect, return_call_indirect
+    case 0x10: case 0x12: case 0x14: case 0x15: return 8;       // call, return_call, call_ref, return_call_ref: a
+                                                                // frame, a stack check, the callee's entry check
+    case 0x11: case 0x13: return 12;                            // call_indirect, return_call_indirect: + the table
+                                                                // load and the signature check
     case 0x6d: case 0x6e: case 0x6f: case 0x70:                 // i32 div/rem
     case 0x7f: case 0x80: case 0x81: case 0x82:                 // i64 div/rem
     case 0x91: case 0x95: case 0x9f: case 0xa3:                 // f32/f64 sqrt, div
       return 4;
+    case 0x0e: return 6;                                        // br_table: a jump-table load and an indirect
+                                                                // jump (an interpreter's dispatch)
     case 0x40: return 64;                                       // memory.grow
+    case 0x08: case 0x09: case 0x0a: return 4000;               // throw, rethrow, throw_ref: V8 unwinds in its
+                                                                // runtime, ~1.5 us (a Lua error, a C longjmp)
     default: return 1;
   }
 }

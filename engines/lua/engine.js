@@ -6,16 +6,16 @@
 //
 // The guest speaks its own small C ABI (not wasmify): sw_lua_new() → a handle (one lua_State), sw_lua_eval(handle,
 // code, env, session) → the outcome JSON (logs, results, error, cwd), sw_lua_after_restore(handle, bootImage). Fuel is
-// charged by the guest through `sandbox.charge` (1,000 units per 1,000 VM instructions, plus allocation, pattern
-// matching and sorting); the host traps the charge that overdraws the budget ("hard mode"), which kills the instance.
+// charged by the module through `sandbox.charge`: the build meters it at the Wasm level (scripts/engines/meter.sh,
+// docs/fuel.md), and the driver's own per-instruction charges are muted; the host traps the charge that overdraws the
+// budget ("hard mode"), which kills the instance.
 import { createWasi, budget, hasOpenGuestFds, ExecutionLimitError } from "../../worker-shim/wasi.js";
 import { restoreMemory } from "../../worker-shim/snapshot.js";
 import engineModule from "./build/engine.wasm";
 import { engineName, build } from "./build/engine-build.js";
 
-// Fuel: ~1 unit per Lua VM instruction; a 1e6-iteration `for` loop costs ~2,000,000 units (~40 ms), so 50,000,000 is
-// about a second of tight Lua code, the QuickJS engine's budget (README "Limits"). Memory: the module's own cap (the
-// linker's --max-memory); the Lua heap is capped at 48 MiB inside it.
+// Fuel: 50,000,000 units of the Wasm-level meter, about a second of CPU for any Lua work (docs/fuel.md). Memory: the
+// module's own cap (the linker's --max-memory); the Lua heap is capped at 48 MiB inside it.
 const limits = { fuel: 50_000_000, memoryBytes: 67_108_864, codeBytes: 65_536, requestBytes: 98_304 };
 
 const encoder = new TextEncoder();

@@ -14,10 +14,10 @@
 # the table is in docs/fuel.md). The budgets themselves are the seed's and do not change here.
 declare -A SW_METER_SCALE=(
   [javascript]=110
-  [python]=50
-  [perl]=380
-  [ruby]=140
-  [lua]=115
+  [python]=65
+  [perl]=500
+  [ruby]=160
+  [lua]=145
 )
 
 # meter_options ENGINE: the fuel tool's options for ENGINE (one line, for hashing and for the command).

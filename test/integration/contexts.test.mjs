@@ -204,7 +204,7 @@ describe("§10.5 JavaScript sessions through executeInContext (items 106-114)", 
     assert.equal(limited.result.error.name, "ExecutionLimitError");
     assert.equal(limited.result.error.message, "Execution fuel exhausted");
     assert.deepEqual(limited.result.logs, { stdout: [], stderr: [] });
-    assert.equal(limited.result.usage, undefined);
+    assert.equal(limited.result.usage.fuelConsumed, limited.result.usage.fuelLimit);
     assert.equal(limited.result.context.snapshotMs, undefined, "item 96: no snapshot after a limit round");
     assert.equal(text(await run("s112", "survivor")), "42");
   });

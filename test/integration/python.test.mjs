@@ -49,12 +49,13 @@ describe("the Python runtime Worker: probe and stateless results", () => {
     assert.deepEqual(r.logs.stdout, ["a", "b"]);
   });
 
-  it("item 55: while True: pass ends as ExecutionLimitError with empty logs and no usage", async () => {
+  it("item 55: while True: pass ends as ExecutionLimitError with empty logs and the whole budget as usage", async () => {
     const r = await rt.exec('print("x")\nwhile True: pass');
     assert.equal(r.error.name, "ExecutionLimitError");
     assert.equal(r.error.message, "Execution fuel exhausted");
     assert.deepEqual(r.logs, { stdout: [], stderr: [] });
-    assert.equal(r.usage, undefined);
+    assert.equal(r.usage.fuelConsumed, 100_000_000);
+    assert.equal(r.usage.fuelLimit, 100_000_000);
   });
 
   it("item 56: the host environment never leaks (HOME is absent)", async () => {
