@@ -289,11 +289,7 @@ async function fireCallbacks(result, { onStdout, onStderr, onResult, onError } =
   if (onStdout) for (const text of result.logs.stdout ?? []) await onStdout({ text, timestamp: Date.now() });
   if (onStderr) for (const text of result.logs.stderr ?? []) await onStderr({ text, timestamp: Date.now() });
   if (onResult) {
-    for (const entry of result.results) {
-      const value = { ...entry };
-      Object.defineProperty(value, "formats", { value: () => formatsOf(entry), enumerable: false });
-      await onResult(value);
-    }
+    for (const entry of result.results) await onResult({ ...entry, formats: () => formatsOf(entry) });
   }
   if (onError && result.error) await onError(result.error);
 }
