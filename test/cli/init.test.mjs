@@ -356,7 +356,7 @@ test("npm run pack writes a tarball for the CLI whose bin is sandbox-workers", (
 // The caller side as a user installs it: the README's caller quick start (wrangler.jsonc and src/index.js, as
 // written) in a project of its own, `npm install` of the @sandbox-workers/core tarball, bundled by wrangler, and the
 // bundle run in workerd next to the JavaScript and Python runtime Workers.
-test("npm install of the local @sandbox-workers/core tarball: the README's caller quick start bundles with wrangler deploy --dry-run and its bundle answers in workerd", async () => {
+test("npm install of the local @sandbox-workers/core tarball: the README's caller quick start bundles with wrangler deploy --dry-run and its bundle answers in workerd; an app written for the seed's client type-checks against the installed declarations", async () => {
   assert.ok(tarballs["@sandbox-workers/core"], "npm run pack made @sandbox-workers/core");
   const { runtimeWorkerOptions } = await import("../integration/helpers.mjs");
   const readme = readFileSync(join(root, "README.md"), "utf8");
@@ -371,6 +371,18 @@ test("npm install of the local @sandbox-workers/core tarball: the README's calle
   writeFileSync(join(p, "package.json"), JSON.stringify({ name: "my-app", private: true, type: "module", scripts: { "dry-run": "wrangler deploy --dry-run" } }));
   const files = installAndDryRun(p, "@sandbox-workers/core");
   assert.ok(files.some((f) => f.endsWith(".wasm")), `the core is in the bundle: ${files.join(", ")}`);
+  // The installed package's declarations, found as TypeScript finds them (the `types` condition of its exports):
+  // test/types/seed-client.ts, an app written against the seed's client, compiles against them unchanged.
+  writeFileSync(join(p, "src", "seed-client.ts"), readFileSync(join(root, "test", "types", "seed-client.ts")));
+  writeFileSync(join(p, "tsconfig.json"), JSON.stringify({
+    compilerOptions: {
+      target: "ES2022", module: "ES2022", moduleResolution: "bundler", strict: true, noEmit: true, lib: ["ES2022"],
+      typeRoots: [join(root, "node_modules", "@cloudflare")], types: ["workers-types"],
+    },
+    files: ["src/seed-client.ts"],
+  }));
+  const tsc = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", p], { encoding: "utf8" });
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
   const dist = join(p, "dist");
   const modules = readdirSync(dist)
     .filter((f) => f === "index.js" || f.endsWith(".wasm"))
