@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `sandbox-workers init`: scaffolds a runtime Worker project (SPEC §9) or, with --engine, the skeleton of a
-// third-party engine built on @sandbox-workers/interpreter. It writes files only: it neither installs nor deploys.
-// Everything is checked before the first file is written, so a refused run leaves the directory as it was.
-import { lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// `sandbox-workers init`: scaffolds a project of one or more runtime Workers (SPEC §9; seed 004: one
+// `wrangler.<runtime>.jsonc` per runtime) or, with --engine, the skeleton of a third-party engine built on
+// @sandbox-workers/interpreter. It writes files only: it neither installs nor deploys. Everything is checked before the
+// first file is written, so a refused run leaves the directory as it was.
+import { lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -14,15 +15,16 @@ const VERSION = JSON.parse(readFileSync(join(here, "package.json"), "utf8")).ver
 const RUNTIMES = { javascript: true, python: true, perl: true, ruby: false, lua: true };
 
 const USAGE = `Usage:
-  sandbox-workers init <runtime> [directory] [--stateless]
+  sandbox-workers init <runtime>[,<runtime>...] [directory] [--stateless]
   sandbox-workers init --engine <name> [directory]
   sandbox-workers --help
 
 Scaffolds a Cloudflare Worker project. It writes files only; then run
   cd <directory> && npm install && npm run dry-run && npm run deploy
 
-  <runtime>      ${Object.keys(RUNTIMES).join(", ")}
-  [directory]    where to write (default: sandbox-<runtime>, or sandbox-<name> with --engine)
+  <runtime>      ${Object.keys(RUNTIMES).join(", ")}; several, comma-separated (javascript,python),
+                 make one project with one Worker per runtime: wrangler.<runtime>.jsonc each
+  [directory]    where to write (default: sandbox-<runtime>[-<runtime>...], or sandbox-<name> with --engine)
   --stateless    no Interpreter Durable Object: POST /execute only, no code contexts
                  (Ruby is always stateless)
   --engine NAME  a skeleton for your own engine (an Engine object over @sandbox-workers/interpreter);
@@ -60,22 +62,27 @@ export function parseArgs(argv) {
     if (positionals.length > 1) throw new UsageError("too many arguments");
     return { engine, directory: positionals[0] ?? `sandbox-${engine}` };
   }
-  const [runtime, directory, ...extra] = positionals;
-  if (runtime === undefined) throw new UsageError("missing runtime");
-  if (!Object.hasOwn(RUNTIMES, runtime)) throw new UsageError(`unknown runtime: ${runtime}`);
+  const [list, directory, ...extra] = positionals;
+  if (list === undefined) throw new UsageError("missing runtime");
+  const runtimes = list.split(",");
+  for (const runtime of runtimes) {
+    if (!Object.hasOwn(RUNTIMES, runtime)) throw new UsageError(runtime === "" ? `empty runtime in ${list}` : `unknown runtime: ${runtime}`);
+  }
+  if (new Set(runtimes).size !== runtimes.length) throw new UsageError(`a runtime named twice: ${list}`);
   if (extra.length > 0) throw new UsageError("too many arguments");
-  return { runtime, directory: directory ?? `sandbox-${runtime}`, stateless };
+  return { runtimes, directory: directory ?? `sandbox-${runtimes.join("-")}`, stateless };
 }
 
 const json = (value) => JSON.stringify(value, null, 2) + "\n";
 
-function runtimeFiles({ runtime, stateless }) {
+/** The Worker of one runtime: its wrangler config and its entry module (`main`). */
+function runtimeWorker(runtime, stateless, main) {
   const contexts = RUNTIMES[runtime] && !stateless;
   const pkg = `@sandbox-workers/${runtime}`;
   const wrangler = {
     $schema: "node_modules/wrangler/config-schema.json",
     name: `sandbox-${runtime}`,
-    main: "index.js",
+    main,
     compatibility_date: "2026-09-04",
     // A runtime Worker is reached through a Service Binding from your own Worker, never from the Internet.
     workers_dev: false,
@@ -87,46 +94,110 @@ function runtimeFiles({ runtime, stateless }) {
     wrangler.durable_objects = { bindings: [{ name: "INTERPRETER", class_name: "Interpreter" }] };
     wrangler.migrations = [{ tag: "v1", new_sqlite_classes: ["Interpreter"] }];
   }
-  const index = contexts
+  const entry = contexts
     ? `// The ${runtime} runtime Worker and its Interpreter Durable Object (durable code contexts).\nexport { default, Interpreter } from "${pkg}";\n`
     : `// The ${runtime} runtime Worker (stateless: POST /execute only).\nexport { default } from "${pkg}";\n`;
-  const readme = `# sandbox-${runtime}
+  return { runtime, pkg, contexts, config: `wrangler.${runtime}.jsonc`, wrangler, main, entry };
+}
 
-A [sandbox-workers](https://www.npmjs.com/package/${pkg}) runtime Worker: it runs untrusted ${runtime} code in
-WebAssembly for your own Workers, which reach it through a Service Binding.
+const binding = (runtime) => runtime.toUpperCase();
+
+function callerReadme(workers) {
+  const services = workers.map((w) => `{ "binding": "${binding(w.runtime)}", "service": "sandbox-${w.runtime}" }`).join(",\n                  ");
+  const withContexts = workers.filter((w) => w.contexts);
+  const stateless = workers.filter((w) => !w.contexts);
+  const first = workers[0].runtime;
+  return `Then bind ${workers.length > 1 ? "them" : "it"} from the Worker that calls ${workers.length > 1 ? "them" : "it"}:
+
+    { "services": [${services}] }
+
+and use \`runCode(env.${binding(first)}, code)\` from \`@sandbox-workers/core\`${
+    withContexts.length > 0
+      ? `, or a \`Sandbox\` Durable Object for durable code contexts
+(\`getSandbox(env.Sandbox, id).interpreter.createCodeContext({ binding: "${binding(withContexts[0].runtime)}" })\`)`
+      : ""
+  }.
+${stateless.length > 0 ? `\n${stateless.map((w) => w.runtime).join(", ")}: stateless, no Interpreter Durable Object, so no code contexts.\n` : ""}
+Optional variable: \`INTERPRETER_IDLE_TTL_MS\` (how long an idle Interpreter keeps its contexts; "0" disables expiry).
+`;
+}
+
+function runtimeFiles({ runtimes, stateless }) {
+  const files = [];
+  if (runtimes.length === 1) {
+    const [runtime] = runtimes;
+    const w = runtimeWorker(runtime, stateless, "index.js");
+    const c = `-c ${w.config}`;
+    const readme = `# sandbox-${runtime}
+
+A [sandbox-workers](https://www.npmjs.com/package/${w.pkg}) runtime Worker: it runs untrusted ${runtime} code in
+WebAssembly for your own Workers, which reach it through a Service Binding. Its configuration is
+\`${w.config}\` (choose a Worker name there that fits your account).
 
     npm install
     npm run dry-run   # bundle without deploying
     npm run deploy
 
-Then bind it from the Worker that calls it:
+${callerReadme([w])}`;
+    files.push(
+      ["package.json", json({
+        name: `sandbox-${runtime}-worker`,
+        version: "0.0.0",
+        private: true,
+        type: "module",
+        scripts: { dev: `wrangler dev ${c}`, deploy: `wrangler deploy ${c}`, "dry-run": `wrangler deploy --dry-run ${c}` },
+        dependencies: { [w.pkg]: VERSION },
+        devDependencies: { wrangler: "^4.129.0" },
+      })],
+      ["index.js", w.entry],
+      [w.config, json(w.wrangler)],
+      ["README.md", readme],
+    );
+  } else {
+    // One project, one Worker per runtime: each has its own config and entry module, and the scripts name the
+    // config, since wrangler only finds a config by itself when it is called wrangler.jsonc.
+    const workers = runtimes.map((runtime) => runtimeWorker(runtime, stateless, `${runtime}.js`));
+    const scripts = { dev: `wrangler dev ${workers.map((w) => `-c ${w.config}`).join(" ")}` };
+    scripts.deploy = workers.map((w) => `npm run deploy:${w.runtime}`).join(" && ");
+    scripts["dry-run"] = workers.map((w) => `npm run dry-run:${w.runtime}`).join(" && ");
+    for (const w of workers) {
+      scripts[`deploy:${w.runtime}`] = `wrangler deploy -c ${w.config}`;
+      scripts[`dry-run:${w.runtime}`] = `wrangler deploy --dry-run -c ${w.config}`;
+    }
+    const name = `sandbox-${runtimes.join("-")}`;
+    const table = workers.map((w) => `| \`sandbox-${w.runtime}\` | \`${w.config}\` | \`${w.main}\` | \`npm run deploy:${w.runtime}\` |`).join("\n");
+    const readme = `# ${name}
 
-    { "services": [{ "binding": "${runtime.toUpperCase()}", "service": "sandbox-${runtime}" }] }
+[sandbox-workers](https://www.npmjs.com/package/@sandbox-workers/core) runtime Workers, one per language: each runs
+untrusted code in WebAssembly for your own Workers, which reach it through a Service Binding. Every Worker has its own
+configuration (choose Worker names there that fit your account) and deploys on its own:
 
-and use \`runCode(env.${runtime.toUpperCase()}, code)\` from \`@sandbox-workers/core\`${
-    contexts
-      ? `, or a \`Sandbox\` Durable Object for durable code contexts
-(\`getSandbox(env.Sandbox, id).interpreter.createCodeContext({ binding: "${runtime.toUpperCase()}" })\`)`
-      : ""
-  }.
-${contexts ? "" : "\nThis Worker is stateless: it has no Interpreter Durable Object, so it offers no code contexts.\n"}
-Optional variable: \`INTERPRETER_IDLE_TTL_MS\` (how long an idle Interpreter keeps its contexts; "0" disables expiry).
-`;
-  return [
-    ["package.json", json({
-      name: `sandbox-${runtime}-worker`,
-      version: "0.0.0",
-      private: true,
-      type: "module",
-      scripts: { dev: "wrangler dev", deploy: "wrangler deploy", "dry-run": "wrangler deploy --dry-run" },
-      dependencies: { [pkg]: VERSION },
-      devDependencies: { wrangler: "^4.129.0" },
-    })],
-    ["index.js", index],
-    ["wrangler.jsonc", json(wrangler)],
-    ["README.md", readme],
-    [".gitignore", "node_modules/\n.wrangler/\n.dev.vars\n"],
-  ];
+| Worker | configuration | entry | deploy it alone |
+| --- | --- | --- | --- |
+${table}
+
+    npm install
+    npm run dry-run   # bundles every Worker without deploying (dry-run:<runtime> for one)
+    npm run deploy    # deploys every Worker, one after the other
+    npm run dev       # every Worker in one local wrangler dev session
+
+${callerReadme(workers)}`;
+    files.push(
+      ["package.json", json({
+        name: `${name}-workers`,
+        version: "0.0.0",
+        private: true,
+        type: "module",
+        scripts,
+        dependencies: Object.fromEntries(workers.map((w) => [w.pkg, VERSION])),
+        devDependencies: { wrangler: "^4.129.0" },
+      })],
+      ...workers.flatMap((w) => [[w.main, w.entry], [w.config, json(w.wrangler)]]),
+      ["README.md", readme],
+    );
+  }
+  files.push([".gitignore", "node_modules/\n.wrangler/\n.dev.vars\n"]);
+  return files;
 }
 
 function engineFiles({ engine }) {
@@ -240,7 +311,11 @@ function main(argv) {
   }
   try {
     const { dir, files } = init(options);
-    const what = options.engine ? `the ${options.engine} engine skeleton` : `the ${options.runtime} runtime Worker`;
+    const what = options.engine
+      ? `the ${options.engine} engine skeleton`
+      : options.runtimes.length === 1
+        ? `the ${options.runtimes[0]} runtime Worker`
+        : `the ${options.runtimes.join(", ")} runtime Workers`;
     process.stdout.write(`Created ${what} in ${dir}: ${files.join(", ")}\n\nNext:\n  cd ${options.directory}\n  npm install\n  npm run dry-run\n`);
     return 0;
   } catch (error) {
@@ -249,6 +324,17 @@ function main(argv) {
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+// Run as a command, not imported (the tests import parseArgs and init). Installed, the command is a symlink
+// (node_modules/.bin/sandbox-workers, npx's cache, a global bin) to this file, and process.argv[1] is the symlink's
+// path while import.meta.url is the file's real path: compare the real paths of both.
+function realpathOrNull(path) {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+const invokedAs = process.argv[1] ? realpathOrNull(resolve(process.argv[1])) : null;
+if (invokedAs !== null && invokedAs === realpathOrNull(fileURLToPath(import.meta.url))) {
   process.exitCode = main(process.argv.slice(2));
 }

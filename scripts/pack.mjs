@@ -72,7 +72,9 @@ function packages() {
     name: "@sandbox-workers/core",
     description: "The sandbox-workers caller side: runCode, getSandbox and the Sandbox Durable Object",
     files: shimFiles(),
-    exports: { ".": "./worker-shim/caller.js" },
+    // The types condition: with `exports`, TypeScript (moduleResolution node16 or bundler) reads the declarations from
+    // it and ignores a top-level `types`.
+    exports: { ".": { types: "./worker-shim/caller.d.ts", default: "./worker-shim/caller.js" } },
     types: "./worker-shim/caller.d.ts",
     ready: () => existsSync(join(root, "worker-shim/caller.js")),
   });

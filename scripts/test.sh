@@ -52,7 +52,7 @@ suite "Python engine (CPython): smoke under node:wasi, upstream tests under our 
 suite "Lua engine: its C ABI under our WASI host and node:wasi" \
   "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec engines/lua/test/engine.test.mjs
 suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
-suite "CLI: sandbox-workers init, then npm run pack tarballs installed and bundled by wrangler --dry-run" \
+suite "CLI: sandbox-workers init (run directly and through its installed bin), then npm run pack tarballs installed and bundled by wrangler --dry-run" \
   "$SW_NODE" --test --test-reporter=spec test/cli/init.test.mjs
 suite "integration tests (workerd via Miniflare)" "$SW_NODE" --test --test-reporter=spec test/integration/
 suite "Playground page in headless Chromium (playwright-core, the gateway and every runtime in workerd)" \

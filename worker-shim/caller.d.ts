@@ -2,17 +2,43 @@
 // your Worker").
 import { DurableObject } from "cloudflare:workers";
 import type {
-  ErrorResponse,
   ExecutionError,
   ExecutionLogs,
   ExecutionResult as RuntimeExecutionResult,
   ExecutionResultEntry,
   ExecutionUsage,
+  InterpreterExecuteResponse,
+  InterpreterExecuteRpcResult,
+  InterpreterWorkspaceManifest,
   JsonValue,
   SnapshotInfo,
 } from "./runtime.js";
 
-export type { ErrorResponse, ExecutionError, ExecutionLogs, ExecutionResultEntry, ExecutionUsage, JsonValue, SnapshotInfo };
+export type {
+  ExecutionError,
+  ExecutionLogs,
+  ExecutionResultEntry,
+  ExecutionUsage,
+  InterpreterExecuteResponse,
+  InterpreterExecuteRpcResult,
+  InterpreterWorkspaceManifest,
+  JsonValue,
+  SnapshotInfo,
+};
+
+/** The body of `POST /execute` on a runtime Worker. */
+export interface ExecutionRequest {
+  code: string;
+  envVars?: Record<string, string>;
+}
+
+/** `GET /interpreter` on a runtime Worker. */
+export interface InterpreterInfo {
+  language: string;
+  engine: string;
+  contexts: boolean;
+  protocol?: number;
+}
 
 // --- results -------------------------------------------------------------------------------------------------------
 
@@ -33,83 +59,142 @@ export interface ExecutionResult extends RuntimeExecutionResult {
   context?: ExecutionContextInfo;
 }
 
+/** The seed's name for the logs of an ExecutionResult. */
+export type ExecutionLog = ExecutionLogs;
+
 /** A result entry as `onResult` receives it. */
-export interface ResultEntry extends ExecutionResultEntry {
+export interface Result extends ExecutionResultEntry {
   /** "text" and/or "json": the fields this entry carries. */
-  formats(): Array<"text" | "json">;
+  formats(): string[];
+}
+/** Our earlier name for `Result`. */
+export type ResultEntry = Result;
+
+/** One stdout or stderr line as `onStdout`/`onStderr` receive it; `timestamp` is when the callback fired (epoch ms). */
+export interface OutputMessage {
+  text: string;
+  timestamp: number;
 }
 
 export interface ExecutionCallbacks {
-  onStdout?: (line: string) => void | Promise<void>;
-  onStderr?: (line: string) => void | Promise<void>;
-  onResult?: (result: ResultEntry) => void | Promise<void>;
+  onStdout?: (output: OutputMessage) => void | Promise<void>;
+  onStderr?: (output: OutputMessage) => void | Promise<void>;
+  onResult?: (result: Result) => void | Promise<void>;
   onError?: (error: ExecutionError) => void | Promise<void>;
 }
 
 /** Environment variables of a call; an `undefined` entry is left out of the request. */
 export type EnvVars = Record<string, string | undefined>;
 
-export interface RunCodeOptions extends ExecutionCallbacks {
-  envVars?: EnvVars;
-  /** Milliseconds until the request is aborted. */
+// --- bindings --------------------------------------------------------------------------------------------------------
+
+/** What a Service Binding to a runtime Worker is, structurally (a `Fetcher` is one). */
+export type ServiceBindingTarget = { fetch(request: Request): Promise<Response> };
+
+/** A Durable Object namespace of the caller's own `Sandbox` class (a `DurableObjectNamespace` is one). */
+export type SandboxNamespace = {
+  idFromName(name: string): unknown;
+  get(id: unknown): { fetch(request: Request): Promise<Response> };
+};
+
+/**
+ * The names of the Service Bindings in a caller's `Env`: its keys whose value has a `fetch` method. With
+ * `getSandbox<Env>(...)`, every `binding` option takes only these, so a misspelt binding (or the Sandbox namespace
+ * itself) does not compile.
+ */
+export type ServiceBindingName<Env> = {
+  [K in keyof Env & string]: Env[K] extends ServiceBindingTarget ? K : never;
+}[keyof Env & string];
+
+/** The `Env` of an untyped `getSandbox(...)`: every name is a binding, so `binding` is any string. */
+export type AnyEnv = Record<string, ServiceBindingTarget>;
+
+// --- runCode -------------------------------------------------------------------------------------------------------
+
+/** Options of `sandbox.interpreter.runCode`; `B` is the binding names it accepts. */
+export interface RunCodeOptions<B extends string = string> extends ExecutionCallbacks {
+  /** The context to run in (the object `createCodeContext`/`listCodeContexts` answered, or its id). */
+  context?: CodeContext | string;
+  /** Without `context`: the binding's default context (its oldest), or the stateless path for a binding without contexts. */
+  binding?: B;
+  /** `undefined` leaves a key out; `null` removes a sandbox- or context-level variable for this call. */
+  envVars?: Record<string, string | null | undefined>;
+  /** Milliseconds until the request is aborted (the guest is bounded by fuel regardless). */
   timeout?: number;
   /** Aborts the request (combined with `timeout` when both are given). */
   signal?: AbortSignal;
 }
 
+/** Options of the free `runCode`: a stateless call has no context and no binding to route through. */
+export type StatelessRunCodeOptions = Omit<RunCodeOptions, "context" | "binding">;
+
+/** Our earlier name for `RunCodeOptions`. */
+export type SandboxRunCodeOptions<B extends string = string> = RunCodeOptions<B>;
+
 /**
- * Runs `code` statelessly on the runtime Worker behind a Service Binding (POST /execute). Throws synchronously for a
- * Durable Object namespace; throws a SandboxError for a transport failure or a non-2xx answer.
+ * Runs `code` statelessly on the runtime Worker behind a Service Binding (POST /execute). Throws synchronously (a
+ * plain Error) for a Durable Object namespace; throws a SandboxError for a transport failure or a non-2xx answer.
  */
-export declare function runCode(target: Fetcher, code: string, options?: RunCodeOptions): Promise<ExecutionResult>;
+export declare function runCode(
+  target: ServiceBindingTarget | SandboxNamespace,
+  code: string,
+  options?: StatelessRunCodeOptions,
+): Promise<ExecutionResult>;
 
 // --- sandboxes -----------------------------------------------------------------------------------------------------
 
-export interface GetSandboxOptions {
+export interface SandboxOptions {
   /** Lower-cases the id first. */
   normalizeId?: boolean;
 }
+/** Our earlier name for `SandboxOptions`. */
+export type GetSandboxOptions = SandboxOptions;
 
-/** A code context's registry row. */
+/** A code context's registry row; the times are Dates (the Sandbox answers ISO strings, the client converts them). */
 export interface CodeContext {
-  id: string;
-  binding: string;
-  language: string;
-  cwd: string;
-  createdAt: string;
-  lastUsed: string;
+  readonly id: string;
+  readonly binding: string;
+  readonly language: string;
+  readonly cwd: string;
+  readonly createdAt: Date;
+  readonly lastUsed: Date;
 }
 
-export interface CreateCodeContextOptions {
+export interface CreateContextOptions<B extends string = string> {
   /** The Service Binding name of a runtime Worker with contexts (e.g. "JAVASCRIPT"). */
-  binding: string;
+  binding: B;
   /** Under /workspace; default /workspace. */
   cwd?: string;
   envVars?: EnvVars;
 }
+/** Our earlier name for `CreateContextOptions`. */
+export type CreateCodeContextOptions<B extends string = string> = CreateContextOptions<B>;
 
-export interface SandboxRunCodeOptions extends ExecutionCallbacks {
-  /** The context to run in (its id or the object `createCodeContext` answered). */
-  context?: CodeContext | string;
-  /** Without `context`: the binding's default context (its oldest), or the stateless path for a binding without contexts. */
-  binding?: string;
-  /** `null` removes a sandbox- or context-level variable for this call. */
-  envVars?: Record<string, string | null | undefined>;
-  timeout?: number;
-  signal?: AbortSignal;
-}
-
-export interface CodeInterpreter {
-  createCodeContext(options: CreateCodeContextOptions): Promise<CodeContext>;
+export interface CodeInterpreter<B extends string = string> {
+  createCodeContext(options: CreateContextOptions<B>): Promise<CodeContext>;
   listCodeContexts(): Promise<CodeContext[]>;
+  /** By id (or the context object itself). */
   deleteCodeContext(context: CodeContext | string): Promise<void>;
-  runCode(code: string, options: SandboxRunCodeOptions): Promise<ExecutionResult>;
+  runCode(code: string, options?: RunCodeOptions<B>): Promise<ExecutionResult>;
 }
 
 export interface FileOperationResult {
   success: true;
   path: string;
   timestamp: string;
+}
+export type WriteFileResult = FileOperationResult;
+export type DeleteFileResult = FileOperationResult;
+
+/** Any string is sent ("utf8" becomes "utf-8"); the Sandbox accepts utf-8 and base64. */
+export type FileEncoding = "utf-8" | "utf8" | "base64" | "none";
+
+export interface WriteFileOptions {
+  encoding?: string;
+}
+
+export interface ReadFileOptions {
+  encoding?: Exclude<FileEncoding, "none">;
 }
 
 export interface ReadFileResult extends FileOperationResult {
@@ -120,23 +205,46 @@ export interface ReadFileResult extends FileOperationResult {
   size: number;
 }
 
+/** `readFile(path, { encoding: "none" })`: the bytes as a stream (one chunk). */
+export interface ReadFileStreamResult {
+  success: true;
+  path: string;
+  content: ReadableStream<Uint8Array>;
+  size: number;
+  /** application/octet-stream when the read answered none. */
+  mimeType: string;
+  timestamp: string;
+}
+
 export interface MkdirResult extends FileOperationResult {
   recursive: boolean;
+}
+
+export interface DeleteFileOptions {
+  recursive?: boolean;
+  force?: boolean;
 }
 
 export interface RenameFileResult extends FileOperationResult {
   newPath: string;
 }
+export type MoveFileResult = RenameFileResult;
 
 export interface FileInfo {
   name: string;
   absolutePath: string;
   relativePath: string;
-  type: "file" | "directory";
+  /** The Sandbox answers "file" or "directory". */
+  type: "file" | "directory" | "symlink" | "other";
   size: number;
   modifiedAt: string;
   mode: string;
   permissions: { readable: boolean; writable: boolean; executable: boolean };
+}
+
+export interface ListFilesOptions {
+  recursive?: boolean;
+  includeHidden?: boolean;
 }
 
 export interface ListFilesResult extends FileOperationResult {
@@ -167,6 +275,7 @@ export interface SandboxInfo {
   lastUsed: string;
   envVars: Record<string, string>;
   contexts: SandboxContextInfo[];
+  /** false when the caller sets SANDBOX_FILE_API to "disabled". */
   fileApi: boolean;
   workspace: { files: number; bytes: number };
   expiresAt: number | null;
@@ -174,38 +283,49 @@ export interface SandboxInfo {
 
 export type WriteFileContent = string | Uint8Array | ArrayBuffer | ArrayBufferView | ReadableStream<Uint8Array>;
 
-export interface SandboxHandle {
+/** A handle on one sandbox; `B` is the binding names its `interpreter` accepts. */
+export interface SandboxClient<B extends string = string> {
   readonly id: string;
-  readonly interpreter: CodeInterpreter;
+  readonly interpreter: CodeInterpreter<B>;
   /** Sandbox-level variables; `undefined` or `null` removes a key. */
   setEnvVars(envVars: Record<string, string | null | undefined>): Promise<void>;
   /** A string is sent with `encoding` ("utf8"/"utf-8" default, "base64"); bytes and streams are sent whole. */
-  writeFile(path: string, content: WriteFileContent, options?: { encoding?: string }): Promise<FileOperationResult>;
-  readFile(path: string, options: { encoding: "none" }): Promise<ReadableStream<Uint8Array>>;
-  readFile(path: string, options?: { encoding?: string }): Promise<ReadFileResult>;
+  writeFile(path: string, content: WriteFileContent, options?: WriteFileOptions): Promise<WriteFileResult>;
+  readFile(path: string, options: { encoding: "none" }): Promise<ReadFileStreamResult>;
+  readFile(path: string, options?: ReadFileOptions): Promise<ReadFileResult>;
   mkdir(path: string, options?: { recursive?: boolean }): Promise<MkdirResult>;
-  deleteFile(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<FileOperationResult>;
+  deleteFile(path: string, options?: DeleteFileOptions): Promise<DeleteFileResult>;
   renameFile(oldPath: string, newPath: string): Promise<RenameFileResult>;
-  moveFile(sourcePath: string, destinationPath: string): Promise<RenameFileResult>;
-  listFiles(path?: string, options?: { recursive?: boolean; includeHidden?: boolean }): Promise<ListFilesResult>;
+  moveFile(sourcePath: string, destinationPath: string): Promise<MoveFileResult>;
+  /** `path` defaults to /workspace. */
+  listFiles(path?: string, options?: ListFilesOptions): Promise<ListFilesResult>;
   exists(path: string): Promise<FileExistsResult>;
   getInfo(): Promise<SandboxInfo>;
   /** Wipes the sandbox: files, contexts, env, and each binding's Interpreter state. */
   destroy(): Promise<void>;
 }
+/** Our earlier name for `SandboxClient`. */
+export type SandboxHandle<B extends string = string> = SandboxClient<B>;
 
 /**
  * A handle on one sandbox of the Sandbox Durable Object namespace. Synchronous: throws for a Service Binding or an
- * invalid id (ValidationFailedError); no request is made until a method is called.
+ * invalid id (ValidationFailedError); no request is made until a method is called. Pass the Worker's `Env`
+ * (`getSandbox<Env>(env.Sandbox, id)`) and every `binding` option is checked against its Service Bindings at compile
+ * time; without it, `binding` is any string.
  */
-export declare function getSandbox(
-  namespace: DurableObjectNamespace,
+export declare function getSandbox<Env = AnyEnv>(
+  namespace: SandboxNamespace,
   id: string,
-  options?: GetSandboxOptions,
-): SandboxHandle;
+  options?: SandboxOptions,
+): SandboxClient<ServiceBindingName<Env>>;
 
-/** Throws ValidationFailedError unless `id` is a valid sandbox id; returns it. */
+/** Throws ValidationFailedError (an Error) unless `id` is a valid sandbox id; returns it. */
 export declare function validateSandboxId(id: string): string;
+
+/** The request limits: a request (96 KiB), a files request (2 MiB), code (64 KiB). */
+export declare const MAX_REQUEST_BYTES: number;
+export declare const MAX_FILES_REQUEST_BYTES: number;
+export declare const MAX_CODE_BYTES: number;
 
 /**
  * The Sandbox Durable Object: export it from the caller Worker's entry and bind it (SQLite-backed) as a Durable
@@ -218,41 +338,99 @@ export declare class Sandbox<Env = unknown> extends DurableObject<Env> {
 
 // --- errors (SPEC §7.12) ---------------------------------------------------------------------------------------------
 
-export type ErrorCode =
-  | "FILE_NOT_FOUND"
-  | "FILE_EXISTS"
-  | "PERMISSION_DENIED"
-  | "IS_DIRECTORY"
-  | "NOT_DIRECTORY"
-  | "FILE_TOO_LARGE"
-  | "NO_SPACE"
-  | "FILESYSTEM_ERROR"
-  | "CONTEXT_NOT_FOUND"
-  | "VALIDATION_FAILED"
-  | "CODE_EXECUTION_ERROR"
-  | "NOT_SUPPORTED"
-  | "INTERNAL_ERROR";
+export declare const ErrorCode: {
+  readonly FILE_NOT_FOUND: "FILE_NOT_FOUND";
+  readonly FILE_EXISTS: "FILE_EXISTS";
+  readonly PERMISSION_DENIED: "PERMISSION_DENIED";
+  readonly IS_DIRECTORY: "IS_DIRECTORY";
+  readonly NOT_DIRECTORY: "NOT_DIRECTORY";
+  readonly FILE_TOO_LARGE: "FILE_TOO_LARGE";
+  readonly NO_SPACE: "NO_SPACE";
+  readonly FILESYSTEM_ERROR: "FILESYSTEM_ERROR";
+  readonly CONTEXT_NOT_FOUND: "CONTEXT_NOT_FOUND";
+  readonly VALIDATION_FAILED: "VALIDATION_FAILED";
+  readonly CODE_EXECUTION_ERROR: "CODE_EXECUTION_ERROR";
+  readonly INTERNAL_ERROR: "INTERNAL_ERROR";
+  readonly NOT_SUPPORTED: "NOT_SUPPORTED";
+};
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-export declare class SandboxError extends Error {
-  constructor(errorResponse?: Partial<ErrorResponse> & Record<string, unknown>);
-  readonly code: ErrorCode | string;
-  readonly context: Record<string, unknown>;
+/** SPEC §3.8: the `operation` of an ErrorResponse. */
+export declare const Operation: {
+  readonly FILE_READ: "file.read";
+  readonly FILE_WRITE: "file.write";
+  readonly FILE_DELETE: "file.delete";
+  readonly FILE_MOVE: "file.move";
+  readonly FILE_RENAME: "file.rename";
+  readonly FILE_STAT: "file.stat";
+  readonly DIRECTORY_CREATE: "directory.create";
+  readonly DIRECTORY_LIST: "directory.list";
+  readonly CODE_EXECUTE: "code.execute";
+  readonly CODE_CONTEXT_CREATE: "code.context.create";
+  readonly CODE_CONTEXT_DELETE: "code.context.delete";
+};
+export type OperationType = (typeof Operation)[keyof typeof Operation];
+
+/** The canonical HTTP status of a code (SPEC §3.6); 500 for an unknown one. */
+export declare function httpStatusForCode(code: ErrorCode | string): number;
+/** The code of a workspace errno (SPEC §3.7); FILESYSTEM_ERROR for any other errno. */
+export declare function errorCodeForErrno(errno: string): ErrorCode;
+
+/** Every non-2xx JSON answer (SPEC §3.6), and what a SandboxError carries, its `context` typed per error class. */
+export interface ErrorResponse<TContext = Record<string, unknown>> {
+  code: ErrorCode;
+  message: string;
+  context: TContext;
+  httpStatus: number;
+  timestamp: string;
+  operation?: OperationType;
+  /** Typed as the seed's client types it; no answer of ours carries it. */
+  suggestion?: string;
+  /** Typed as the seed's client types it; no answer of ours carries it. */
+  documentation?: string;
+}
+
+type FileContext = { path: string; operation: string; errno?: string; [key: string]: unknown };
+
+export declare class SandboxError<TContext = Record<string, unknown>> extends Error {
+  /** Missing fields are filled in (`httpStatus` from the code, `timestamp` now); `cause` becomes the Error's. */
+  constructor(errorResponse?: Partial<ErrorResponse<TContext>>, options?: { cause?: unknown });
+  readonly code: ErrorCode;
+  readonly context: TContext;
   readonly httpStatus: number;
   readonly timestamp: string;
-  readonly operation: string | undefined;
-  readonly errorResponse: ErrorResponse;
-  toJSON(): ErrorResponse & { name: string };
+  readonly operation: OperationType | undefined;
+  readonly errorResponse: ErrorResponse<TContext>;
+  /** The ErrorResponse itself. */
+  toJSON(): ErrorResponse<TContext>;
 }
-export declare class FileNotFoundError extends SandboxError {}
-export declare class FileExistsError extends SandboxError {}
-export declare class FileTooLargeError extends SandboxError {}
-export declare class PermissionDeniedError extends SandboxError {}
+export declare class FileNotFoundError extends SandboxError<FileContext> {}
+export declare class FileExistsError extends SandboxError<FileContext> {}
+export declare class FileTooLargeError extends SandboxError<FileContext & { maxSize: number; actualSize: number }> {}
+export declare class PermissionDeniedError extends SandboxError<FileContext> {}
 /** NO_SPACE, IS_DIRECTORY, NOT_DIRECTORY and FILESYSTEM_ERROR. */
-export declare class FileSystemError extends SandboxError {}
-export declare class ContextNotFoundError extends SandboxError {}
-export declare class ValidationFailedError extends SandboxError {}
-export declare class CodeExecutionError extends SandboxError {}
-export declare class NotSupportedError extends SandboxError {}
+export declare class FileSystemError extends SandboxError<FileContext> {}
+export declare class ContextNotFoundError extends SandboxError<{ contextId: string; [key: string]: unknown }> {}
+export declare class ValidationFailedError extends SandboxError<{
+  validationErrors?: Array<{ field: string; message: string }>;
+  [key: string]: unknown;
+}> {}
+export declare class CodeExecutionError extends SandboxError<{
+  contextId?: string;
+  ename?: string;
+  evalue?: string;
+  [key: string]: unknown;
+}> {}
+export declare class NotSupportedError extends SandboxError<{ feature: string; [key: string]: unknown }> {}
 
-/** The SandboxError subclass for an ErrorResponse's `code` (the base class for an unknown code). */
-export declare function errorFromResponse(body: Partial<ErrorResponse> & Record<string, unknown>): SandboxError;
+/**
+ * The SandboxError subclass for an ErrorResponse's `code` (the base class for an unknown code); a body that is not an
+ * ErrorResponse is SandboxError INTERNAL_ERROR `HTTP <status>: <statusText>`.
+ */
+export declare function createErrorFromResponse(
+  body: unknown,
+  options?: { cause?: unknown; status?: number; statusText?: string },
+): SandboxError;
+
+/** Thrown by an Engine for a resource limit; never crosses the wire (a limit is an ExecutionResult's `error`). */
+export { ExecutionLimitError } from "./runtime.js";

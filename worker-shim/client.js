@@ -7,8 +7,46 @@
 
 const BASE = "https://sandbox.internal";
 
+// The request limits the seed's client exports (SPEC §2.3, §7.3, §7.7). The core enforces them; these are for callers
+// that check a request before sending it.
+export const MAX_REQUEST_BYTES = 96 * 1024;
+export const MAX_FILES_REQUEST_BYTES = 2 * 1024 * 1024;
+export const MAX_CODE_BYTES = 64 * 1024;
+
 // ---------------------------------------------------------------------------------------------------------------
 // Errors (SPEC §7.12). A body without `httpStatus` gets its code's canonical status (SPEC §3.6).
+
+/** Every `code` an ErrorResponse carries (SPEC §3.6), as the seed's client exports it: a value and a type. */
+export const ErrorCode = Object.freeze({
+  FILE_NOT_FOUND: "FILE_NOT_FOUND",
+  FILE_EXISTS: "FILE_EXISTS",
+  PERMISSION_DENIED: "PERMISSION_DENIED",
+  IS_DIRECTORY: "IS_DIRECTORY",
+  NOT_DIRECTORY: "NOT_DIRECTORY",
+  FILE_TOO_LARGE: "FILE_TOO_LARGE",
+  NO_SPACE: "NO_SPACE",
+  FILESYSTEM_ERROR: "FILESYSTEM_ERROR",
+  CONTEXT_NOT_FOUND: "CONTEXT_NOT_FOUND",
+  VALIDATION_FAILED: "VALIDATION_FAILED",
+  CODE_EXECUTION_ERROR: "CODE_EXECUTION_ERROR",
+  INTERNAL_ERROR: "INTERNAL_ERROR",
+  NOT_SUPPORTED: "NOT_SUPPORTED",
+});
+
+/** Every `operation` an ErrorResponse carries (SPEC §3.8). */
+export const Operation = Object.freeze({
+  FILE_READ: "file.read",
+  FILE_WRITE: "file.write",
+  FILE_DELETE: "file.delete",
+  FILE_MOVE: "file.move",
+  FILE_RENAME: "file.rename",
+  FILE_STAT: "file.stat",
+  DIRECTORY_CREATE: "directory.create",
+  DIRECTORY_LIST: "directory.list",
+  CODE_EXECUTE: "code.execute",
+  CODE_CONTEXT_CREATE: "code.context.create",
+  CODE_CONTEXT_DELETE: "code.context.delete",
+});
 
 const CANONICAL_STATUS = {
   FILE_NOT_FOUND: 404,
@@ -30,17 +68,20 @@ const CANONICAL_STATUS = {
 export class SandboxError extends Error {
   #response;
 
-  /** `errorResponse`: an ErrorResponse body (SPEC §3.6); missing fields are filled in. */
-  constructor(errorResponse = {}) {
+  /**
+   * `errorResponse`: an ErrorResponse body (SPEC §3.6); missing fields are filled in. `options.cause` becomes the
+   * Error's `cause`, as the seed's client allows.
+   */
+  constructor(errorResponse = {}, options = undefined) {
     const body = errorResponse && typeof errorResponse === "object" ? errorResponse : {};
     const code = typeof body.code === "string" ? body.code : "INTERNAL_ERROR";
-    super(typeof body.message === "string" ? body.message : code);
+    super(typeof body.message === "string" ? body.message : code, options?.cause !== undefined ? { cause: options.cause } : undefined);
     this.#response = {
       ...body,
       code,
       message: this.message,
       context: body.context && typeof body.context === "object" ? body.context : {},
-      httpStatus: typeof body.httpStatus === "number" ? body.httpStatus : (CANONICAL_STATUS[code] ?? 500),
+      httpStatus: typeof body.httpStatus === "number" ? body.httpStatus : httpStatusForCode(code),
       timestamp: typeof body.timestamp === "string" ? body.timestamp : new Date().toISOString(),
     };
   }
@@ -64,8 +105,9 @@ export class SandboxError extends Error {
   get errorResponse() {
     return this.#response;
   }
+  /** The ErrorResponse, as the seed's client serializes an error (JSON.stringify(error) is the body it came from). */
   toJSON() {
-    return { name: this.name, ...this.#response };
+    return this.#response;
   }
 }
 
@@ -111,10 +153,46 @@ const ERROR_CLASSES = {
   NOT_SUPPORTED: NotSupportedError,
 };
 
-/** The SandboxError subclass for an ErrorResponse body's `code` (unknown codes: the base class). */
-export function errorFromResponse(body) {
-  const Class = (body && ERROR_CLASSES[body.code]) ?? SandboxError;
-  return new Class(body);
+/** The canonical HTTP status of an error code (SPEC §3.6); 500 for a code it does not know. */
+export function httpStatusForCode(code) {
+  return Object.hasOwn(CANONICAL_STATUS, code) ? CANONICAL_STATUS[code] : 500;
+}
+
+const CODE_FOR_ERRNO = {
+  ENOENT: "FILE_NOT_FOUND",
+  EEXIST: "FILE_EXISTS",
+  EACCES: "PERMISSION_DENIED",
+  EISDIR: "IS_DIRECTORY",
+  ENOTDIR: "NOT_DIRECTORY",
+  EFBIG: "FILE_TOO_LARGE",
+  ENOSPC: "NO_SPACE",
+};
+
+/**
+ * The error code of a workspace errno (SPEC §3.7; anything else, ENOTEMPTY included, is FILESYSTEM_ERROR). The core
+ * applies this table itself when it answers; the client exports a copy because the seed's client does, for callers
+ * that map an `error.context.errno` of their own.
+ */
+export function errorCodeForErrno(errno) {
+  return Object.hasOwn(CODE_FOR_ERRNO, errno) ? CODE_FOR_ERRNO[errno] : "FILESYSTEM_ERROR";
+}
+
+/**
+ * The SandboxError subclass for an ErrorResponse body's `code` (unknown codes: the base class). A body that is not an
+ * ErrorResponse (no string `code` and `message`: a proxy's error page, say) is SandboxError INTERNAL_ERROR
+ * `HTTP <status>: <statusText>` with `options.status` (default 500) as its httpStatus (SPEC §7.1).
+ */
+export function createErrorFromResponse(body, options = {}) {
+  const cause = options?.cause !== undefined ? { cause: options.cause } : undefined;
+  if (body === null || typeof body !== "object" || typeof body.code !== "string" || typeof body.message !== "string") {
+    const status = options?.status ?? 500;
+    return new SandboxError(
+      { code: "INTERNAL_ERROR", message: `HTTP ${status}: ${options?.statusText ?? ""}`, context: {}, httpStatus: status },
+      cause,
+    );
+  }
+  const Class = Object.hasOwn(ERROR_CLASSES, body.code) ? ERROR_CLASSES[body.code] : SandboxError;
+  return new Class(body, cause);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -172,28 +250,14 @@ async function readAnswer(response) {
     return {};
   }
   const text = await response.text();
+  const transport = { status: response.status, statusText: response.statusText };
   let body;
   try {
     body = JSON.parse(text);
-  } catch {
-    throw new SandboxError({
-      code: "INTERNAL_ERROR",
-      message: `HTTP ${response.status}: ${response.statusText}`,
-      context: {},
-      httpStatus: response.status,
-    });
+  } catch (cause) {
+    throw createErrorFromResponse(undefined, { ...transport, cause });
   }
-  if (!response.ok) {
-    if (body === null || typeof body !== "object" || typeof body.code !== "string") {
-      throw new SandboxError({
-        code: "INTERNAL_ERROR",
-        message: `HTTP ${response.status}: ${response.statusText}`,
-        context: {},
-        httpStatus: response.status,
-      });
-    }
-    throw errorFromResponse(body);
-  }
+  if (!response.ok) throw createErrorFromResponse(body, transport);
   return body;
 }
 
@@ -218,16 +282,14 @@ function formatsOf(entry) {
 }
 
 // The callbacks fire after the answer, in order: stdout lines, stderr lines, result entries, then the error (SPEC
-// §7.1). Each is awaited, so an async callback finishes before the next starts.
+// §7.1). Each is awaited, so an async callback finishes before the next starts. A line reaches onStdout/onStderr as
+// the seed's OutputMessage, { text, timestamp }: the timestamp is when the callback fires (epoch ms), since the
+// runtime answers the lines together, without times of their own.
 async function fireCallbacks(result, { onStdout, onStderr, onResult, onError } = {}) {
-  if (onStdout) for (const line of result.logs.stdout ?? []) await onStdout(line);
-  if (onStderr) for (const line of result.logs.stderr ?? []) await onStderr(line);
+  if (onStdout) for (const text of result.logs.stdout ?? []) await onStdout({ text, timestamp: Date.now() });
+  if (onStderr) for (const text of result.logs.stderr ?? []) await onStderr({ text, timestamp: Date.now() });
   if (onResult) {
-    for (const entry of result.results) {
-      const value = { ...entry };
-      Object.defineProperty(value, "formats", { value: () => formatsOf(entry), enumerable: false });
-      await onResult(value);
-    }
+    for (const entry of result.results) await onResult({ ...entry, formats: () => formatsOf(entry) });
   }
   if (onError && result.error) await onError(result.error);
 }
@@ -321,6 +383,11 @@ function wireEncoding(encoding) {
   return encoding === "utf8" ? "utf-8" : encoding;
 }
 
+/** The Sandbox answers ISO strings; the seed's CodeContext carries Dates (SPEC §7.3 rows → `CodeContext`). */
+function toCodeContext(row) {
+  return { ...row, createdAt: new Date(row.createdAt), lastUsed: new Date(row.lastUsed) };
+}
+
 function contextIdOf(context) {
   return context !== null && typeof context === "object" ? context.id : context;
 }
@@ -363,11 +430,11 @@ export function getSandbox(namespace, id, options = {}) {
       const body = { binding: opts.binding };
       if (opts.cwd !== undefined) body.cwd = opts.cwd;
       if (opts.envVars !== undefined) body.envVars = omitUndefined(opts.envVars);
-      return call("POST", "/contexts", body);
+      return toCodeContext(await call("POST", "/contexts", body));
     },
     async listCodeContexts() {
       const answer = await call("GET", "/contexts");
-      return answer.contexts;
+      return answer.contexts.map(toCodeContext);
     },
     /** DELETE /contexts/<id>; the id is path-encoded (SPEC §10.9 item 184). */
     async deleteCodeContext(context) {
@@ -411,17 +478,28 @@ export function getSandbox(namespace, id, options = {}) {
       }
       return files("write", defined({ path, content, encoding: wireEncoding(opts.encoding) }));
     },
-    /** Reads a file; `encoding: "none"` answers a ReadableStream of the file's bytes (one chunk). */
+    /**
+     * Reads a file. `encoding: "none"` answers the seed's ReadFileStreamResult: the bytes as a one-chunk
+     * `ReadableStream` in `content`, with the read's path, size, mimeType (application/octet-stream when the answer
+     * has none) and timestamp.
+     */
     async readFile(path, opts = {}) {
       if (opts.encoding === "none") {
         const answer = await files("read", { path, encoding: "base64" });
         const bytes = fromBase64(answer.content);
-        return new ReadableStream({
-          start(controller) {
-            controller.enqueue(bytes);
-            controller.close();
-          },
-        });
+        return {
+          success: true,
+          path: answer.path,
+          content: new ReadableStream({
+            start(controller) {
+              controller.enqueue(bytes);
+              controller.close();
+            },
+          }),
+          size: answer.size ?? bytes.byteLength,
+          mimeType: answer.mimeType ?? "application/octet-stream",
+          timestamp: answer.timestamp,
+        };
       }
       return files("read", defined({ path, encoding: wireEncoding(opts.encoding) }));
     },

@@ -107,8 +107,10 @@ export async function startSandboxWorld(persist, { quickstart = true, direct = f
     mf,
     fetch,
     /** One client call: getSandbox(env.Sandbox, id)[method](...args) in the caller Worker → {ok, value | error}. */
-    call: (id, method, args = [], { caller, record, normalizeId } = {}) =>
-      post(`${host(caller)}/call`, { id, method, args, record, normalizeId }),
+    call: (id, method, args = [], { caller, record, normalizeId, callbacks } = {}) =>
+      post(`${host(caller)}/call`, { id, method, args, record, normalizeId, callbacks }),
+    /** Every name @sandbox-workers/core exports, with its type, and what a few of them answer (fixtures/client-caller.js). */
+    exports: async () => (await fetch(`${BASE}/exports`)).json(),
     runCode: (binding, code, options, { caller } = {}) => post(`${host(caller)}/runCode`, { binding, code, options }),
     sync: (what, extra = {}, { caller } = {}) => post(`${host(caller)}/sync`, { what, ...extra }),
     wire: (req, { caller } = {}) => post(`${host(caller)}/wire`, req),

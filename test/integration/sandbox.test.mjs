@@ -127,6 +127,23 @@ async function treeOf(s) {
   return { files, workspace: ok(await s.getInfo()).workspace };
 }
 
+/**
+ * The callbacks' events with each OutputMessage's timestamp checked and dropped: onStdout/onStderr received
+ * { text, timestamp } (the seed's OutputMessage), the timestamp an epoch-ms number taken while the call ran (between
+ * the Date.now() the fixture read before the call and after it) and never decreasing from one line to the next.
+ */
+function stampsChecked(r) {
+  let last = r.before;
+  return r.events.map((event) => {
+    if (event[0] !== "stdout" && event[0] !== "stderr") return event;
+    const [kind, line, timestamp] = event;
+    assert.equal(typeof timestamp, "number", `${kind} ${JSON.stringify(line)}: timestamp ${timestamp}`);
+    assert.ok(timestamp >= last && timestamp <= r.after, `${kind} ${JSON.stringify(line)}: ${timestamp} outside [${last}, ${r.after}]`);
+    last = timestamp;
+    return [kind, line];
+  });
+}
+
 const text = (result) => {
   assert.equal(result.error, undefined, `guest error: ${JSON.stringify(result.error)}`);
   return result.results[0]?.text;
@@ -134,6 +151,40 @@ const text = (result) => {
 
 // ---------------------------------------------------------------------------------------------------------------
 describe("client (SPEC §10.9, §7.1, §7.2)", () => {
+  it("@sandbox-workers/core exports every name of the seed's client, ErrorCode and Operation as values, createErrorFromResponse with the seed's arguments", async () => {
+    const e = await w.exports();
+    const want = {
+      runCode: "function", getSandbox: "function", validateSandboxId: "function", Sandbox: "function",
+      SandboxError: "function", FileNotFoundError: "function", FileExistsError: "function", FileTooLargeError: "function",
+      PermissionDeniedError: "function", FileSystemError: "function", ContextNotFoundError: "function",
+      ValidationFailedError: "function", CodeExecutionError: "function", NotSupportedError: "function",
+      ExecutionLimitError: "function", createErrorFromResponse: "function", httpStatusForCode: "function",
+      errorCodeForErrno: "function", ErrorCode: "object", Operation: "object",
+      MAX_REQUEST_BYTES: "number", MAX_FILES_REQUEST_BYTES: "number", MAX_CODE_BYTES: "number",
+    };
+    for (const [name, type] of Object.entries(want)) assert.equal(e.names[name], type, `${name}: ${JSON.stringify(e.names)}`);
+    assert.deepEqual(Object.keys(e.names).filter((n) => !(n in want)), [], "nothing exported beyond the seed's names");
+    assert.deepEqual(Object.values(e.ErrorCode).sort(), [
+      "CODE_EXECUTION_ERROR", "CONTEXT_NOT_FOUND", "FILESYSTEM_ERROR", "FILE_EXISTS", "FILE_NOT_FOUND", "FILE_TOO_LARGE",
+      "INTERNAL_ERROR", "IS_DIRECTORY", "NOT_DIRECTORY", "NOT_SUPPORTED", "NO_SPACE", "PERMISSION_DENIED", "VALIDATION_FAILED",
+    ]);
+    for (const [key, value] of Object.entries(e.ErrorCode)) assert.equal(key, value);
+    assert.deepEqual(Object.values(e.Operation).sort(), [
+      "code.context.create", "code.context.delete", "code.execute", "directory.create", "directory.list",
+      "file.delete", "file.move", "file.read", "file.rename", "file.stat", "file.write",
+    ]);
+    assert.equal(e.Operation.FILE_READ, "file.read");
+    assert.deepEqual([e.made.class, e.made.code, e.made.httpStatus, e.made.context, e.made.cause, e.made.sandboxError],
+      ["NotSupportedError", "NOT_SUPPORTED", 403, { feature: "files" }, "why", true]);
+    // JSON.stringify(error) is the ErrorResponse it carries, as the seed's toJSON answers.
+    assert.deepEqual({ ...e.made.json, timestamp: null }, { code: "NOT_SUPPORTED", message: "off", context: { feature: "files" }, httpStatus: 403, timestamp: null });
+    assert.deepEqual([e.transport.class, e.transport.code, e.transport.message, e.transport.httpStatus], ["SandboxError", "INTERNAL_ERROR", "HTTP 502: Bad Gateway", 502]);
+    assert.deepEqual(e.statuses, [500, 403, 409, 500]);
+    assert.deepEqual(e.errnos, ["FILE_NOT_FOUND", "PERMISSION_DENIED", "FILESYSTEM_ERROR", "FILESYSTEM_ERROR"]);
+    assert.deepEqual(e.limits, [98304, 2097152, 65536]);
+    assert.equal(e.limitError, "ExecutionLimitError");
+  });
+
   it("getSandbox with a Service Binding throws synchronously: requires a Durable Object namespace (181)", async () => {
     const r = await w.sync("getSandbox(fetcher)");
     assert.equal(r.threwSynchronously, true);
@@ -195,7 +246,7 @@ describe("client (SPEC §10.9, §7.1, §7.2)", () => {
       ["POST", "/execute", { code: 'console.log("one"); console.error("err"); console.log(process.env.X, String(process.env.Y)); [1, 2]', envVars: { X: "1" } }],
     ]);
     assert.deepEqual(result.results, [{ json: [1, 2] }]);
-    assert.deepEqual(r.events, [
+    assert.deepEqual(stampsChecked(r), [
       ["stdout", "one"],
       ["stdout", "1 undefined"],
       ["stderr", "err"],
@@ -207,7 +258,7 @@ describe("client (SPEC §10.9, §7.1, §7.2)", () => {
     const r = await w.runCode("PYTHON", 'print("before")\n"x" + 1\n');
     const result = ok(r);
     assert.equal(result.error.name, "TypeError");
-    assert.deepEqual(r.events, [
+    assert.deepEqual(stampsChecked(r), [
       ["stdout", "before"],
       ["error", "TypeError"],
     ]);
@@ -320,8 +371,10 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     assert.equal(ctx.binding, "JAVASCRIPT");
     assert.equal(ctx.language, "javascript");
     assert.equal(ctx.cwd, "/workspace");
-    assert.match(ctx.createdAt, ISO_RE);
-    assert.match(ctx.lastUsed, ISO_RE);
+    // Dates, as the seed's CodeContext has them (the fixture reports a Date as its ISO string and getTime()).
+    assert.match(ctx.createdAt.$date, ISO_RE);
+    assert.equal(ctx.createdAt.time, Date.parse(ctx.createdAt.$date));
+    assert.equal(ctx.lastUsed.time, ctx.createdAt.time, "a new context was last used when it was created");
     const spy = await w.spy("js");
     const creates = spy.requests.filter((q) => q.method === "POST" && /^\/interpreters\/[^/]+\/contexts$/.test(q.path));
     assert.equal(creates.length, 1);
@@ -370,6 +423,35 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     assert.equal(b.workspace, undefined);
     const list = ok(await s.listCodeContexts());
     assert.deepEqual(list.map((c) => [c.id, c.binding, c.language]), [[a.context.id, "JAVASCRIPT", "javascript"]]);
+  });
+
+  it("createCodeContext and listCodeContexts answer Dates: getTime() is the instant of the Sandbox's ISO strings (getInfo), lastUsed moves with an execution", async () => {
+    const s = sandbox(fresh("dates"));
+    const ctx = ok(await s.createCodeContext({ binding: "JAVASCRIPT" }));
+    ok(await s.runCode("1", { context: ctx }));
+    const [listed] = ok(await s.listCodeContexts());
+    const [row] = ok(await s.getInfo()).contexts;
+    assert.equal(listed.id, ctx.id);
+    assert.deepEqual(listed.createdAt, { $date: row.createdAt, time: Date.parse(row.createdAt) });
+    assert.deepEqual(listed.lastUsed, { $date: row.lastUsed, time: Date.parse(row.lastUsed) });
+    assert.equal(listed.createdAt.time, ctx.createdAt.time, "the same instant from both calls");
+    assert.ok(listed.lastUsed.time >= listed.createdAt.time, JSON.stringify(listed));
+  });
+
+  it("sandbox.interpreter.runCode: onStdout/onStderr receive OutputMessage { text, timestamp }, onResult a Result with formats(), in order", async () => {
+    const s = fresh("callbacks");
+    const r = await w.call(s, "interpreter.runCode", ['console.log("a"); console.warn("w"); console.log("b"); ({ k: 1 })', { binding: "JAVASCRIPT" }], { callbacks: true });
+    const result = ok(r);
+    assert.deepEqual(result.logs, { stdout: ["a", "b"], stderr: ["w"] });
+    assert.deepEqual(stampsChecked(r), [
+      ["stdout", "a"],
+      ["stdout", "b"],
+      ["stderr", "w"],
+      ["result", { json: { k: 1 } }, ["json"]],
+    ]);
+    const failed = await w.call(s, "interpreter.runCode", ['print("p")\nraise KeyError("k")', { binding: "PYTHON" }], { callbacks: true });
+    assert.equal(ok(failed).error.name, "KeyError");
+    assert.deepEqual(stampsChecked(failed), [["stdout", "p"], ["error", "KeyError"]]);
   });
 
   it("runCode without context or binding → Pass a context or a binding; with cwd → cwd is a context property (137)", async () => {
@@ -864,8 +946,20 @@ describe("files API (SPEC §10.7)", () => {
     const streamed = Buffer.from("streamed in three chunks");
     ok(await s.writeFile("/workspace/s.txt", { $stream: streamed.toString("base64"), chunks: 3 }));
     assert.equal(ok(await s.readFile("/workspace/s.txt")).content, "streamed in three chunks");
+    // The seed's ReadFileStreamResult: the bytes in content, a ReadableStream of Uint8Array chunks (the fixture reads
+    // it with getReader()); the read's path, size, mimeType and timestamp beside it.
     const none = ok(await s.readFile("/workspace/b.bin", { encoding: "none" }));
-    assert.deepEqual(none, { $stream: b64(bytes), chunks: 1 });
+    assert.match(none.timestamp, ISO_RE);
+    assert.deepEqual({ ...none, timestamp: null }, {
+      success: true,
+      path: "/workspace/b.bin",
+      content: { $stream: b64(bytes), chunks: 1 },
+      size: 5,
+      mimeType: "application/octet-stream",
+      timestamp: null,
+    });
+    const textStream = ok(await s.readFile("/workspace/s.txt", { encoding: "none" }));
+    assert.deepEqual([textStream.content, textStream.size, textStream.mimeType], [{ $stream: streamed.toString("base64"), chunks: 1 }, streamed.length, "text/plain"]);
     const lossy = ok(await s.readFile("/workspace/b.bin"));
     assert.equal(lossy.encoding, "utf-8");
     assert.equal(lossy.isBinary, true);

@@ -30,7 +30,7 @@ export default {
     const squared: ExecutionResult = await runCode(env.JAVASCRIPT, "const x = Number(process.env.X);\nx ** 2", {
       envVars: { X: "12", Y: undefined },
       timeout: 5000,
-      onStdout: (line) => console.log(line),
+      onStdout: (line) => console.log(line.text, line.timestamp),
       onResult: (r) => void r.formats().includes("json"),
       onError: (e) => console.error(e.name, e.message, e.traceback.join("\n")),
     });
@@ -48,7 +48,7 @@ export default {
     await sandbox.writeFile("/workspace/data/a.txt", "hello", { encoding: "utf8" });
     await sandbox.writeFile("/workspace/data/b.bin", new Uint8Array([0, 1, 2]));
     const text: string = (await sandbox.readFile("/workspace/data/a.txt")).content;
-    const stream: ReadableStream<Uint8Array> = await sandbox.readFile("/workspace/data/b.bin", { encoding: "none" });
+    const stream: ReadableStream<Uint8Array> = (await sandbox.readFile("/workspace/data/b.bin", { encoding: "none" })).content;
     const listing = await sandbox.listFiles("/workspace", { recursive: true, includeHidden: false });
     const names = listing.files.map((f) => `${f.type}:${f.relativePath}:${f.size}`);
     const exists: boolean = (await sandbox.exists("/workspace/data/a.txt")).exists;
