@@ -842,11 +842,12 @@ Bytes rewriteCode(Reader r, const Layout& L, uint32_t batch, uint32_t scale, Fue
   if (L.existingCharge && L.existingChargeReturnsI32) refill.push_back(0x1a);  // drop
   refill.push_back(0x0b);
   emit(refill);
-  // $bulk(len) -> len: one unit of weight per 8 bytes, checked like a loop head.
+  // $bulk(len) -> len: one unit of weight per 4 bytes (a copy that misses the caches moves a few bytes a cycle),
+  // checked like a loop head.
   Bytes bulk = {0x00};
   bulk.push_back(0x23); putU32(bulk, L.leftGlobal);           // global.get $left
   bulk.push_back(0x20); bulk.push_back(0x00);                 // local.get 0
-  bulk.push_back(0x41); bulk.push_back(0x03);                 // i32.const 3
+  bulk.push_back(0x41); bulk.push_back(0x02);                 // i32.const 2
   bulk.push_back(0x76);                                       // i32.shr_u
   bulk.push_back(0x6b);                                       // i32.sub
   bulk.push_back(0x24); putU32(bulk, L.leftGlobal);           // global.set $left

@@ -25,7 +25,7 @@ struct FuelOptions {
   std::optional<uint32_t> maxPages;
   // Weighted metering: every straight-line run of code is charged its static cost (one per instruction, more for
   // calls and divisions) where it starts, checked at function entries and loop heads; memory.copy/fill/init charge
-  // one per 8 bytes of their length. Without it: one tick per function entry and loop head.
+  // one per 4 bytes of their length. Without it: one tick per function entry and loop head.
   bool weighted = false;
   // Weighted only: weight per fuel unit (the engine's calibration, docs/fuel.md). batch * scale must fit 2^30.
   uint32_t scale = 1;

@@ -120,7 +120,7 @@ Result<Unit> HostGuestCaller::flushFuel() {
   if (!sw_guest_set_global(host_, kLeft.data(), uint32_t(kLeft.size()), batch)) {
     return Failure{FailureKind::Trap, "the fuel counter of the engine cannot be set"};
   }
-  // Below a refill the counter is at most one straight-line run (or one bulk length / 8) past zero: the spent weight
+  // Below a refill the counter is at most one straight-line run (or one bulk length / 4) past zero: the spent weight
   // fits a u32 unless the counter is corrupt.
   const double spent = std::floor((batch - left) / scale);
   if (spent > double(UINT32_MAX)) return Failure{FailureKind::Trap, "the fuel counter of the engine is corrupt"};

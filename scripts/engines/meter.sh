@@ -14,10 +14,10 @@
 # the table is in docs/fuel.md). The budgets themselves are the seed's and do not change here.
 declare -A SW_METER_SCALE=(
   [javascript]=110
-  [python]=65
+  [python]=55
   [perl]=500
   [ruby]=160
-  [lua]=145
+  [lua]=120
 )
 
 # meter_options ENGINE: the fuel tool's options for ENGINE (one line, for hashing and for the command).
