@@ -44,8 +44,8 @@ void resetFuel(Host& host, int64_t budget) {
 }
 
 // Hard mode: the charge that takes `remaining` below zero traps. Interrupt mode: that charge writes the interrupt
-// words (once per reset) and execution continues; a charge that takes `remaining` below -budget/8 (the backstop, for
-// native code that runs on past the interrupt) traps. A charge larger than what is left counts as spent (consumed()
+// words (once per reset) and execution continues; a charge that takes `remaining` below the backstop, -budget/8 but at
+// least -2^20 (for native code that runs on past the interrupt, and for the poll interval under a tiny budget), traps. A charge larger than what is left counts as spent (consumed()
 // caps at the budget).
 Errno charge(Host& host, uint32_t units) {
   Fuel& fuel = host.fuel();
@@ -55,7 +55,7 @@ Errno charge(Host& host, uint32_t units) {
     fuel.interrupted_ = true;
     signalInterrupt(host, fuel.interrupt_, true);
   }
-  if (fuel.remaining_ >= -(fuel.budget_ / 8)) return Errno::Success;
+  if (fuel.remaining_ >= -std::max<int64_t>(fuel.budget_ / 8, int64_t(1) << 20)) return Errno::Success;
   return host.raiseTrap(TrapKind::Fuel, "Execution fuel exhausted");
 }
 

@@ -209,7 +209,8 @@ describe('weighted mode on the C guest', () => {
     const m = meter(1_000_000);
     const r = runCommand(weighted(1024, 7), ['spin'], m);
     assert.ok(r.error instanceof BudgetExceeded, String(r.error));
-    assert.ok(m.charged > 1_000_000 && m.charged <= 1_000_000 + 1024 + 2, `charged ${m.charged}`);
+    // Late by at most one batch, plus the weight a loop keeps in its local before it flushes (4,096) over the scale.
+    assert.ok(m.charged > 1_000_000 && m.charged <= 1_000_000 + 1024 + Math.ceil(4096 / 7) + 2, `charged ${m.charged}`);
   });
 
   test('the feature module (SIMD, exceptions, bulk memory, atomics, tail calls, references) stays valid', () => {

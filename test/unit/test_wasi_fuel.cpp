@@ -50,32 +50,32 @@ TEST_CASE("wasi fuel: charge never wraps (u32 units against a 64-bit budget)") {
   CHECK(charge(*g.host, 0xFFFFFFFFu) == Errno::Trap);
 }
 
-TEST_CASE("wasi fuel: charge in interrupt mode signals once at zero, traps past the backstop (an eighth of the budget)") {
+TEST_CASE("wasi fuel: charge in interrupt mode signals once at zero, traps past the backstop (an eighth of the budget, at least 2^20)") {
   Guest g;
   uint32_t flag = g.alloc(4), bits = g.alloc(4);
   detail::put32(g.memory.bytes().data() + bits, 0x10);
   g.host->fuel().setInterrupt(FuelInterrupt{flag, bits, 0x3});
-  resetFuel(*g.host, 800);
-  REQUIRE(charge(*g.host, 600) == Errno::Success);
+  resetFuel(*g.host, 16'000'000);
+  REQUIRE(charge(*g.host, 12'000'000) == Errno::Success);
   CHECK(g.u32(flag) == 0);
   CHECK_FALSE(g.host->fuel().interrupted());
-  REQUIRE(charge(*g.host, 220) == Errno::Success);  // remaining -20: words written, execution continues
+  REQUIRE(charge(*g.host, 4'000'020) == Errno::Success);  // remaining -20: words written, execution continues
   CHECK(g.host->fuel().interrupted());
   CHECK(g.u32(flag) == 1);
   CHECK(g.u32(bits) == 0x13);
   // The guest clearing the word must not make the host write it again (signalled once per reset).
   detail::put32(g.memory.bytes().data() + flag, 0);
-  REQUIRE(charge(*g.host, 50) == Errno::Success);
+  REQUIRE(charge(*g.host, 1'000'000) == Errno::Success);
   CHECK(g.u32(flag) == 0);
-  REQUIRE(charge(*g.host, 30) == Errno::Success);  // remaining -100 = -budget/8: the last unit still allowed
+  REQUIRE(charge(*g.host, 999'980) == Errno::Success);  // remaining -2,000,000 = -budget/8: the last unit still allowed
   CHECK(g.host->trap().kind == TrapKind::None);
   CHECK(charge(*g.host, 1) == Errno::Trap);  // the backstop
   CHECK(g.host->trap().kind == TrapKind::Fuel);
   CHECK(g.host->trap().message == "Execution fuel exhausted");
-  CHECK(g.host->fuel().consumed() == 800);
+  CHECK(g.host->fuel().consumed() == 16'000'000);
   // reset clears the words and the interrupted state.
   g.host->clearTrap();
-  resetFuel(*g.host, 800);
+  resetFuel(*g.host, 16'000'000);
   CHECK(g.u32(flag) == 0);
   CHECK(g.u32(bits) == 0x10);
   CHECK_FALSE(g.host->fuel().interrupted());
@@ -87,13 +87,13 @@ TEST_CASE("wasi fuel: one charge past the budget and the backstop signals the in
   uint32_t flag = g.alloc(4);
   g.host->fuel().setInterrupt(FuelInterrupt{flag, 0, 0});
   resetFuel(*g.host, 80);
-  CHECK(charge(*g.host, 91) == Errno::Trap);
+  CHECK(charge(*g.host, 80 + (1 << 20) + 1) == Errno::Trap);  // a small budget's backstop is 2^20
   CHECK(g.host->fuel().interrupted());
   CHECK(g.u32(flag) == 1);
   CHECK(g.host->trap().message == "Execution fuel exhausted");
   g.host->clearTrap();
   resetFuel(*g.host, 80);
-  CHECK(charge(*g.host, 90) == Errno::Success);  // exactly -budget/8: interrupted, not trapped
+  CHECK(charge(*g.host, 80 + (1 << 20)) == Errno::Success);  // exactly at the backstop: interrupted, not trapped
   CHECK(g.u32(flag) == 1);
   CHECK(g.host->trap().kind == TrapKind::None);
 }
