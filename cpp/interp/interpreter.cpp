@@ -171,10 +171,11 @@ struct Interpreter::SnapshotRecord {
     const Value* stored = member(v, "storedBytes");
     ok = ok && stored && stored->isNumber() && stored->asNumber() >= 0;
     r.storedBytes = numberOr(stored, 0);
+    // Any u64 in canonical decimal: the handle is the engine's (seed 000), 0 and 2^64-1 included. What a handle
+    // must point at is the engine's business, checked by its restore (a built-in engine's, cpp/core/sessions.cpp).
     const Value* handle = member(v, "handle");
     uint64_t handleValue = 0;
-    ok = ok && handle && handle->isString() && parseU64(handle->asString(), handleValue) && handleValue != 0 &&
-         handleValue < uint64_t(r.memoryPages) * snapshot::kPageBytes &&
+    ok = ok && handle && handle->isString() && parseU64(handle->asString(), handleValue) &&
          std::to_string(handleValue) == handle->asString();
     r.handle = stringOr(handle, "0");
     const Value* e = member(v, "extra");
