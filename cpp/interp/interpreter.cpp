@@ -18,6 +18,14 @@ namespace sw::interp {
 namespace {
 
 constexpr std::size_t kMaxIdUnits = 128;
+// A restoreError message is the engine's text too: bounded like an outcome's error message.
+constexpr std::size_t kMaxRestoreMessageUnits = 1024;
+
+// Why a restore did not happen (docs/snapshots.md): its code and message go into the round's result.
+struct RestoreFailure : std::runtime_error {
+  RestoreFailure(std::string c, const std::string& message) : std::runtime_error(message), code(std::move(c)) {}
+  std::string code;
+};
 
 using json::Value;
 using json::Writer;
@@ -221,6 +229,8 @@ struct Interpreter::Context {
   std::string lastUsed;
   double executions = 0;
   std::optional<SnapshotRecord> snapshot;
+  // Not stored: the row (or its snapshot member) could not be read, so whatever state it held is lost.
+  bool damaged = false;
 
   std::string toJson() const {
     std::string out;
@@ -247,7 +257,10 @@ struct Interpreter::Context {
     c.createdAt = stringOr(member(v, "createdAt"), "");
     c.lastUsed = stringOr(member(v, "lastUsed"), c.createdAt);
     c.executions = numberOr(member(v, "executions"), 0);
-    if (const Value* s = member(v, "snapshot"); s && !s->isNull()) c.snapshot = SnapshotRecord::read(*s);
+    if (const Value* s = member(v, "snapshot"); s && !s->isNull()) {
+      c.snapshot = SnapshotRecord::read(*s);
+      c.damaged = !c.snapshot;
+    }
     return c;
   }
 };
@@ -269,6 +282,10 @@ struct Interpreter::Pending {
   bool restoring = false;            // ... by a restore (a failure boots fresh) rather than a boot
   snapshot::Tracker restoredTracker;
   double restoreStarted = 0;
+  // This round's state was not restored (docs/snapshots.md "A failed restore"): the context's
+  // restored:false / restoreError {code, message}. Empty code: nothing to report.
+  std::string restoreCode;
+  std::string restoreMessage;
 };
 
 // --- construction and storage --------------------------------------------------------------------------------------
@@ -381,6 +398,7 @@ std::optional<Interpreter::Context> Interpreter::loadContext(std::string_view id
     c.emplace();
     c->createdAt = server::isoTime(clock_.epochMs());
     c->lastUsed = c->createdAt;
+    c->damaged = true;
   }
   c->id = std::string(id);
   return c;
@@ -678,18 +696,40 @@ Step Interpreter::run() {
   // (its promise never settled): it cannot be trusted, so it is dropped like an invalid one.
   if (resident_ && residentContext_ == ctx.id && !resident_->invalid() && !resident_->pending()) return execute();
   dropResident();
-  if (ctx.snapshot && ctx.snapshot->build == engine_.build && ctx.snapshot->verified) {
-    // Any failure of a restore -- a damaged row, a storage error, an allocation failure, the engine's restore throwing
-    // or its promise rejecting -- boots fresh: a snapshot that cannot be restored must never fail every later call.
+  // Any failure of a restore -- a damaged row, a storage error, an allocation failure, the engine's restore throwing
+  // or its promise rejecting -- boots fresh: a snapshot that cannot be restored must never fail every later call. It
+  // is never silent either: the round reports why (restoreFailed).
+  if (ctx.snapshot && ctx.snapshot->build != engine_.build) {
+    restoreFailed("BUILD_CHANGED", "The snapshot was taken under engine build '" + ctx.snapshot->build +
+                                       "'; this runtime runs build '" + engine_.build + "'");
+  } else if (ctx.snapshot && !ctx.snapshot->verified) {
+    restoreFailed("SNAPSHOT_DAMAGED", "The stored snapshot record is damaged or of another storage format");
+  } else if (ctx.snapshot) {
     std::unique_ptr<Session> restored;
     try {
       restored = startRestore(ctx);
+    } catch (const RestoreFailure& e) {
+      restoreFailed(e.code, e.what());
+    } catch (const std::exception& e) {
+      restoreFailed("RESTORE_FAILED", std::string("The engine could not restore the snapshot: ") + e.what());
     } catch (...) {
-      restored = nullptr;
+      restoreFailed("RESTORE_FAILED", "The engine could not restore the snapshot (host error)");
     }
     if (restored) return openResident(std::move(restored), true);
+  } else if (ctx.damaged) {
+    restoreFailed("SNAPSHOT_DAMAGED", "The context's stored record is damaged");
   }
   return bootFresh();
+}
+
+// Reported in this round's result (context.restored/restoreError) and as one log line: the caller learns its globals
+// are gone instead of reading a result computed on fresh state as if nothing happened.
+void Interpreter::restoreFailed(std::string_view code, std::string message) {
+  message = json::truncateUtf16(message, kMaxRestoreMessageUnits);
+  std::fprintf(stderr, "[sandbox-workers] context %s: state not restored, booted fresh (%.*s): %s\n",
+               jsonString(pending_->context.id).c_str(), int(code.size()), code.data(), message.c_str());
+  pending_->restoreCode = std::string(code);
+  pending_->restoreMessage = std::move(message);
 }
 
 Step Interpreter::bootFresh() {
@@ -722,10 +762,16 @@ Step Interpreter::afterOpen() {
   pending_->phase = Pending::kFiles;
   try {
     session->finishOpen();
+  } catch (const std::exception& e) {
+    session.reset();
+    if (!restoring) return openFailed();
+    restoreFailed("RESTORE_FAILED", std::string("The engine could not restore the snapshot: ") + e.what());
+    return bootFresh();
   } catch (...) {
     session.reset();
-    if (restoring) return bootFresh();
-    return openFailed();
+    if (!restoring) return openFailed();
+    restoreFailed("RESTORE_FAILED", "The engine could not restore the snapshot (host error)");
+    return bootFresh();
   }
   resident_ = std::move(session);
   residentContext_ = pending_->context.id;
@@ -812,8 +858,10 @@ Step Interpreter::executeAbandon() {
   if (pending_->phase == Pending::kOpening && pending_->opening) {
     pending_->opening.reset();  // closed: whatever it settles to later is closed too
     pending_->phase = Pending::kFiles;
-    if (pending_->restoring) return bootFresh();
-    return openFailed();
+    if (!pending_->restoring) return openFailed();
+    restoreFailed("RESTORE_FAILED", "The engine's restore did not settle within " +
+                                        std::to_string(uint64_t(engineWaitMs_)) + " ms");
+    return bootFresh();
   }
   if (pending_->phase != Pending::kExecuting || !resident_) return internalFailure();
   pending_->phase = Pending::kFiles;
@@ -925,6 +973,13 @@ Step Interpreter::finishRound(SessionOutcome outcome, bool threw) {
   w.key("snapshot");
   if (ctx.snapshot) ctx.snapshot->writeInfo(w);
   else w.null();
+  if (!pending_->restoreCode.empty()) {  // optional: a caller that does not know these fields ignores them
+    w.key("restored").boolean(false);
+    w.key("restoreError").beginObject();
+    w.key("code").string(pending_->restoreCode);
+    w.key("message").string(pending_->restoreMessage);
+    w.endObject();
+  }
   w.endObject();
   w.key("workspace").beginObject();
   w.key("dirs").beginArray();
@@ -1045,20 +1100,29 @@ std::unique_ptr<Session> Interpreter::startRestore(Context& ctx) {
   uint64_t handle = 0;
   if (!record.verified || !snapshot::Manifest::decode(record.manifest, manifest, error) ||
       !parseU64(record.handle, handle))
-    return nullptr;
+    throw RestoreFailure("SNAPSHOT_DAMAGED", "The stored snapshot record is damaged" +
+                                                 (error.empty() ? std::string() : ": " + error));
   // The record's own fields must agree with its manifest.
   uint64_t stored = 0;
   for (const auto& segment : manifest.segments) stored += segment.bytes;
   if (manifest.memoryPages != record.memoryPages || manifest.segments.size() != record.chunkCount ||
       double(stored) != record.storedBytes)
-    return nullptr;
+    throw RestoreFailure("SNAPSHOT_DAMAGED", "The stored snapshot record does not match its manifest");
   RowReader rows(sql_, ctx.id);
   snapshot::Tracker tracker;
+  bool filled = false;
   auto session = sessions_.restore(
       mirror_.workspace(), ctx.cwd,
-      [&](snapshot::Memory& memory) { return snapshot::restore(memory, manifest, rows, tracker, error); }, handle,
-      record.extraJson);
-  if (!session) return nullptr;
+      [&](snapshot::Memory& memory) {
+        filled = snapshot::restore(memory, manifest, rows, tracker, error);
+        return filled;
+      },
+      handle, record.extraJson);
+  if (!session) {
+    if (!filled && !error.empty())
+      throw RestoreFailure("SNAPSHOT_DAMAGED", "The stored snapshot could not be decoded: " + error);
+    throw RestoreFailure("RESTORE_FAILED", "The engine could not restore the snapshot");
+  }
   pending_->restoredTracker = std::move(tracker);
   return session;
 }

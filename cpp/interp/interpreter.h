@@ -70,8 +70,9 @@ class SessionFactory {
   // A fresh instance whose /workspace is `workspace`, starting in `cwd`. Throws on failure.
   virtual std::unique_ptr<Session> boot(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd) = 0;
   // An instance restored from a snapshot: instantiate, let `fill` write the memory image (false = the snapshot is
-  // unusable: return nullptr), then adopt the stored handle without running any initialisation. Returns nullptr on
-  // failure (the Interpreter boots fresh). Either may return a pending() session (its promise settles later).
+  // unusable: return nullptr), then adopt the stored handle without running any initialisation. Returns nullptr or
+  // throws on failure (the Interpreter boots fresh and reports why: a throw's what() is the reason). `handle` is any
+  // u64 the engine's snapshot answered. Either may return a pending() session (its promise settles later).
   virtual std::unique_ptr<Session> restore(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd,
                                            const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
                                            std::string_view extraJson) = 0;
@@ -205,6 +206,7 @@ class Interpreter {
   Step reconcileAndRun(std::vector<workspace::File> files, bool secondPass);
   Step run();
   Step bootFresh();
+  void restoreFailed(std::string_view code, std::string message);
   Step openResident(std::unique_ptr<Session> session, bool restoring);
   Step afterOpen();
   Step openFailed();
