@@ -614,6 +614,16 @@ Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) 
       return failure(400, "VALIDATION_FAILED", "workspace.manifest must map string paths to string hashes");
   const Value* disabled = ws->find("disabled");
   if (disabled && !disabled->isBool()) return failure(400, "VALIDATION_FAILED", "workspace.disabled must be a boolean");
+  // Every limit of the manifest, here and only here: invalid input is the caller's 400, never a 500 from deep inside
+  // reconciliation, and nothing of it reaches the mirror.
+  std::vector<std::string> dirList;
+  dirList.reserve(dirs->items().size());
+  for (const auto& d : dirs->items()) dirList.push_back(d.asString());
+  std::vector<std::pair<std::string, std::string>> manifestList;
+  manifestList.reserve(manifest->members().size());
+  for (const auto& [k, v] : manifest->members()) manifestList.emplace_back(k, v.asString());
+  if (auto invalid = workspace::checkManifest(dirList, manifestList, mirror_.workspace()->limits()))
+    return failure(400, "VALIDATION_FAILED", *invalid);
 
   auto ctx = loadContext(contextId->asString());
   if (!ctx) {
@@ -627,8 +637,8 @@ Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) 
   pending_->context = std::move(*ctx);
   pending_->code = code->asString();
   pending_->envJson = std::move(envJson);
-  for (const auto& d : dirs->items()) pending_->dirs.push_back(d.asString());
-  for (const auto& [k, v] : manifest->members()) pending_->manifest.emplace_back(k, v.asString());
+  pending_->dirs = std::move(dirList);
+  pending_->manifest = std::move(manifestList);
   return reconcileAndRun({}, false);
 }
 
