@@ -493,6 +493,7 @@ const server::Action& Interpreter::HttpExchange::start(const http::RequestHead& 
     std::string id;
     if (!http::percentDecode(std::string_view(path).substr(prefix.size()), id))
       return error(404, "VALIDATION_FAILED", "Not found");
+    if (server::isDotSegment(id)) return error(400, "VALIDATION_FAILED", server::kDotSegmentIdMessage);
     owner_.ensureMeta(key_);
     if (!owner_.loadContext(id)) {
       return error(404, "CONTEXT_NOT_FOUND", "Code context '" + id + "' not found",
@@ -521,6 +522,8 @@ const server::Action& Interpreter::HttpExchange::bodyReceived(std::size_t n) {
   const Value* id = body.find("id");
   if (!id || !id->isString() || id->asString().empty() || json::utf16Length(id->asString()) > kMaxIdUnits)
     return error(400, "VALIDATION_FAILED", "id must be a non-empty string of at most 128 characters");
+  // Such a context could never be deleted by URL (DELETE /contexts/.. is DELETE / once normalized).
+  if (server::isDotSegment(id->asString())) return error(400, "VALIDATION_FAILED", server::kDotSegmentIdMessage);
   std::string cwd = "/workspace";
   if (const Value* c = body.find("cwd")) {
     if (!c->isString() || c->asString().empty())
@@ -598,6 +601,8 @@ Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) 
   const Value* contextId = args.find("contextId");
   if (!contextId || !contextId->isString() || contextId->asString().empty())
     return failure(400, "VALIDATION_FAILED", "contextId must be a non-empty string");
+  if (server::isDotSegment(contextId->asString()))
+    return failure(400, "VALIDATION_FAILED", server::kDotSegmentIdMessage);
 
   const Value* ws = args.find("workspace");
   if (!ws || !ws->isObject()) return failure(400, "VALIDATION_FAILED", "workspace is required");
@@ -889,7 +894,11 @@ Step Interpreter::finishRound(SessionOutcome outcome, bool threw) {
   // 5. bookkeeping
   ctx.executions += 1;
   ctx.lastUsed = server::isoTime(clock_.epochMs());
-  if (!outcome.cwd.empty()) ctx.cwd = outcome.cwd;
+  // Whatever the engine reported (a guest can forge it: Perl's driver runs in the guest), only a cwd under /workspace
+  // is stored; anything else leaves the context's cwd as it was.
+  if (!outcome.cwd.empty()) {
+    if (auto checked = workspace::contextCwd(outcome.cwd, mirror_.workspace()->limits())) ctx.cwd = *checked;
+  }
 
   auto parsedOutcome = json::parseCopy(outcome.outcomeJson);
   const Value* error = parsedOutcome.ok() ? member(parsedOutcome.value, "error") : nullptr;

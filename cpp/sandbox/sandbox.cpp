@@ -683,7 +683,10 @@ const Action& Sandbox::Exchange::start(const http::RequestHead& head) {
   if (method == "DELETE" && path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
       path.find('/', prefix.size()) == std::string::npos) {
     std::string contextId;
-    if (http::percentDecode(std::string_view(path).substr(prefix.size()), contextId)) return deleteContext(contextId);
+    if (http::percentDecode(std::string_view(path).substr(prefix.size()), contextId)) {
+      if (server::isDotSegment(contextId)) return invalid(400, server::kDotSegmentIdMessage);
+      return deleteContext(contextId);
+    }
   }
   return invalid(404, "Not found");
 }
@@ -934,6 +937,7 @@ const Action& Sandbox::Exchange::execute(const Value& body) {
   const Value* contextId = body.find("contextId");
   if (contextId && (!contextId->isString() || contextId->asString().empty()))
     return invalid(400, "contextId must be a non-empty string");
+  if (contextId && server::isDotSegment(contextId->asString())) return invalid(400, server::kDotSegmentIdMessage);
   const Value* binding = body.find("binding");
   if (binding && (!binding->isString() || binding->asString().empty()))
     return invalid(400, "binding must be a non-empty string");
@@ -1086,8 +1090,11 @@ const Action& Sandbox::Exchange::executed(CallAnswer answer) {
   Context updated = *it;
   updated.executions += 1;
   updated.lastUsed = owner_.nowIso();
-  if (const Value* cwd = rctx->find("cwd"); cwd && cwd->isString() && !cwd->asString().empty())
-    updated.cwd = cwd->asString();
+  // The runtime Worker is another party: its cwd is stored only when it normalizes under /workspace (a forged one,
+  // e.g. "/etc/../..", leaves the registry's cwd as it was).
+  if (const Value* cwd = rctx->find("cwd"); cwd && cwd->isString()) {
+    if (auto checked = workspace::contextCwd(cwd->asString())) updated.cwd = *checked;
+  }
   if (const Value* snap = rctx->find("snapshot")) updated.snapshotJson = json::stringify(*snap);
   const std::string restoreError = restoreErrorOf(*rctx);
   if (!restoreError.empty()) {
