@@ -145,6 +145,17 @@ describe("Playground gateway", () => {
     assert.deepEqual(JSON.parse(files.body), body);
   });
 
+  it("issue 23: .../sandboxes/ID/contexts/%2e%2e never reaches the Sandbox as DELETE / (the whole sandbox)", async () => {
+    // The URL parser makes .../contexts/%2e%2e (and ..) into .../sandboxes/ID/: refused, never forwarded.
+    for (const tail of ["contexts/%2e%2e", "contexts/..", "contexts/.%2E", ""]) {
+      const res = await pg.fetch(`/languages/perl/sandboxes/s1/${tail}`, { method: "DELETE" });
+      assert.equal(res.status, 404, tail);
+      const body = await res.json();
+      assert.equal(body.code, "VALIDATION_FAILED", tail);
+      assert.equal(body.method, undefined, `${tail}: reached the Sandbox`);
+    }
+  });
+
   it("sandbox routes refuse unknown languages and bad sandbox ids with the sandbox id rules' messages", async () => {
     await assertErrorResponse(await pg.fetch("/languages/php/sandboxes/abc"), 400, "Unsupported language: php");
     await assertErrorResponse(await pg.fetch("/languages/python/sandboxes/-abc"), 400,
