@@ -66,26 +66,32 @@ const text = (r) => {
 };
 
 describe("a forged cwd is never stored (Interpreter and Sandbox registry)", () => {
-  const ATTACKS = {
-    // The driver's entry point redefined: every later call reports '/etc/../..' as the cwd.
-    PERL: [
+  const FORGERS = {
+    // The driver's entry point redefined: every later call reports `cwd` as the cwd.
+    PERL: (cwd) =>
       "no warnings 'redefine'; my $run = \\&Sandbox::run; *Sandbox::run = sub { my $r = $run->(@_); " +
-        "$Sandbox::CWD = '/etc/../..'; $Sandbox::OUT =~ s{\"cwd\":\"[^\"]*\"}{\"cwd\":\"/etc/../..\"}; $r }; 'armed'",
-      "1",
-    ],
+      `$Sandbox::CWD = '${cwd}'; $Sandbox::OUT =~ s{"cwd":"[^"]*"}{"cwd":"${cwd}"}; $r }; 'armed'`,
     // The driver's own cwd function, found through gc and rebound in the driver's globals.
-    PYTHON: [
+    PYTHON: (cwd) =>
       "import gc\n" +
-        "g = next(f.__globals__ for f in gc.get_objects() if type(f).__name__ == 'function' and '_session_cwd' in f.__globals__)\n" +
-        "g['_session_cwd'] = lambda: '/etc/../..'\n'armed'",
-      "1",
-    ],
+      "g = next(f.__globals__ for f in gc.get_objects() if type(f).__name__ == 'function' and '_session_cwd' in f.__globals__)\n" +
+      `g['_session_cwd'] = lambda: '${cwd}'\n'armed'`,
     // No way to reach the driver's cwd from JavaScript: chdir is refused, and a rebound process.cwd is only JS.
-    JAVASCRIPT: [
-      "let e; try { process.chdir('/etc/../..') } catch (x) { e = x.code } process.cwd = () => '/etc/../..'; 'armed'",
-      "1",
-    ],
+    JAVASCRIPT: (cwd) => `let e; try { process.chdir('${cwd}') } catch (x) { e = x.code } process.cwd = () => '${cwd}'; 'armed'`,
   };
+  const ATTACKS = Object.fromEntries(Object.entries(FORGERS).map(([b, forge]) => [b, [forge("/etc/../.."), "1"]]));
+
+  for (const binding of ["PERL", "PYTHON"]) {
+    it(`${binding}: the channel is real: a forged cwd under /workspace is stored, normalized`, async () => {
+      const key = `cwd-ok-${binding.toLowerCase()}`;
+      assert.equal((await createContext(binding, key, "c")).status, 201);
+      await raw(binding, key, { contextId: "c", code: FORGERS[binding]("/workspace/./x/../y"), workspace: EMPTY });
+      const next = await raw(binding, key, { contextId: "c", code: "1", workspace: EMPTY });
+      assert.equal(text(next), "1");
+      assert.equal(next.result.context.cwd, "/workspace/y");
+    });
+  }
+
   for (const [binding, [attack, after]] of Object.entries(ATTACKS)) {
     it(`${binding}: the Interpreter keeps /workspace`, async () => {
       const key = `cwd-${binding.toLowerCase()}`;
