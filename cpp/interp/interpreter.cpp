@@ -21,6 +21,12 @@ constexpr std::size_t kMaxIdUnits = 128;
 // A restoreError message is the engine's text too: bounded like an outcome's error message.
 constexpr std::size_t kMaxRestoreMessageUnits = 1024;
 
+// A round's snapshot would store more than INTERPRETER_MAX_SNAPSHOT_BYTES: thrown inside the snapshot's transaction,
+// so its rows roll back; the round then counts as one that could not be snapshotted (the record goes stale).
+struct SnapshotOverCap : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Why a restore did not happen (docs/snapshots.md): its code and message go into the round's result.
 struct RestoreFailure : std::runtime_error {
   RestoreFailure(std::string c, const std::string& message) : std::runtime_error(message), code(std::move(c)) {}
@@ -84,6 +90,13 @@ double parseIdleTtl(std::optional<std::string_view> value) {
   if (!value || value->empty()) return kDefaultIdleTtlMs;
   auto n = server::jsNumber(*value);
   if (!n || !std::isfinite(*n) || *n < 0) return kDefaultIdleTtlMs;
+  return *n;
+}
+
+double parseMaxSnapshotBytes(std::optional<std::string_view> value) {
+  if (!value || value->empty()) return 0;
+  auto n = server::jsNumber(*value);
+  if (!n || !std::isfinite(*n) || *n <= 0) return 0;
   return *n;
 }
 
@@ -956,6 +969,17 @@ Step Interpreter::finishRound(SessionOutcome outcome, bool threw) {
       if (live && ctx.snapshot && !ctx.snapshot->stale) ctx.snapshot->stale = true;
       saveContext(ctx);
     }
+  } catch (const SnapshotOverCap& e) {
+    // Like a round that cannot be snapshotted (an open descriptor): the rows rolled back, the resident and its tracker
+    // (which still describes the stored rows) stay, the stored record goes stale, and an eviction restores it.
+    std::fprintf(stderr, "[sandbox-workers] context %s: not snapshotted: %s\n", jsonString(ctx.id).c_str(), e.what());
+    try {
+      if (auto stored = loadContext(ctx.id)) ctx.snapshot = stored->snapshot;
+      if (ctx.snapshot && !ctx.snapshot->stale) ctx.snapshot->stale = true;
+      saveContext(ctx);
+    } catch (...) {
+      dropResident();  // storage failed too: the next call restores the last good snapshot
+    }
   } catch (...) {
     // The previous snapshot is intact (the transaction rolled back); the live instance's page state no longer
     // matches storage, so it is dropped and the next call restores from the last good snapshot.
@@ -1154,6 +1178,9 @@ void Interpreter::takeSnapshot(Context& ctx) {
   std::string error;
   if (!snapshot::take(resident_->memory(), tracker_, next, writer, stats, error))
     throw SqlError("snapshot failed: " + error);
+  if (maxSnapshotBytes_ > 0 && double(stats.storedBytes) > maxSnapshotBytes_)
+    throw SnapshotOverCap("the snapshot would store " + std::to_string(stats.storedBytes) + " bytes, over " +
+                          json::formatNumber(maxSnapshotBytes_));
   SnapshotRecord record;
   record.build = engine_.build;
   record.memoryPages = stats.memoryPages;

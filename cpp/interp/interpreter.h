@@ -90,6 +90,10 @@ constexpr double kDefaultEngineWaitMs = 30000;
 // INTERPRETER_ENGINE_WAIT_MS: unset/empty -> default; Number(value) if finite and > 0, else default.
 double parseEngineWait(std::optional<std::string_view> value);
 
+// INTERPRETER_MAX_SNAPSHOT_BYTES (docs/limits.md): the most a context's snapshot may store (its rows, compressed).
+// Unset, empty, or not a finite number > 0: no cap (0).
+double parseMaxSnapshotBytes(std::optional<std::string_view> value);
+
 // INTERPRETER_IDLE_TTL_MS (SPEC §4.7): unset/empty -> default; Number(value) if finite and >= 0, else default.
 double parseIdleTtl(std::optional<std::string_view> value);
 
@@ -175,6 +179,7 @@ class Interpreter {
   // fresh.
   Step executeAbandon();
   void setEngineWaitMs(double ms) { engineWaitMs_ = ms; }
+  void setMaxSnapshotBytes(double bytes) { maxSnapshotBytes_ = bytes; }
   // The alarm handler (SPEC §4.7).
   void alarm();
 
@@ -225,6 +230,7 @@ class Interpreter {
   double ttlMs_;
   double armedAlarm_;  // NaN: unknown/none cached
   double engineWaitMs_ = kDefaultEngineWaitMs;
+  double maxSnapshotBytes_ = 0;  // 0: no cap
 
   std::string metaJson_;  // the meta row as stored ("" = none)
   workspace::Mirror mirror_;

@@ -14,11 +14,11 @@ import path from "node:path";
 import { helperWorkerOptions, runtimeWorkerOptions, startMiniflare } from "./helpers.mjs";
 
 const persist = mkdtempSync(path.join(tmpdir(), "sw-levers-"));
-const RUNTIMES = { JAVASCRIPT: "sandbox-javascript", PYTHON: "sandbox-python", PERL: "sandbox-perl" };
-const HOSTS = { JAVASCRIPT: "js.test", PYTHON: "py.test", PERL: "pl.test" };
+const RUNTIMES = { JAVASCRIPT: "sandbox-javascript", PYTHON: "sandbox-python", PERL: "sandbox-perl", CAPPED: "sandbox-capped" };
+const HOSTS = { JAVASCRIPT: "js.test", PYTHON: "py.test", PERL: "pl.test", CAPPED: "capped.test" };
 let mf;
 
-before(async () => {
+const start = async () => {
   mf = await startMiniflare(
     [
       {
@@ -32,10 +32,16 @@ before(async () => {
       runtimeWorkerOptions({ name: RUNTIMES.JAVASCRIPT, language: "javascript", routes: [`${HOSTS.JAVASCRIPT}/*`] }),
       runtimeWorkerOptions({ name: RUNTIMES.PYTHON, language: "python", routes: [`${HOSTS.PYTHON}/*`] }),
       runtimeWorkerOptions({ name: RUNTIMES.PERL, language: "perl", routes: [`${HOSTS.PERL}/*`] }),
+      // The JavaScript runtime with a 1 MiB cap on what one context's snapshot may store.
+      runtimeWorkerOptions({
+        name: RUNTIMES.CAPPED, language: "javascript", routes: [`${HOSTS.CAPPED}/*`],
+        bindings: { INTERPRETER_MAX_SNAPSHOT_BYTES: "1048576" },
+      }),
     ],
     { resourcePersistencePath: persist },
   );
-});
+};
+before(start);
 after(async () => {
   await mf?.dispose();
   rmSync(persist, { recursive: true, force: true });
@@ -258,4 +264,31 @@ describe("Perl out of memory is ExecutionLimitError: Memory limit exceeded", () 
       assert.equal(text(await raw("PERL", key, { contextId: "c", code: "$k + 1", workspace: EMPTY })), "6");
     });
   }
+});
+
+describe("INTERPRETER_MAX_SNAPSHOT_BYTES caps what one context's snapshot stores (the Playground's storage lever)", () => {
+  it("a round whose snapshot would be over the cap is not stored: the record goes stale, the live state stays, an eviction restores the last snapshot that fit", async () => {
+    assert.equal((await createContext("CAPPED", "cap", "c")).status, 201);
+    const small = await raw("CAPPED", "cap", { contextId: "c", code: "var x = 1; x", workspace: EMPTY });
+    assert.equal(text(small), "1");
+    assert.equal(small.result.context.snapshot.stale, false);
+    const storedBefore = small.result.context.snapshot.storedBytes;
+    assert.ok(storedBefore < 1048576, `a small context stores ${storedBefore} bytes`);
+    // About 2.4 MB of random doubles: incompressible, over the cap.
+    const big = await raw("CAPPED", "cap", {
+      contextId: "c", workspace: EMPTY,
+      code: "globalThis.big = new Float64Array(300000); for (let i = 0; i < big.length; i++) big[i] = Math.random(); big.length",
+    });
+    assert.equal(text(big), "300000");
+    assert.equal(big.result.context.snapshot.stale, true);
+    assert.equal(big.result.context.snapshot.storedBytes, storedBefore, "the stored record is the one before");
+    assert.equal(big.result.context.snapshotMs, undefined, "no snapshot was written");
+    assert.equal(text(await raw("CAPPED", "cap", { contextId: "c", code: "big.length + x", workspace: EMPTY })), "300001");
+    // A restart of workerd: the context restores the last snapshot that fit.
+    await mf.dispose();
+    await start();
+    const after = await raw("CAPPED", "cap", { contextId: "c", code: "typeof globalThis.big + ':' + x", workspace: EMPTY });
+    assert.equal(after.result.context.restored, undefined);
+    assert.equal(text(after).replace(/'/g, ""), "undefined:1");
+  });
 });
