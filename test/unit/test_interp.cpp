@@ -819,6 +819,27 @@ TEST_CASE("interp: a restore that does not happen is reported in the result, wit
   }
 }
 
+TEST_CASE("interp: a snapshot over INTERPRETER_MAX_SNAPSHOT_BYTES is not stored; the record goes stale", "[interp]") {
+  CHECK(interp::parseMaxSnapshotBytes(std::nullopt) == 0);
+  CHECK(interp::parseMaxSnapshotBytes("") == 0);
+  CHECK(interp::parseMaxSnapshotBytes("-1") == 0);
+  CHECK(interp::parseMaxSnapshotBytes("nope") == 0);
+  CHECK(interp::parseMaxSnapshotBytes("1048576") == 1048576);
+  Fixture f;
+  f.createContext();
+  auto first = f.execute("set 4");
+  const double stored = field(first, {"result", "context", "snapshot", "storedBytes"}).asNumber();
+  f.interp->setMaxSnapshotBytes(1);
+  auto over = f.execute("set 5");
+  CHECK(Fixture::text(over) == "5");
+  CHECK(field(over, {"result", "context", "snapshot", "stale"}).asBool() == true);
+  CHECK(field(over, {"result", "context", "snapshot", "storedBytes"}).asNumber() == stored);
+  CHECK(Fixture::text(f.execute("get")) == "5");  // the live instance stays
+  f.start();                                       // evicted: the last snapshot that fit
+  CHECK(Fixture::text(f.execute("get")) == "4");
+  CHECK(f.factory.restores == 1);
+}
+
 TEST_CASE("interp: every limit of the workspace manifest is a 400 naming it (issue 23)", "[interp]") {
   Fixture f;
   f.createContext();
