@@ -50,6 +50,15 @@ export interface ExecutionContextInfo {
   snapshotMs?: number;
   /** The Sandbox's idle deadline (epoch ms), only when expiry is enabled. */
   expiresAt?: number;
+  /** Only when this execution's state was not restored (it ran on a fresh instance): docs/snapshots.md. */
+  restored?: false;
+  restoreError?: RestoreError;
+}
+
+/** Why a context's state was not restored (docs/snapshots.md). */
+export interface RestoreError {
+  code: "BUILD_CHANGED" | "SNAPSHOT_DAMAGED" | "RESTORE_FAILED" | (string & {});
+  message: string;
 }
 
 /** What `runCode` and `sandbox.interpreter.runCode` answer. Check `error`: guest errors never throw. */
@@ -266,6 +275,8 @@ export interface SandboxContextInfo {
   lastUsed: string;
   executions: number;
   snapshot: SnapshotInfo | null;
+  /** The last execution whose state was not restored, and when (that execution's lastUsed). */
+  restoreError?: RestoreError & { at: string };
 }
 
 /** `sandbox.getInfo()` (SPEC §7.8). */

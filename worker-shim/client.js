@@ -438,7 +438,14 @@ export function getSandbox(namespace, id, options = {}) {
     },
     /** DELETE /contexts/<id>; the id is path-encoded (SPEC §10.9 item 184). */
     async deleteCodeContext(context) {
-      await call("DELETE", `/contexts/${encodeURIComponent(contextIdOf(context))}`);
+      const contextId = contextIdOf(context);
+      // The one rule that cannot wait for the Sandbox's C++ (which refuses these ids on every route): "." and ".." in
+      // a URL path are removed by the URL parser with the segment before, so DELETE /contexts/.. would reach the
+      // Sandbox as DELETE / and destroy the whole sandbox.
+      if (contextId === "." || contextId === "..") {
+        throw new ValidationFailedError({ code: "VALIDATION_FAILED", message: "Context id must not be '.' or '..'", context: {}, httpStatus: 400 });
+      }
+      await call("DELETE", `/contexts/${encodeURIComponent(contextId)}`);
     },
     /**
      * POST /execute (SPEC §7.5): in `context` (an id or a context object), or in `binding`'s default context (the

@@ -138,6 +138,10 @@ export class InterpreterHost {
     const hasWait = wait !== undefined && wait !== null;
     withCoreBytes(core, encoder.encode(hasWait ? String(wait) : ""),
       (p, n) => core._sw_do_set_engine_wait(this.#handle, p, n, hasWait ? 1 : 0));
+    const cap = this.#env?.INTERPRETER_MAX_SNAPSHOT_BYTES;
+    const hasCap = cap !== undefined && cap !== null;
+    withCoreBytes(core, encoder.encode(hasCap ? String(cap) : ""),
+      (p, n) => core._sw_do_set_max_snapshot(this.#handle, p, n, hasCap ? 1 : 0));
     released.register(this, { core, handle: this.#handle, storageId: this.#storageId }, this);
     return core;
   }

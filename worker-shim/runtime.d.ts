@@ -204,7 +204,16 @@ export interface InterpreterExecuteResponse extends EngineOutcome {
   engine: string;
   durationMs: number;
   executionCount: number;
-  context: { id: string; cwd: string; executions: number; snapshotMs?: number; snapshot: SnapshotInfo | null };
+  context: {
+    id: string;
+    cwd: string;
+    executions: number;
+    snapshotMs?: number;
+    snapshot: SnapshotInfo | null;
+    /** Only when this round's state was not restored (docs/snapshots.md). */
+    restored?: false;
+    restoreError?: { code: "BUILD_CHANGED" | "SNAPSHOT_DAMAGED" | "RESTORE_FAILED" | (string & {}); message: string };
+  };
   workspace: { dirs: string[]; files: WorkspaceFileEntry[]; deleted: string[] };
 }
 

@@ -186,6 +186,19 @@ export async function runEngineConformance(engine, options = {}) {
   assert.equal(restored.result.results?.[0]?.text, programs.stateful.expectResultText,
     "state must survive eviction (restore from the stored snapshot)");
 
+  assert.notEqual(restored.result.context.restored, false,
+    `the snapshot was not restored: ${JSON.stringify(restored.result.context.restoreError)}`);
+
+  // Every u64 is a handle and `extra` comes back as given (seed 000): the state survives an eviction with snapshot()
+  // answering handle 0, 1 or 2^64-1 and an extra of {} or of 64 KiB, and restore receives exactly those. (A built-in
+  // engine's sessions live in the core: its handle is its own, checked by its restore.)
+  const jsSessions = typeof engine.sessions.boot === "function" && typeof engine.sessions.restore === "function";
+  for (const handle of jsSessions ? [0n, 1n, 2n ** 64n - 1n] : []) {
+    for (const extra of [{}, extraOfBytes(65536)]) {
+      await checkSnapshotRoundTrip(engine, programs.stateful, handle, extra);
+    }
+  }
+
   // A guest error rolls the workspace mirror back; the file the sandbox holds is pulled once.
   const data = new TextEncoder().encode("kept");
   const hash = "sha256:" + (await sha256Hex(data));
@@ -215,6 +228,78 @@ export async function runEngineConformance(engine, options = {}) {
   assert.deepEqual(wiped.body, { success: true });
   const afterWipe = await contextRequest(interpreter, "DELETE", "/contexts/c2");
   assert.equal(afterWipe.status, 404);
+}
+
+/** An extra object whose JSON is exactly `bytes` long (the 64 KiB limit of docs/engine-authors.md). */
+function extraOfBytes(bytes) {
+  const extra = { pad: "" };
+  extra.pad = "x".repeat(bytes - JSON.stringify(extra).length);
+  return extra;
+}
+
+function isThenable(value) {
+  return value !== null && (typeof value === "object" || typeof value === "function") && typeof value.then === "function";
+}
+
+// `engine` whose sessions' snapshot() answers `handle` and `extra` instead of their own; restore checks what it
+// receives and hands the engine's own handle and extra (kept here: the eviction is simulated in this process) to the
+// engine's restore.
+async function checkSnapshotRoundTrip(engine, stateful, handle, extra) {
+  const label = `snapshot() answering handle ${handle} and an extra of ${JSON.stringify(extra).length} bytes`;
+  let own = null; // the engine's own handle and extra, at its last snapshot()
+  const received = [];
+  const wrap = (instance) => ({
+    get invalid() {
+      return instance.invalid;
+    },
+    get cwd() {
+      return instance.cwd;
+    },
+    execute: (request) => instance.execute(request),
+    canSnapshot: () => instance.canSnapshot(),
+    snapshot() {
+      const snap = instance.snapshot();
+      own = { handle: snap.handle, extra: snap.extra };
+      return { handle, extra, memory: snap.memory };
+    },
+    close: () => instance.close?.(),
+  });
+  const then = (value, f) => (isThenable(value) ? value.then(f) : f(value));
+  const wrapped = {
+    ...engine,
+    sessions: {
+      boot: (options) => then(engine.sessions.boot(options), wrap),
+      restore(options, source) {
+        received.push({ handle: source.handle, extra: source.extra });
+        const inner = {
+          handle: own?.handle ?? 0n,
+          extra: own?.extra ?? {},
+          memoryPages: source.memoryPages,
+          readPage: (page) => source.readPage(page),
+        };
+        return then(engine.sessions.restore(options, inner), wrap);
+      },
+    },
+  };
+  const state = createTestState();
+  let interpreter = createTestInterpreter(wrapped, state);
+  const run = (code) =>
+    interpreter.executeInContext(KEY, { contextId: "c1", code, envVars: {}, workspace: { dirs: [], manifest: {} } }, () => []);
+  const created = await contextRequest(interpreter, "POST", "/contexts", { id: "c1" });
+  assert.equal(created.status, 201);
+  const define = await run(stateful.define);
+  assert.equal(define.ok, true, `${label}: define: ${JSON.stringify(define)}`);
+  assert.ok(define.result.context.snapshot, `${label}: a snapshot must have been taken`);
+  interpreter = createTestInterpreter(wrapped, createTestState({ db: state.db, alarm: state.alarm }));
+  const use = await run(stateful.use);
+  assert.equal(use.ok, true, `${label}: ${JSON.stringify(use).slice(0, 500)}`);
+  assert.notEqual(use.result.context.restored, false,
+    `${label}: the snapshot was not restored: ${JSON.stringify(use.result.context.restoreError)}`);
+  assert.equal(received.length, 1, `${label}: sessions.restore must be called once after the eviction`);
+  assert.equal(typeof received[0].handle, "bigint", `${label}: SessionSnapshotSource.handle must be a bigint`);
+  assert.equal(received[0].handle, handle, `${label}: restore must receive the handle snapshot() answered`);
+  assert.deepEqual(received[0].extra, extra, `${label}: restore must receive the extra snapshot() answered`);
+  assert.equal(use.result.results?.[0]?.text, stateful.expectResultText, `${label}: state must survive eviction`);
 }
 
 async function sha256Hex(bytes) {

@@ -252,6 +252,12 @@ EMSCRIPTEN_KEEPALIVE void sw_do_set_engine_wait(uint32_t h, const char* text, ui
       sw::interp::parseEngineWait(has ? std::optional<std::string_view>(std::string_view(text, len)) : std::nullopt));
 }
 
+// INTERPRETER_MAX_SNAPSHOT_BYTES as text (has 0 when unset): the cap on what one context's snapshot may store.
+EMSCRIPTEN_KEEPALIVE void sw_do_set_max_snapshot(uint32_t h, const char* text, uint32_t len, uint32_t has) {
+  doOf(h)->interp->setMaxSnapshotBytes(sw::interp::parseMaxSnapshotBytes(
+      has ? std::optional<std::string_view>(std::string_view(text, len)) : std::nullopt));
+}
+
 EMSCRIPTEN_KEEPALIVE uint32_t sw_do_alarm(uint32_t h) {
   try {
     doOf(h)->interp->alarm();

@@ -185,6 +185,7 @@ class JsSession final : public interp::Session {
   // reads what it settled to.
   void open(uint32_t server, std::string_view restoreJson, std::unique_ptr<PageImage> image) {
     image_ = std::move(image);
+    restoring_ = !restoreJson.empty();
     Reply r = takeReply(sw_host_session_open(server, id(), workspaceId_, cwd_.data(), uint32_t(cwd_.size()),
                                              restoreJson.data(), uint32_t(restoreJson.size()), address(image_.get())));
     if (r.status == abi::SESSION_PROMISE) {
@@ -249,7 +250,9 @@ class JsSession final : public interp::Session {
   void opened(const Reply& r) {
     image_.reset();  // the engine's readPage is over
     opened_ = r.status == abi::SESSION_OK;  // the shim holds the instance only then: close it
-    if (r.status != abi::SESSION_OK) throw std::runtime_error("Engine session failed to start: " + r.field(0));
+    if (r.status != abi::SESSION_OK)
+      throw std::runtime_error((restoring_ ? "sessions.restore failed: " : "Engine session failed to start: ") +
+                               r.field(0));
   }
 
   // The execute answer (at once or settled).
@@ -301,6 +304,7 @@ class JsSession final : public interp::Session {
   enum class Waiting : uint8_t { None, Open, Execute };
   Waiting waiting_ = Waiting::None;
   bool opened_ = false;
+  bool restoring_ = false;
   mutable bool snapshotRead_ = false;
   mutable uint64_t handle_ = 0;
   mutable std::string extra_;
@@ -317,9 +321,9 @@ class JsSessionFactory final : public interp::SessionFactory {
     return s;
   }
 
-  // The snapshot is decoded (and verified) into a page image first; the engine then reads it page by page. Any
-  // failure -- the image, or the engine's restore throwing -- is nullptr: the Interpreter boots fresh (a rejected
-  // promise from restore too, through finishOpen).
+  // The snapshot is decoded (and verified) into a page image first; the engine then reads it page by page. An image
+  // that cannot be decoded is nullptr; the engine's restore throwing throws with its message (a rejected promise
+  // from restore too, through finishOpen). Either way the Interpreter reports why and boots fresh.
   std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd,
                                            const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
                                            std::string_view extraJson) override {
@@ -328,11 +332,7 @@ class JsSessionFactory final : public interp::SessionFactory {
     std::string restoreJson = "{\"handle\":\"" + std::to_string(handle) + "\",\"extra\":" +
                               std::string(extraJson.empty() ? std::string_view("{}") : extraJson) + "}";
     auto s = std::make_unique<JsSession>(workspace, cwd);
-    try {
-      s->open(server_, restoreJson, std::move(image));
-    } catch (const std::exception&) {
-      return nullptr;
-    }
+    s->open(server_, restoreJson, std::move(image));  // a throw says why: the Interpreter reports it and boots fresh
     return s;
   }
 

@@ -54,6 +54,8 @@ class BuiltinSession final : public interp::Session {
     session_.emplace(std::move(s.value()));
   }
   bool adopt(uint64_t handle, std::string_view extraJson, std::string_view cwd) {
+    // A built-in engine's handle is its interpreter's address in the restored memory: 0 or beyond it is no handle.
+    if (handle == 0 || handle >= uint64_t(memory_->pages()) * snapshot::kPageBytes) return false;
     // The guest's mutable globals as they were at the snapshot (for our engines only __stack_pointer, back at its
     // initial value between calls; set anyway, so an engine with more state in globals restores correctly).
     auto extra = json::parseCopy(extraJson);

@@ -70,6 +70,7 @@ std::optional<std::string> sandboxIdError(std::string_view id) {
     ok = ok && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
                 c == '_' || c == '-');
   if (!ok) return quoted + "must match /^[A-Za-z0-9._-]{1,63}$/";
+  if (server::isDotSegment(id)) return quoted + "cannot be '.' or '..'";
   if (id.front() == '-' || id.back() == '-') return quoted + "cannot start or end with a hyphen";
   if (isReserved(id)) return quoted + "'" + std::string(id) + "' is a reserved name";
   return std::nullopt;
@@ -207,6 +208,9 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasAssets) {
       auto idEnd = idAndSub.find('/');
       std::string_view rawId = idAndSub.substr(0, idEnd);
       sub_ = idEnd == std::string_view::npos ? "/" : std::string(idAndSub.substr(idEnd));
+      // The URL parser turns .../sandboxes/ID/contexts/%2e%2e into .../sandboxes/ID/: the sandbox route is
+      // .../sandboxes/ID only, so no normalized dot segment reaches DELETE / (the whole sandbox).
+      if (idEnd != std::string_view::npos && sub_ == "/") return error(404, "VALIDATION_FAILED", "Not found");
       if (method != "GET" && method != "POST" && method != "DELETE")
         return methodNotAllowed("Method not allowed", "GET, POST, DELETE");
       language_ = findLanguage(languageSegment);

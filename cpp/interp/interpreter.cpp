@@ -18,6 +18,20 @@ namespace sw::interp {
 namespace {
 
 constexpr std::size_t kMaxIdUnits = 128;
+// A restoreError message is the engine's text too: bounded like an outcome's error message.
+constexpr std::size_t kMaxRestoreMessageUnits = 1024;
+
+// A round's snapshot would store more than INTERPRETER_MAX_SNAPSHOT_BYTES: thrown inside the snapshot's transaction,
+// so its rows roll back; the round then counts as one that could not be snapshotted (the record goes stale).
+struct SnapshotOverCap : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Why a restore did not happen (docs/snapshots.md): its code and message go into the round's result.
+struct RestoreFailure : std::runtime_error {
+  RestoreFailure(std::string c, const std::string& message) : std::runtime_error(message), code(std::move(c)) {}
+  std::string code;
+};
 
 using json::Value;
 using json::Writer;
@@ -76,6 +90,13 @@ double parseIdleTtl(std::optional<std::string_view> value) {
   if (!value || value->empty()) return kDefaultIdleTtlMs;
   auto n = server::jsNumber(*value);
   if (!n || !std::isfinite(*n) || *n < 0) return kDefaultIdleTtlMs;
+  return *n;
+}
+
+double parseMaxSnapshotBytes(std::optional<std::string_view> value) {
+  if (!value || value->empty()) return 0;
+  auto n = server::jsNumber(*value);
+  if (!n || !std::isfinite(*n) || *n <= 0) return 0;
   return *n;
 }
 
@@ -171,10 +192,11 @@ struct Interpreter::SnapshotRecord {
     const Value* stored = member(v, "storedBytes");
     ok = ok && stored && stored->isNumber() && stored->asNumber() >= 0;
     r.storedBytes = numberOr(stored, 0);
+    // Any u64 in canonical decimal: the handle is the engine's (seed 000), 0 and 2^64-1 included. What a handle
+    // must point at is the engine's business, checked by its restore (a built-in engine's, cpp/core/sessions.cpp).
     const Value* handle = member(v, "handle");
     uint64_t handleValue = 0;
-    ok = ok && handle && handle->isString() && parseU64(handle->asString(), handleValue) && handleValue != 0 &&
-         handleValue < uint64_t(r.memoryPages) * snapshot::kPageBytes &&
+    ok = ok && handle && handle->isString() && parseU64(handle->asString(), handleValue) &&
          std::to_string(handleValue) == handle->asString();
     r.handle = stringOr(handle, "0");
     const Value* e = member(v, "extra");
@@ -220,6 +242,8 @@ struct Interpreter::Context {
   std::string lastUsed;
   double executions = 0;
   std::optional<SnapshotRecord> snapshot;
+  // Not stored: the row (or its snapshot member) could not be read, so whatever state it held is lost.
+  bool damaged = false;
 
   std::string toJson() const {
     std::string out;
@@ -246,7 +270,10 @@ struct Interpreter::Context {
     c.createdAt = stringOr(member(v, "createdAt"), "");
     c.lastUsed = stringOr(member(v, "lastUsed"), c.createdAt);
     c.executions = numberOr(member(v, "executions"), 0);
-    if (const Value* s = member(v, "snapshot"); s && !s->isNull()) c.snapshot = SnapshotRecord::read(*s);
+    if (const Value* s = member(v, "snapshot"); s && !s->isNull()) {
+      c.snapshot = SnapshotRecord::read(*s);
+      c.damaged = !c.snapshot;
+    }
     return c;
   }
 };
@@ -268,6 +295,10 @@ struct Interpreter::Pending {
   bool restoring = false;            // ... by a restore (a failure boots fresh) rather than a boot
   snapshot::Tracker restoredTracker;
   double restoreStarted = 0;
+  // This round's state was not restored (docs/snapshots.md "A failed restore"): the context's
+  // restored:false / restoreError {code, message}. Empty code: nothing to report.
+  std::string restoreCode;
+  std::string restoreMessage;
 };
 
 // --- construction and storage --------------------------------------------------------------------------------------
@@ -380,6 +411,7 @@ std::optional<Interpreter::Context> Interpreter::loadContext(std::string_view id
     c.emplace();
     c->createdAt = server::isoTime(clock_.epochMs());
     c->lastUsed = c->createdAt;
+    c->damaged = true;
   }
   c->id = std::string(id);
   return c;
@@ -474,6 +506,7 @@ const server::Action& Interpreter::HttpExchange::start(const http::RequestHead& 
     std::string id;
     if (!http::percentDecode(std::string_view(path).substr(prefix.size()), id))
       return error(404, "VALIDATION_FAILED", "Not found");
+    if (server::isDotSegment(id)) return error(400, "VALIDATION_FAILED", server::kDotSegmentIdMessage);
     owner_.ensureMeta(key_);
     if (!owner_.loadContext(id)) {
       return error(404, "CONTEXT_NOT_FOUND", "Code context '" + id + "' not found",
@@ -502,6 +535,8 @@ const server::Action& Interpreter::HttpExchange::bodyReceived(std::size_t n) {
   const Value* id = body.find("id");
   if (!id || !id->isString() || id->asString().empty() || json::utf16Length(id->asString()) > kMaxIdUnits)
     return error(400, "VALIDATION_FAILED", "id must be a non-empty string of at most 128 characters");
+  // Such a context could never be deleted by URL (DELETE /contexts/.. is DELETE / once normalized).
+  if (server::isDotSegment(id->asString())) return error(400, "VALIDATION_FAILED", server::kDotSegmentIdMessage);
   std::string cwd = "/workspace";
   if (const Value* c = body.find("cwd")) {
     if (!c->isString() || c->asString().empty())
@@ -579,6 +614,8 @@ Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) 
   const Value* contextId = args.find("contextId");
   if (!contextId || !contextId->isString() || contextId->asString().empty())
     return failure(400, "VALIDATION_FAILED", "contextId must be a non-empty string");
+  if (server::isDotSegment(contextId->asString()))
+    return failure(400, "VALIDATION_FAILED", server::kDotSegmentIdMessage);
 
   const Value* ws = args.find("workspace");
   if (!ws || !ws->isObject()) return failure(400, "VALIDATION_FAILED", "workspace is required");
@@ -595,6 +632,16 @@ Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) 
       return failure(400, "VALIDATION_FAILED", "workspace.manifest must map string paths to string hashes");
   const Value* disabled = ws->find("disabled");
   if (disabled && !disabled->isBool()) return failure(400, "VALIDATION_FAILED", "workspace.disabled must be a boolean");
+  // Every limit of the manifest, here and only here: invalid input is the caller's 400, never a 500 from deep inside
+  // reconciliation, and nothing of it reaches the mirror.
+  std::vector<std::string> dirList;
+  dirList.reserve(dirs->items().size());
+  for (const auto& d : dirs->items()) dirList.push_back(d.asString());
+  std::vector<std::pair<std::string, std::string>> manifestList;
+  manifestList.reserve(manifest->members().size());
+  for (const auto& [k, v] : manifest->members()) manifestList.emplace_back(k, v.asString());
+  if (auto invalid = workspace::checkManifest(dirList, manifestList, mirror_.workspace()->limits()))
+    return failure(400, "VALIDATION_FAILED", *invalid);
 
   auto ctx = loadContext(contextId->asString());
   if (!ctx) {
@@ -608,8 +655,8 @@ Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) 
   pending_->context = std::move(*ctx);
   pending_->code = code->asString();
   pending_->envJson = std::move(envJson);
-  for (const auto& d : dirs->items()) pending_->dirs.push_back(d.asString());
-  for (const auto& [k, v] : manifest->members()) pending_->manifest.emplace_back(k, v.asString());
+  pending_->dirs = std::move(dirList);
+  pending_->manifest = std::move(manifestList);
   return reconcileAndRun({}, false);
 }
 
@@ -677,18 +724,40 @@ Step Interpreter::run() {
   // (its promise never settled): it cannot be trusted, so it is dropped like an invalid one.
   if (resident_ && residentContext_ == ctx.id && !resident_->invalid() && !resident_->pending()) return execute();
   dropResident();
-  if (ctx.snapshot && ctx.snapshot->build == engine_.build && ctx.snapshot->verified) {
-    // Any failure of a restore -- a damaged row, a storage error, an allocation failure, the engine's restore throwing
-    // or its promise rejecting -- boots fresh: a snapshot that cannot be restored must never fail every later call.
+  // Any failure of a restore -- a damaged row, a storage error, an allocation failure, the engine's restore throwing
+  // or its promise rejecting -- boots fresh: a snapshot that cannot be restored must never fail every later call. It
+  // is never silent either: the round reports why (restoreFailed).
+  if (ctx.snapshot && ctx.snapshot->build != engine_.build) {
+    restoreFailed("BUILD_CHANGED", "The snapshot was taken under engine build '" + ctx.snapshot->build +
+                                       "'; this runtime runs build '" + engine_.build + "'");
+  } else if (ctx.snapshot && !ctx.snapshot->verified) {
+    restoreFailed("SNAPSHOT_DAMAGED", "The stored snapshot record is damaged or of another storage format");
+  } else if (ctx.snapshot) {
     std::unique_ptr<Session> restored;
     try {
       restored = startRestore(ctx);
+    } catch (const RestoreFailure& e) {
+      restoreFailed(e.code, e.what());
+    } catch (const std::exception& e) {
+      restoreFailed("RESTORE_FAILED", std::string("The engine could not restore the snapshot: ") + e.what());
     } catch (...) {
-      restored = nullptr;
+      restoreFailed("RESTORE_FAILED", "The engine could not restore the snapshot (host error)");
     }
     if (restored) return openResident(std::move(restored), true);
+  } else if (ctx.damaged) {
+    restoreFailed("SNAPSHOT_DAMAGED", "The context's stored record is damaged");
   }
   return bootFresh();
+}
+
+// Reported in this round's result (context.restored/restoreError) and as one log line: the caller learns its globals
+// are gone instead of reading a result computed on fresh state as if nothing happened.
+void Interpreter::restoreFailed(std::string_view code, std::string message) {
+  message = json::truncateUtf16(message, kMaxRestoreMessageUnits);
+  std::fprintf(stderr, "[sandbox-workers] context %s: state not restored, booted fresh (%.*s): %s\n",
+               jsonString(pending_->context.id).c_str(), int(code.size()), code.data(), message.c_str());
+  pending_->restoreCode = std::string(code);
+  pending_->restoreMessage = std::move(message);
 }
 
 Step Interpreter::bootFresh() {
@@ -721,10 +790,16 @@ Step Interpreter::afterOpen() {
   pending_->phase = Pending::kFiles;
   try {
     session->finishOpen();
+  } catch (const std::exception& e) {
+    session.reset();
+    if (!restoring) return openFailed();
+    restoreFailed("RESTORE_FAILED", std::string("The engine could not restore the snapshot: ") + e.what());
+    return bootFresh();
   } catch (...) {
     session.reset();
-    if (restoring) return bootFresh();
-    return openFailed();
+    if (!restoring) return openFailed();
+    restoreFailed("RESTORE_FAILED", "The engine could not restore the snapshot (host error)");
+    return bootFresh();
   }
   resident_ = std::move(session);
   residentContext_ = pending_->context.id;
@@ -811,8 +886,10 @@ Step Interpreter::executeAbandon() {
   if (pending_->phase == Pending::kOpening && pending_->opening) {
     pending_->opening.reset();  // closed: whatever it settles to later is closed too
     pending_->phase = Pending::kFiles;
-    if (pending_->restoring) return bootFresh();
-    return openFailed();
+    if (!pending_->restoring) return openFailed();
+    restoreFailed("RESTORE_FAILED", "The engine's restore did not settle within " +
+                                        std::to_string(uint64_t(engineWaitMs_)) + " ms");
+    return bootFresh();
   }
   if (pending_->phase != Pending::kExecuting || !resident_) return internalFailure();
   pending_->phase = Pending::kFiles;
@@ -830,7 +907,11 @@ Step Interpreter::finishRound(SessionOutcome outcome, bool threw) {
   // 5. bookkeeping
   ctx.executions += 1;
   ctx.lastUsed = server::isoTime(clock_.epochMs());
-  if (!outcome.cwd.empty()) ctx.cwd = outcome.cwd;
+  // Whatever the engine reported (a guest can forge it: Perl's driver runs in the guest), only a cwd under /workspace
+  // is stored; anything else leaves the context's cwd as it was.
+  if (!outcome.cwd.empty()) {
+    if (auto checked = workspace::contextCwd(outcome.cwd, mirror_.workspace()->limits())) ctx.cwd = *checked;
+  }
 
   auto parsedOutcome = json::parseCopy(outcome.outcomeJson);
   const Value* error = parsedOutcome.ok() ? member(parsedOutcome.value, "error") : nullptr;
@@ -888,6 +969,17 @@ Step Interpreter::finishRound(SessionOutcome outcome, bool threw) {
       if (live && ctx.snapshot && !ctx.snapshot->stale) ctx.snapshot->stale = true;
       saveContext(ctx);
     }
+  } catch (const SnapshotOverCap& e) {
+    // Like a round that cannot be snapshotted (an open descriptor): the rows rolled back, the resident and its tracker
+    // (which still describes the stored rows) stay, the stored record goes stale, and an eviction restores it.
+    std::fprintf(stderr, "[sandbox-workers] context %s: not snapshotted: %s\n", jsonString(ctx.id).c_str(), e.what());
+    try {
+      if (auto stored = loadContext(ctx.id)) ctx.snapshot = stored->snapshot;
+      if (ctx.snapshot && !ctx.snapshot->stale) ctx.snapshot->stale = true;
+      saveContext(ctx);
+    } catch (...) {
+      dropResident();  // storage failed too: the next call restores the last good snapshot
+    }
   } catch (...) {
     // The previous snapshot is intact (the transaction rolled back); the live instance's page state no longer
     // matches storage, so it is dropped and the next call restores from the last good snapshot.
@@ -924,6 +1016,13 @@ Step Interpreter::finishRound(SessionOutcome outcome, bool threw) {
   w.key("snapshot");
   if (ctx.snapshot) ctx.snapshot->writeInfo(w);
   else w.null();
+  if (!pending_->restoreCode.empty()) {  // optional: a caller that does not know these fields ignores them
+    w.key("restored").boolean(false);
+    w.key("restoreError").beginObject();
+    w.key("code").string(pending_->restoreCode);
+    w.key("message").string(pending_->restoreMessage);
+    w.endObject();
+  }
   w.endObject();
   w.key("workspace").beginObject();
   w.key("dirs").beginArray();
@@ -1044,20 +1143,29 @@ std::unique_ptr<Session> Interpreter::startRestore(Context& ctx) {
   uint64_t handle = 0;
   if (!record.verified || !snapshot::Manifest::decode(record.manifest, manifest, error) ||
       !parseU64(record.handle, handle))
-    return nullptr;
+    throw RestoreFailure("SNAPSHOT_DAMAGED", "The stored snapshot record is damaged" +
+                                                 (error.empty() ? std::string() : ": " + error));
   // The record's own fields must agree with its manifest.
   uint64_t stored = 0;
   for (const auto& segment : manifest.segments) stored += segment.bytes;
   if (manifest.memoryPages != record.memoryPages || manifest.segments.size() != record.chunkCount ||
       double(stored) != record.storedBytes)
-    return nullptr;
+    throw RestoreFailure("SNAPSHOT_DAMAGED", "The stored snapshot record does not match its manifest");
   RowReader rows(sql_, ctx.id);
   snapshot::Tracker tracker;
+  bool filled = false;
   auto session = sessions_.restore(
       mirror_.workspace(), ctx.cwd,
-      [&](snapshot::Memory& memory) { return snapshot::restore(memory, manifest, rows, tracker, error); }, handle,
-      record.extraJson);
-  if (!session) return nullptr;
+      [&](snapshot::Memory& memory) {
+        filled = snapshot::restore(memory, manifest, rows, tracker, error);
+        return filled;
+      },
+      handle, record.extraJson);
+  if (!session) {
+    if (!filled && !error.empty())
+      throw RestoreFailure("SNAPSHOT_DAMAGED", "The stored snapshot could not be decoded: " + error);
+    throw RestoreFailure("RESTORE_FAILED", "The engine could not restore the snapshot");
+  }
   pending_->restoredTracker = std::move(tracker);
   return session;
 }
@@ -1070,6 +1178,9 @@ void Interpreter::takeSnapshot(Context& ctx) {
   std::string error;
   if (!snapshot::take(resident_->memory(), tracker_, next, writer, stats, error))
     throw SqlError("snapshot failed: " + error);
+  if (maxSnapshotBytes_ > 0 && double(stats.storedBytes) > maxSnapshotBytes_)
+    throw SnapshotOverCap("the snapshot would store " + std::to_string(stats.storedBytes) + " bytes, over " +
+                          json::formatNumber(maxSnapshotBytes_));
   SnapshotRecord record;
   record.build = engine_.build;
   record.memoryPages = stats.memoryPages;

@@ -70,8 +70,9 @@ class SessionFactory {
   // A fresh instance whose /workspace is `workspace`, starting in `cwd`. Throws on failure.
   virtual std::unique_ptr<Session> boot(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd) = 0;
   // An instance restored from a snapshot: instantiate, let `fill` write the memory image (false = the snapshot is
-  // unusable: return nullptr), then adopt the stored handle without running any initialisation. Returns nullptr on
-  // failure (the Interpreter boots fresh). Either may return a pending() session (its promise settles later).
+  // unusable: return nullptr), then adopt the stored handle without running any initialisation. Returns nullptr or
+  // throws on failure (the Interpreter boots fresh and reports why: a throw's what() is the reason). `handle` is any
+  // u64 the engine's snapshot answered. Either may return a pending() session (its promise settles later).
   virtual std::unique_ptr<Session> restore(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd,
                                            const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
                                            std::string_view extraJson) = 0;
@@ -88,6 +89,10 @@ constexpr double kDefaultEngineWaitMs = 30000;
 
 // INTERPRETER_ENGINE_WAIT_MS: unset/empty -> default; Number(value) if finite and > 0, else default.
 double parseEngineWait(std::optional<std::string_view> value);
+
+// INTERPRETER_MAX_SNAPSHOT_BYTES (docs/limits.md): the most a context's snapshot may store (its rows, compressed).
+// Unset, empty, or not a finite number > 0: no cap (0).
+double parseMaxSnapshotBytes(std::optional<std::string_view> value);
 
 // INTERPRETER_IDLE_TTL_MS (SPEC §4.7): unset/empty -> default; Number(value) if finite and >= 0, else default.
 double parseIdleTtl(std::optional<std::string_view> value);
@@ -174,6 +179,7 @@ class Interpreter {
   // fresh.
   Step executeAbandon();
   void setEngineWaitMs(double ms) { engineWaitMs_ = ms; }
+  void setMaxSnapshotBytes(double bytes) { maxSnapshotBytes_ = bytes; }
   // The alarm handler (SPEC §4.7).
   void alarm();
 
@@ -205,6 +211,7 @@ class Interpreter {
   Step reconcileAndRun(std::vector<workspace::File> files, bool secondPass);
   Step run();
   Step bootFresh();
+  void restoreFailed(std::string_view code, std::string message);
   Step openResident(std::unique_ptr<Session> session, bool restoring);
   Step afterOpen();
   Step openFailed();
@@ -223,6 +230,7 @@ class Interpreter {
   double ttlMs_;
   double armedAlarm_;  // NaN: unknown/none cached
   double engineWaitMs_ = kDefaultEngineWaitMs;
+  double maxSnapshotBytes_ = 0;  // 0: no cap
 
   std::string metaJson_;  // the meta row as stored ("" = none)
   workspace::Mirror mirror_;

@@ -35,6 +35,28 @@ std::string stringOr(const Value* v, std::string_view fallback) {
 }
 double numberOr(const Value* v, double fallback) { return v && v->isNumber() ? v->asNumber() : fallback; }
 
+// An execute result's context.restored:false + restoreError {code, message} (docs/snapshots.md), as canonical JSON
+// {code, message}; "" when absent or malformed (an optional field from another party never fails the call).
+std::string restoreErrorOf(const Value& context) {
+  const Value* restored = context.find("restored");
+  const Value* error = context.find("restoreError");
+  if (!restored || !restored->isBool() || restored->asBool() || !error || !error->isObject()) return "";
+  const Value* code = error->find("code");
+  const Value* message = error->find("message");
+  if (!code || !code->isString() || !message || !message->isString()) return "";
+  const std::string& c = code->asString();
+  if (c.empty() || c.size() > 64) return "";
+  for (char ch : c)
+    if (!((ch >= 'A' && ch <= 'Z') || ch == '_')) return "";
+  std::string out;
+  Writer w(out);
+  w.beginObject();
+  w.key("code").string(c);
+  w.key("message").string(json::truncateUtf16(message->asString(), 1024));
+  w.endObject();
+  return out;
+}
+
 // JavaScript truthiness of a JSON value (recursive?, force?, includeHidden?).
 bool truthy(const Value* v) {
   if (!v) return false;
@@ -332,6 +354,8 @@ struct Sandbox::Context {
   std::string lastUsed;
   double executions = 0;
   std::string snapshotJson = "null";  // exactly what the interpreter last returned
+  // The last execute whose state was not restored (docs/snapshots.md): {code, message, at}; empty = none yet.
+  std::string restoreErrorJson;
 
   std::string toJson() const {
     std::string out;
@@ -347,6 +371,7 @@ struct Sandbox::Context {
     w.key("lastUsed").string(lastUsed);
     w.key("executions").number(executions);
     w.key("snapshot").raw(snapshotJson);
+    if (!restoreErrorJson.empty()) w.key("restoreError").raw(restoreErrorJson);
     w.endObject();
     return out;
   }
@@ -365,6 +390,7 @@ struct Sandbox::Context {
     c.lastUsed = stringOr(member(v, "lastUsed"), c.createdAt);
     c.executions = numberOr(member(v, "executions"), 0);
     if (const Value* s = member(v, "snapshot")) c.snapshotJson = json::stringify(*s);
+    if (const Value* e = member(v, "restoreError"); e && e->isObject()) c.restoreErrorJson = json::stringify(*e);
     if (c.id.empty() || c.binding.empty()) return std::nullopt;
     return c;
   }
@@ -657,7 +683,10 @@ const Action& Sandbox::Exchange::start(const http::RequestHead& head) {
   if (method == "DELETE" && path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
       path.find('/', prefix.size()) == std::string::npos) {
     std::string contextId;
-    if (http::percentDecode(std::string_view(path).substr(prefix.size()), contextId)) return deleteContext(contextId);
+    if (http::percentDecode(std::string_view(path).substr(prefix.size()), contextId)) {
+      if (server::isDotSegment(contextId)) return invalid(400, server::kDotSegmentIdMessage);
+      return deleteContext(contextId);
+    }
   }
   return invalid(404, "Not found");
 }
@@ -841,6 +870,7 @@ const Action& Sandbox::Exchange::info() {
     w.key("lastUsed").string(c.lastUsed);
     w.key("executions").number(c.executions);
     w.key("snapshot").raw(c.snapshotJson);
+    if (!c.restoreErrorJson.empty()) w.key("restoreError").raw(c.restoreErrorJson);
     w.endObject();
   }
   w.endArray();
@@ -907,6 +937,7 @@ const Action& Sandbox::Exchange::execute(const Value& body) {
   const Value* contextId = body.find("contextId");
   if (contextId && (!contextId->isString() || contextId->asString().empty()))
     return invalid(400, "contextId must be a non-empty string");
+  if (contextId && server::isDotSegment(contextId->asString())) return invalid(400, server::kDotSegmentIdMessage);
   const Value* binding = body.find("binding");
   if (binding && (!binding->isString() || binding->asString().empty()))
     return invalid(400, "binding must be a non-empty string");
@@ -1059,9 +1090,17 @@ const Action& Sandbox::Exchange::executed(CallAnswer answer) {
   Context updated = *it;
   updated.executions += 1;
   updated.lastUsed = owner_.nowIso();
-  if (const Value* cwd = rctx->find("cwd"); cwd && cwd->isString() && !cwd->asString().empty())
-    updated.cwd = cwd->asString();
+  // The runtime Worker is another party: its cwd is stored only when it normalizes under /workspace (a forged one,
+  // e.g. "/etc/../..", leaves the registry's cwd as it was).
+  if (const Value* cwd = rctx->find("cwd"); cwd && cwd->isString()) {
+    if (auto checked = workspace::contextCwd(cwd->asString())) updated.cwd = *checked;
+  }
   if (const Value* snap = rctx->find("snapshot")) updated.snapshotJson = json::stringify(*snap);
+  const std::string restoreError = restoreErrorOf(*rctx);
+  if (!restoreError.empty()) {
+    updated.restoreErrorJson = restoreError;
+    updated.restoreErrorJson.insert(updated.restoreErrorJson.size() - 1, ",\"at\":" + jsonString(updated.lastUsed));
+  }
   owner_.sql_.transaction([&] {
     owner_.persist(changes);
     owner_.saveContext(updated);
@@ -1081,6 +1120,7 @@ const Action& Sandbox::Exchange::executed(CallAnswer answer) {
     w.key("executions").number(updated.executions);
     if (const Value* ms = rctx->find("snapshotMs"); ms && ms->isNumber()) w.key("snapshotMs").value(*ms);
     if (!std::isnan(deadline)) w.key("expiresAt").number(deadline);
+    if (!restoreError.empty()) w.key("restored").boolean(false).key("restoreError").raw(restoreError);
     w.endObject();
   };
   bool wroteCount = false, wroteContext = false;

@@ -108,8 +108,10 @@ bool languageMatches(std::string_view requested, std::string_view runtimeLanguag
   return n == runtimeLanguage || (runtimeLanguage == "javascript" && n == "typescript");
 }
 
+bool isDotSegment(std::string_view id) { return id == "." || id == ".."; }
+
 bool isValidInterpreterKey(std::string_view key) {
-  if (key.empty() || key.size() > 128) return false;
+  if (key.empty() || key.size() > 128 || isDotSegment(key)) return false;
   for (char c : key) {
     bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
               c == '_' || c == '-';
@@ -213,16 +215,28 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasInterpreter
     case http::Route::Interpreters: {
       if (auto refused = contextsUnavailable(engine, m.interpreterKey, hasInterpreterBinding))
         return validationError(400, *refused);
+      // No route may change meaning under URL normalization: the URL parser turns /interpreters/K/contexts/%2e%2e
+      // into /interpreters/K/, so the whole-Interpreter route is /interpreters/K only, and a dot segment that
+      // survived to here (raw or percent-encoded) is refused rather than forwarded to be normalized away.
+      if (m.interpreterRest == "/" && path.back() == '/')
+        return respond(errorResponse(clock_, 404, "VALIDATION_FAILED", "Not found"));
+      for (std::size_t at = 1; at <= m.interpreterRest.size();) {
+        std::size_t end = m.interpreterRest.find('/', at);
+        if (end == std::string::npos) end = m.interpreterRest.size();
+        std::string segment;
+        if (!http::percentDecode(std::string_view(m.interpreterRest).substr(at, end - at), segment))
+          segment.clear();
+        if (isDotSegment(segment)) return validationError(400, kDotSegmentIdMessage);
+        at = end + 1;
+      }
+      // The reference forwards to new URL(rest, request.url), where a rest starting with "//" is scheme-relative:
+      // /interpreters/K//x/contexts would become /contexts, and /interpreters/K//x the wipe. Refused instead.
+      if (m.interpreterRest.rfind("//", 0) == 0)
+        return respond(errorResponse(clock_, 404, "VALIDATION_FAILED", "Not found"));
       action_ = Action{};
       action_.kind = ActionKind::Forward;
       action_.interpreterKey = m.interpreterKey;
       action_.forwardPath = m.interpreterRest;
-      // The reference forwards to new URL(rest, request.url): a rest starting with "//" is scheme-relative, so its
-      // first segment becomes the host and only what follows it is the path.
-      if (action_.forwardPath.rfind("//", 0) == 0) {
-        auto slash = action_.forwardPath.find('/', 2);
-        action_.forwardPath = slash == std::string::npos ? "/" : action_.forwardPath.substr(slash);
-      }
       action_.forwardHeaders = {{"x-interpreter-key", m.interpreterKey}};
       // The Interpreter reads at most this much of a body (POST /contexts, SPEC §2.6 step 1): the forward buffers one
       // byte more, enough for the Interpreter to answer 413, never a hostile body of any size.

@@ -151,6 +151,12 @@ std::string normalizeLanguage(std::string_view requested);
 
 bool isValidInterpreterKey(std::string_view key);
 
+// "." and "..": an id that cannot be a URL path segment (the URL parser removes it with the segment before, so
+// DELETE /interpreters/K/contexts/%2e%2e would reach DELETE /interpreters/K/). Refused as a key or context id on every
+// route, percent-encoded or not.
+bool isDotSegment(std::string_view id);
+constexpr std::string_view kDotSegmentIdMessage = "Context id must not be '.' or '..'";
+
 // Number(text) for a header or env value (decimal, exponent, 0x/0b/0o, Infinity; surrounding blanks ignored; "" is
 // 0); nullopt where Number() gives NaN.
 std::optional<double> jsNumber(std::string_view s);

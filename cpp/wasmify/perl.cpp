@@ -130,8 +130,15 @@ Result<std::string> runPerl(Instance& instance, std::string_view mode, const Exe
     // Perl's "Out of memory!" is not an exception a program can catch: Perl writes it to fd 2 and exits (proc_exit, a
     // trap here whose message ends with that line). The instance is invalid either way (a session restores its last
     // snapshot).
+    //
+    // Out of memory while Perl folds constants at compile time (`'a' x 1_000_000_000`; `sort 1 .. 100_000_000`) ends
+    // the same way, but Perl's last words are another line: croak_no_mem's my_exit unwinds into fold_constants or
+    // gen_constant_list, which expect no my_exit there (nothing a program writes can exit while constants fold) and
+    // panic "<site> JMPENV_PUSH returned 2", and that panic is what the engine says on its way out.
     const Failure& f = ran.failure();
-    if (f.kind != FailureKind::Limit && f.message.find("Out of memory") != std::string::npos) {
+    const bool foldedOutOfMemory = f.message.find("panic: ") != std::string::npos &&
+                                   f.message.find(" JMPENV_PUSH returned 2") != std::string::npos;
+    if (f.kind != FailureKind::Limit && (f.message.find("Out of memory") != std::string::npos || foldedOutOfMemory)) {
       return Failure{FailureKind::Limit, "Memory limit exceeded"};
     }
     return f;

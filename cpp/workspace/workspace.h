@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -43,6 +44,21 @@ struct Error {
 // "." and empty segments are dropped; ".." pops (above "/" -> EACCES); the first segment must be "workspace", else
 // EACCES "Path escapes /workspace: <path as given>". `out` is "/workspace" or "/workspace/<segments>".
 bool normalizePath(std::string_view cwd, std::string_view path, std::string& out, Error& err);
+
+// A context's cwd as an engine (or a runtime Worker) reported it, as it may be stored: absolute, normalized under
+// /workspace, its root-relative path within `limits` (bytes, depth), no NUL. nullopt for anything else: a forged cwd
+// ("/etc/../..") is never stored, whatever reported it.
+std::optional<std::string> contextCwd(std::string_view reported, const wasi::WorkspaceLimits& limits = {});
+
+// executeInContext's `workspace` manifest checked once, at the boundary, against `limits` (docs/limits.md): nullopt,
+// or the message of the 400 VALIDATION_FAILED, naming the limit. A `dirs` entry or manifest path over the path,
+// depth or name limit, a NUL in a path, more manifest files than entries allowed, manifest paths over the total path
+// bytes, two manifest keys for one path, a repeated `dirs` entry, a manifest path that is also a directory (the
+// root, a `dirs` entry, or the parent of another entry). Paths that escape /workspace are left to reconcile (403
+// EACCES, as before); `dirs` has no count limit (SPEC §2.8).
+std::optional<std::string> checkManifest(const std::vector<std::string>& dirs,
+                                         const std::vector<std::pair<std::string, std::string>>& manifest,
+                                         const wasi::WorkspaceLimits& limits);
 
 // --- shared by the mirror and the caller's Sandbox (cpp/sandbox), so both speak of paths and limits alike
 constexpr std::string_view kRoot = "/workspace";

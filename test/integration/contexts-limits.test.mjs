@@ -1,6 +1,6 @@
 // Denial-of-service limits of code contexts in workerd (Miniflare, on-disk SQLite), issue 13 (docs/limits.md):
 // a guest's rename tower stays within the path limits and its result stays small; a 100 KB workspace.dirs path is
-// refused without wedging the Interpreter; oversized args are refused before the core parses them; a context row or
+// refused (400, naming the limit) without wedging the Interpreter; oversized args are refused before the core parses them; a context row or
 // chunk rows edited on disk boot fresh and the context recovers.
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -103,16 +103,16 @@ describe("workspace path limits (docs/limits.md)", () => {
     console.log(`rename tower: result ${body.length} bytes`);
   });
 
-  it("a 100 KB workspace.dirs path is ENAMETOOLONG and every later call still works, in every context", async () => {
+  it("a 100 KB workspace.dirs path is 400 VALIDATION_FAILED naming the path limit, and every later call still works, in every context", async () => {
     await rt.createContext("deepdirs", "c1");
     await rt.createContext("deepdirs", "c2");
     let deep = "/workspace";
     while (deep.length < 100_000) deep += "/a";
     const r = await rt.raw("deepdirs", { contextId: "c1", code: "1", workspace: { dirs: [deep], manifest: {} } });
     assert.equal(r.ok, false, JSON.stringify(r).slice(0, 300));
-    assert.equal(r.status, 500);
-    assert.equal(r.body.code, "FILESYSTEM_ERROR");
-    assert.deepEqual(r.body.context, { errno: "ENAMETOOLONG" });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.code, "VALIDATION_FAILED");
+    assert.match(r.body.message, /^workspace\.dirs entry exceeds the path limit of 4096 bytes: \/workspace\/a\/a/);
     assert.equal(text(await rt.run({ key: "deepdirs", contextId: "c1", code: "1 + 1" })), "2");
     assert.equal(text(await rt.run({ key: "deepdirs", contextId: "c2", code: "2 + 2" })), "4");
   });

@@ -14,6 +14,18 @@ import { startRuntime, jsonBody, assertExecutionResult } from "./helpers.mjs";
 import { runEngineConformance, createTestInterpreter, createTestState } from "../../worker-shim/testing.js";
 
 const { makeCounterEngine } = await import("./fixtures/counter/engine.js");
+
+// Runs `fn` with console.error recorded (the core's log lines come through it: worker-shim/core.js printErr).
+async function capturingLog(fn) {
+  const lines = [];
+  const original = console.error;
+  console.error = (...args) => lines.push(args.map(String).join(" "));
+  try {
+    return [await fn(), lines];
+  } finally {
+    console.error = original;
+  }
+}
 const guest = new WebAssembly.Module(readFileSync(buildCounterGuest()));
 const engine = makeCounterEngine(guest);
 const asyncEngine = makeCounterEngine(guest, { async: true });
@@ -161,9 +173,17 @@ describe("the counter engine (JavaScript, with sessions) in Node", () => {
     await caller.createContext();
     await caller.run("add 4");
     const other = createTestInterpreter(makeCounterEngine(guest, { build: "counter-2" }), createTestState({ db: state.db }));
-    const r = await other.executeInContext("k", { contextId: "c1", code: "get", envVars: {}, workspace: { dirs: [], manifest: {} } }, () => []);
+    const [r, logged] = await capturingLog(() =>
+      other.executeInContext("k", { contextId: "c1", code: "get", envVars: {}, workspace: { dirs: [], manifest: {} } }, () => []));
     assert.equal(r.result.results[0].text, "0");
     assert.equal(r.result.context.snapshot.build, "counter-2");
+    // Reported (issue 23): in the result and as one log line.
+    assert.equal(r.result.context.restored, false);
+    assert.equal(r.result.context.restoreError.code, "BUILD_CHANGED");
+    assert.equal(r.result.context.restoreError.message,
+      "The snapshot was taken under engine build 'counter-1'; this runtime runs build 'counter-2'");
+    assert.deepEqual(logged.filter((l) => l.includes("state not restored")),
+      ['[core] [sandbox-workers] context "c1": state not restored, booted fresh (BUILD_CHANGED): ' + r.result.context.restoreError.message]);
   });
 
   it("a failing boot is the generic 502, and a failing restore boots fresh", async () => {
@@ -183,8 +203,44 @@ describe("the counter engine (JavaScript, with sessions) in Node", () => {
     await caller.run("add 9");
     const noRestore = { ...engine, sessions: { boot: engine.sessions.boot, restore() { throw new Error("cannot restore"); } } };
     const fresh = createTestInterpreter(noRestore, createTestState({ db: state.db }));
-    const again = await fresh.executeInContext("k", { contextId: "c1", code: "get", envVars: {}, workspace: { dirs: [], manifest: {} } }, () => []);
+    const [again, logged] = await capturingLog(() =>
+      fresh.executeInContext("k", { contextId: "c1", code: "get", envVars: {}, workspace: { dirs: [], manifest: {} } }, () => []));
     assert.equal(again.result.results[0].text, "0", "booted fresh");
+    assert.equal(again.result.context.restored, false);
+    assert.deepEqual(again.result.context.restoreError,
+      { code: "RESTORE_FAILED", message: "The engine could not restore the snapshot: sessions.restore failed: cannot restore" });
+    assert.equal(logged.filter((l) => l.includes("state not restored, booted fresh (RESTORE_FAILED)")).length, 1);
+    // The next round uses the fresh resident: nothing to report.
+    const next = await fresh.executeInContext("k", { contextId: "c1", code: "add 2", envVars: {}, workspace: { dirs: [], manifest: {} } }, () => []);
+    assert.equal(next.result.results[0].text, "2");
+    assert.equal(next.result.context.restored, undefined);
+    assert.equal(next.result.context.restoreError, undefined);
+  });
+
+  it("issue 23: an engine whose snapshot() answers handle 0 or 2^64-1 survives eviction in Node, with restore told exactly that", async () => {
+    for (const handle of ["0", "18446744073709551615"]) {
+      const state = createTestState();
+      const caller = nodeCaller(state, "c1");
+      await caller.createContext();
+      assert.equal((await caller.run(`snap ${handle} 2;add 12`)).result.results[0].text, "12");
+      await caller.restart();
+      const r = await caller.run("get");
+      assert.equal(r.result.context.restored, undefined, JSON.stringify(r.result.context.restoreError));
+      assert.equal(r.result.results[0].text, "12");
+      assert.equal((await caller.run("snapinfo")).result.results[0].text, `bigint:${handle} 2`);
+    }
+  });
+
+  it("issue 23: an extra over 64 KiB is a failed snapshot (the last good one stays); one of exactly 64 KiB restores", async () => {
+    const state = createTestState();
+    const caller = nodeCaller(state, "c1");
+    await caller.createContext();
+    assert.equal((await caller.run("snap 3 65536;add 1")).result.results[0].text, "1");
+    assert.equal((await caller.run("snap 3 65537;add 1")).result.results[0].text, "2");
+    await caller.restart();
+    const r = await caller.run("snapinfo");
+    assert.equal(r.result.results[0].text, "bigint:3 65536");
+    assert.equal((await caller.run("get")).result.results[0].text, "1", "the snapshot of the round before");
   });
 
   it("./snapshot: captureMemory and restoreMemory move an instance's state into a fresh one", async () => {
@@ -386,5 +442,114 @@ describe("the counter engine with asynchronous sessions in workerd (Miniflare, o
       },
     });
     await checkNeverSettles({ run: runIn("c2") });
+  });
+});
+
+// Issue 23: what a third-party engine's snapshot answers comes back exactly, after a real restart of workerd, and a
+// restore that does not happen is reported in the result, in getInfo() and (in Node, where the log can be read) the
+// log, through our Sandbox (the client's getSandbox in a caller Worker) in front of the counter runtime.
+describe("the counter engine behind a Sandbox in workerd: handles, extras, failed restores, a build change", () => {
+  const persist = mkdtempSync(path.join(tmpdir(), "sw-counter-sandbox-"));
+  let mf;
+  const start = async (entry = "counter-runtime.js") => {
+    const { helperWorkerOptions, runtimeWorkerOptions, startMiniflare } = await import("./helpers.mjs");
+    mf = await startMiniflare(
+      [
+        {
+          ...helperWorkerOptions({ name: "caller", entry: "client-caller.js", serviceBindings: { COUNTER: "runtime" } }),
+          durableObjects: { Sandbox: { className: "Sandbox", useSQLite: true } },
+        },
+        runtimeWorkerOptions({ name: "runtime", entry, interpreter: true, routes: ["runtime.test/*"] }),
+      ],
+      { resourcePersistencePath: persist },
+    );
+  };
+  const restart = async (entry) => {
+    await mf.dispose();
+    await start(entry);
+  };
+  const call = async (id, method, ...args) => {
+    const res = await mf.dispatchFetch("https://caller.test/call", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ id, method, args }),
+    });
+    return res.json();
+  };
+  const ok = (r) => {
+    assert.equal(r.ok, true, JSON.stringify(r.error ?? r).slice(0, 600));
+    return r.value;
+  };
+  const run = async (id, context, code) => ok(await call(id, "interpreter.runCode", code, { context }));
+  const text = (result) => {
+    assert.equal(result.error, undefined, JSON.stringify(result.error));
+    return result.results[0]?.text;
+  };
+  const MAX = (2n ** 64n - 1n).toString();
+  const VARIANTS = [["0", 2], ["1", 2], [MAX, 2], ["0", 65536], ["1", 65536], [MAX, 65536]];
+  const contexts = {};
+
+  before(async () => {
+    buildCounterGuest();
+    await start();
+  });
+  after(async () => {
+    await mf?.dispose();
+    rmSync(persist, { recursive: true, force: true });
+  });
+
+  it("before the restart: each sandbox's context snapshots its handle and extra; one asks its restore to fail", async () => {
+    for (const [i, [handle, bytes]] of VARIANTS.entries()) {
+      const id = `handle-${i}`;
+      contexts[id] = ok(await call(id, "interpreter.createCodeContext", { binding: "COUNTER" })).id;
+      const r = await run(id, contexts[id], `snap ${handle} ${bytes};add ${i + 3}`);
+      assert.equal(text(r), String(i + 3));
+      assert.equal(r.context.restored, undefined);
+    }
+    contexts.failing = ok(await call("failing", "interpreter.createCodeContext", { binding: "COUNTER" })).id;
+    assert.equal(text(await run("failing", contexts.failing, "snap 5 100 fail;add 4")), "4");
+    contexts.rebuilt = ok(await call("rebuilt", "interpreter.createCodeContext", { binding: "COUNTER" })).id;
+    assert.equal(text(await run("rebuilt", contexts.rebuilt, "add 6")), "6");
+  });
+
+  it("after a restart of workerd: every handle (0, 1, 2^64-1) and extra ({}, 64 KiB) restores, with its value", async () => {
+    await restart();
+    for (const [i, [handle, bytes]] of VARIANTS.entries()) {
+      const id = `handle-${i}`;
+      const r = await run(id, contexts[id], "get");
+      assert.equal(r.context.restored, undefined, `${handle}/${bytes}: ${JSON.stringify(r.context.restoreError)}`);
+      assert.equal(text(r), String(i + 3), `handle ${handle}, extra of ${bytes} bytes: the value survived`);
+      assert.equal(text(await run(id, contexts[id], "snapinfo")), `bigint:${handle} ${bytes}`);
+      const info = ok(await call(id, "getInfo"));
+      assert.equal(info.contexts[0].restoreError, undefined);
+    }
+  });
+
+  it("a restore that throws: the execute runs on fresh state and says so, in the result and in getInfo()", async () => {
+    const r = await run("failing", contexts.failing, "get");
+    assert.equal(text(r), "0", "booted fresh");
+    assert.equal(r.context.restored, false);
+    assert.equal(r.context.restoreError.code, "RESTORE_FAILED");
+    assert.match(r.context.restoreError.message, /restore refused on purpose/);
+    const info = ok(await call("failing", "getInfo"));
+    assert.equal(info.contexts[0].restoreError.code, "RESTORE_FAILED");
+    assert.match(info.contexts[0].restoreError.message, /restore refused on purpose/);
+    assert.equal(typeof info.contexts[0].restoreError.at, "string");
+    // The context keeps working on its new state; the next round restored nothing, so it reports nothing.
+    const next = await run("failing", contexts.failing, "add 1");
+    assert.equal(text(next), "1");
+    assert.equal(next.context.restored, undefined);
+  });
+
+  it("a build change (the same storage under engine build counter-2) boots fresh and says so, with its own reason", async () => {
+    await restart("counter-runtime-b.js");
+    const r = await run("rebuilt", contexts.rebuilt, "get");
+    assert.equal(text(r), "0");
+    assert.equal(r.context.restored, false);
+    assert.equal(r.context.restoreError.code, "BUILD_CHANGED");
+    assert.match(r.context.restoreError.message, /'counter-1'.*'counter-2'/);
+    const info = ok(await call("rebuilt", "getInfo"));
+    assert.equal(info.contexts[0].restoreError.code, "BUILD_CHANGED");
+    assert.equal(text(await run("rebuilt", contexts.rebuilt, "add 2")), "2");
   });
 });

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ROOT, helperWorkerOptions, assertErrorResponse, assertExecutionResult, jsonBody, streamBody } from "./helpers.mjs";
-import { startPlayground, LANGUAGES } from "../playground/harness.mjs";
+import { ROOT, helperWorkerOptions, assertErrorResponse, assertExecutionResult, jsonBody, streamBody, wranglerWorker } from "./helpers.mjs";
+import { startPlayground, LANGUAGES, GATEWAY_CONFIG } from "../playground/harness.mjs";
 
 const json = (body) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
@@ -145,6 +145,17 @@ describe("Playground gateway", () => {
     assert.deepEqual(JSON.parse(files.body), body);
   });
 
+  it("issue 23: .../sandboxes/ID/contexts/%2e%2e never reaches the Sandbox as DELETE / (the whole sandbox)", async () => {
+    // The URL parser makes .../contexts/%2e%2e (and ..) into .../sandboxes/ID/: refused, never forwarded.
+    for (const tail of ["contexts/%2e%2e", "contexts/..", "contexts/.%2E", ""]) {
+      const res = await pg.fetch(`/languages/perl/sandboxes/s1/${tail}`, { method: "DELETE" });
+      assert.equal(res.status, 404, tail);
+      const body = await res.json();
+      assert.equal(body.code, "VALIDATION_FAILED", tail);
+      assert.equal(body.method, undefined, `${tail}: reached the Sandbox`);
+    }
+  });
+
   it("sandbox routes refuse unknown languages and bad sandbox ids with the sandbox id rules' messages", async () => {
     await assertErrorResponse(await pg.fetch("/languages/php/sandboxes/abc"), 400, "Unsupported language: php");
     await assertErrorResponse(await pg.fetch("/languages/python/sandboxes/-abc"), 400,
@@ -263,5 +274,28 @@ describe("Playground gateway with its own Sandbox Durable Object", () => {
     const refused = await pg.fetch("/languages/ruby/sandboxes/gw-two/contexts", json({}));
     assert.equal(refused.status, 400);
     assert.equal((await refused.json()).message, "Code contexts are not supported by binding 'RUBY' (ruby)");
+  });
+});
+
+describe("Playground gateway as deployed (gateway/wrangler.jsonc's own vars)", () => {
+  let pg;
+  before(async () => {
+    const { workerOptions } = wranglerWorker(GATEWAY_CONFIG);
+    // The config's bindings as they are, not the local `npm run playground` override.
+    pg = await startPlayground({ languages: ["javascript"], gateway: { bindings: workerOptions.bindings } });
+  });
+  after(() => pg?.dispose());
+
+  it("issue 23: the files API is off unless a variable turns it on; code still runs in a sandbox", async () => {
+    const { workerOptions } = wranglerWorker(GATEWAY_CONFIG);
+    assert.equal(workerOptions.bindings.SANDBOX_FILE_API, "disabled");
+    const res = await pg.fetch("/languages/javascript/sandboxes/deployed/files", json({ op: "write", path: "/workspace/a.txt", content: "x" }));
+    assert.equal(res.status, 403);
+    const body = await res.json();
+    assert.equal(body.code, "NOT_SUPPORTED");
+    const info = await (await pg.fetch("/languages/javascript/sandboxes/deployed")).json();
+    assert.equal(info.fileApi, false);
+    const run = await (await pg.fetch("/languages/javascript/sandboxes/deployed/execute", json({ code: "6 * 7" }))).json();
+    assert.equal(run.results[0].text, "42");
   });
 });

@@ -39,8 +39,11 @@ export async function startPlayground({ languages = LANGUAGES, gateway = {}, ext
   buildPage();
   // The gateway binds only the runtimes that run (a binding to a Worker that does not exist stops workerd).
   const serviceBindings = Object.fromEntries(languages.map((l) => [l.toUpperCase(), `sandbox-${l}`]));
+  // The files API on, as `npm run playground` turns it on (gateway/wrangler.jsonc, as deployed, has it off).
+  const { workerOptions } = wranglerWorker(GATEWAY_CONFIG);
+  const bindings = { ...(workerOptions.bindings ?? {}), SANDBOX_FILE_API: "enabled" };
   const workers = [
-    gatewayWorkerOptions({ serviceBindings, ...gateway }),
+    gatewayWorkerOptions({ serviceBindings, bindings, ...gateway }),
     ...languages.map((language) => runtimeWorkerOptions({ name: `sandbox-${language}`, language })),
     ...extraWorkers,
   ];

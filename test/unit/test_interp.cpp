@@ -106,6 +106,10 @@ class FakeSession final : public interp::Session {
       return ok("extra");
     }
     if (cmd == "hostoom") throw std::bad_alloc();
+    if (cmd == "handle") {  // what handle() answers from now on (any u64)
+      in >> handleValue;
+      return ok(std::to_string(handleValue));
+    }
     if (cmd == "write") {
       std::string path, data;
       in >> path >> data;
@@ -718,6 +722,166 @@ TEST_CASE("interp: envVars and the cwd reach the session", "[interp]") {
   auto r = f.execute("cd /workspace/sub");
   CHECK(field(r, {"result", "context", "cwd"}).asString() == "/workspace/sub");
 }
+
+TEST_CASE("interp: a reported cwd is stored only normalized under /workspace (issue 23, forged cwd)", "[interp]") {
+  Fixture f;
+  f.createContext();
+  CHECK(field(f.execute("cd /workspace/a/./b/../c"), {"result", "context", "cwd"}).asString() == "/workspace/a/c");
+  for (const char* forged : {"/etc/../..", "/etc", "/", "relative", "/workspace/../etc", "/workspacex",
+                             "/workspace/../../workspace/../x"}) {
+    CAPTURE(forged);
+    CHECK(field(f.execute(std::string("cd ") + forged), {"result", "context", "cwd"}).asString() == "/workspace/a/c");
+  }
+  std::string deep = "/workspace";
+  for (int i = 0; i < 300; ++i) deep += "/d";
+  CHECK(field(f.execute("cd " + deep), {"result", "context", "cwd"}).asString() == "/workspace/a/c");
+  f.start();  // the stored row holds it too
+  CHECK(field(f.execute("get"), {"result", "context", "cwd"}).asString() == "/workspace/a/c");
+}
+
+TEST_CASE("interp: every u64 is a snapshot handle, handed back to restore as it was (issue 23)", "[interp]") {
+  for (uint64_t handle : {uint64_t(0), uint64_t(1), uint64_t(UINT64_MAX), uint64_t(1) << 63}) {
+    CAPTURE(handle);
+    Fixture f;
+    f.createContext();
+    f.execute("handle " + std::to_string(handle));
+    f.execute("set 31");
+    f.start();
+    auto r = f.execute("get");
+    CHECK(Fixture::text(r) == "31");
+    CHECK(f.factory.restores == 1);
+    CHECK(field(r, {"result", "context"}).find("restored") == nullptr);
+    CHECK(Fixture::text(f.execute("handle " + std::to_string(handle))) == std::to_string(handle));
+  }
+}
+
+TEST_CASE("interp: a restore that does not happen is reported in the result, with its reason (issue 23)", "[interp]") {
+  auto reason = [](const json::Value& r) {
+    const json::Value& ctx = field(r, {"result", "context"});
+    REQUIRE(ctx.find("restored") != nullptr);
+    CHECK(ctx.find("restored")->asBool() == false);
+    return ctx.find("restoreError")->find("code")->asString() + " " +
+           ctx.find("restoreError")->find("message")->asString();
+  };
+  SECTION("another build") {
+    Fixture f;
+    f.createContext();
+    f.execute("set 4");
+    f.engine.build = "build-2";
+    f.start();
+    auto r = f.execute("get");
+    CHECK(Fixture::text(r) == "0");
+    CHECK(reason(r) == "BUILD_CHANGED The snapshot was taken under engine build 'build-1'; this runtime runs build 'build-2'");
+    // Reported once: the next round runs on the resident.
+    CHECK(field(f.execute("get"), {"result", "context"}).find("restored") == nullptr);
+  }
+  SECTION("the engine's restore throws") {
+    Fixture f;
+    f.createContext();
+    f.execute("set 4");
+    f.factory.restoreThrows = true;
+    f.start();
+    auto r = f.execute("get");
+    CHECK(Fixture::text(r) == "0");
+    CHECK(reason(r).rfind("RESTORE_FAILED The engine could not restore the snapshot: ", 0) == 0);
+  }
+  SECTION("its promise rejects") {
+    Fixture f;
+    f.factory.async = true;
+    f.createContext();
+    f.execute("set 4");
+    f.factory.rejectRestore = true;
+    f.start();
+    auto r = f.execute("get");
+    CHECK(Fixture::text(r) == "0");
+    CHECK(reason(r) == "RESTORE_FAILED The engine could not restore the snapshot: rejected");
+  }
+  SECTION("a damaged record or rows") {
+    Fixture f;
+    f.createContext();
+    f.execute("set 4");
+    f.sql->exec("UPDATE contexts SET value = json_set(value, '$.snapshot.handle', '43')", {});
+    f.start();
+    CHECK(reason(f.execute("get")).rfind("SNAPSHOT_DAMAGED ", 0) == 0);
+    f.execute("set 5");
+    f.sql->exec("UPDATE chunks SET data = x'00'", {});
+    f.start();
+    CHECK(reason(f.execute("get")).rfind("SNAPSHOT_DAMAGED The stored snapshot could not be decoded: ", 0) == 0);
+    f.execute("set 6");
+    f.sql->exec("UPDATE contexts SET value = 'garbage'", {});
+    f.start();
+    CHECK(reason(f.execute("get")) == "SNAPSHOT_DAMAGED The context's stored record is damaged");
+  }
+  SECTION("nothing to restore: nothing reported") {
+    Fixture f;
+    f.createContext();
+    CHECK(field(f.execute("get"), {"result", "context"}).find("restored") == nullptr);
+  }
+}
+
+TEST_CASE("interp: a snapshot over INTERPRETER_MAX_SNAPSHOT_BYTES is not stored; the record goes stale", "[interp]") {
+  CHECK(interp::parseMaxSnapshotBytes(std::nullopt) == 0);
+  CHECK(interp::parseMaxSnapshotBytes("") == 0);
+  CHECK(interp::parseMaxSnapshotBytes("-1") == 0);
+  CHECK(interp::parseMaxSnapshotBytes("nope") == 0);
+  CHECK(interp::parseMaxSnapshotBytes("1048576") == 1048576);
+  Fixture f;
+  f.createContext();
+  auto first = f.execute("set 4");
+  const double stored = field(first, {"result", "context", "snapshot", "storedBytes"}).asNumber();
+  f.interp->setMaxSnapshotBytes(1);
+  auto over = f.execute("set 5");
+  CHECK(Fixture::text(over) == "5");
+  CHECK(field(over, {"result", "context", "snapshot", "stale"}).asBool() == true);
+  CHECK(field(over, {"result", "context", "snapshot", "storedBytes"}).asNumber() == stored);
+  CHECK(Fixture::text(f.execute("get")) == "5");  // the live instance stays
+  f.start();                                       // evicted: the last snapshot that fit
+  CHECK(Fixture::text(f.execute("get")) == "4");
+  CHECK(f.factory.restores == 1);
+}
+
+TEST_CASE("interp: every limit of the workspace manifest is a 400 naming it (issue 23)", "[interp]") {
+  Fixture f;
+  f.createContext();
+  f.execute("set 3");
+  auto msg = [&](std::string ws) {
+    Step s = f.interp->executeStart("k", R"({"code":"get","contextId":"c1","workspace":)" + ws + "}");
+    auto v = json::parseCopy(s.json).value;
+    REQUIRE(v.find("ok")->asBool() == false);
+    return std::to_string(int(v.find("status")->asNumber())) + " " + v.find("body")->find("code")->asString() + " " +
+           v.find("body")->find("message")->asString();
+  };
+  std::string longDir = "/workspace";
+  while (longDir.size() < 100000) longDir += "/a";
+  CHECK(msg(R"({"dirs":[")" + longDir + R"("],"manifest":{}})").rfind(
+            "400 VALIDATION_FAILED workspace.dirs entry exceeds the path limit of 4096 bytes: /workspace/a/a", 0) == 0);
+  CHECK(msg(R"({"dirs":["/workspace/x","/workspace/x/"],"manifest":{}})") ==
+        "400 VALIDATION_FAILED workspace.dirs lists a directory twice: /workspace/x");
+  CHECK(msg(R"({"dirs":["/workspace/x"],"manifest":{"/workspace/x":"0000000000000000"}})") ==
+        "400 VALIDATION_FAILED workspace.manifest path is also a directory: /workspace/x");
+  CHECK(msg(R"({"dirs":[],"manifest":{"/workspace/a":"0000000000000000","/workspace/./a":"0000000000000000"}})") ==
+        "400 VALIDATION_FAILED workspace.manifest names one path twice: /workspace/a");
+  CHECK(msg(R"({"dirs":[],"manifest":{"/workspace":"0000000000000000"}})") ==
+        "400 VALIDATION_FAILED workspace.manifest path is the /workspace root, a directory: /workspace");
+  CHECK(msg(R"({"dirs":["/etc"],"manifest":{}})") == "403 PERMISSION_DENIED Path escapes /workspace: /etc");
+  // The Interpreter keeps serving, state intact.
+  CHECK(Fixture::text(f.execute("get")) == "3");
+}
+
+TEST_CASE("interp: context ids '.' and '..' are refused on every route (issue 23)", "[interp]") {
+  Fixture f;
+  f.createContext();
+  for (const char* id : {".", ".."}) {
+    auto [status, body] = f.http("POST", "/contexts", std::string(R"({"id":")") + id + "\"}");
+    CHECK(status == 400);
+    CHECK(body.find("message")->asString() == "Context id must not be '.' or '..'");
+    auto r = f.execute("get", "", id);
+    CHECK(field(r, {"status"}).asNumber() == 400);
+  }
+  CHECK(f.http("DELETE", "/contexts/%2e%2e").first == 400);
+  CHECK(f.http("DELETE", "/contexts/.").first == 400);
+  CHECK(f.http("DELETE", "/contexts/c1").first == 200);
+}
 #endif  // __EMSCRIPTEN__
 
 #ifndef __EMSCRIPTEN__
@@ -836,7 +1000,7 @@ TEST_CASE("interp: executeInContext args over 4 MiB are 413 before they are pars
   CHECK(field(r.value, {"body", "message"}).asString() == "Request too large");
 }
 
-TEST_CASE("interp: a 100 KB workspace.dirs path is ENAMETOOLONG and does not wedge later calls", "[interp]") {
+TEST_CASE("interp: a 100 KB workspace.dirs path is a 400 naming the path limit and does not wedge later calls", "[interp]") {
   Fixture f;
   f.createContext();
   std::string deep = "/workspace";
@@ -848,9 +1012,9 @@ TEST_CASE("interp: a 100 KB workspace.dirs path is ENAMETOOLONG and does not wed
   auto r = json::parseCopy(s.json);
   REQUIRE(r.ok());
   CHECK_FALSE(field(r.value, {"ok"}).asBool());
-  CHECK(field(r.value, {"status"}).asNumber() == 500);
-  CHECK(field(r.value, {"body", "code"}).asString() == "FILESYSTEM_ERROR");
-  CHECK(field(r.value, {"body", "context", "errno"}).asString() == "ENAMETOOLONG");
+  CHECK(field(r.value, {"status"}).asNumber() == 400);
+  CHECK(field(r.value, {"body", "code"}).asString() == "VALIDATION_FAILED");
+  CHECK(field(r.value, {"body", "message"}).asString().rfind("workspace.dirs entry exceeds the path limit of 4096 bytes", 0) == 0);
   auto ok = f.execute("set 1");
   CHECK(field(ok, {"ok"}).asBool());
   CHECK(Fixture::text(ok) == "1");
