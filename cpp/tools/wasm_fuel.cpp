@@ -826,12 +826,7 @@ Bytes tickSequence(const Layout& L) {
   t.push_back(0x41); t.push_back(0x01);         // i32.const 1
   t.push_back(0x6b);                            // i32.sub
   t.push_back(0x24); putU32(t, L.leftGlobal);   // global.set $left (wasm has no global.tee)
-  t.push_back(0x23); putU32(t, L.leftGlobal);   // global.get $left
-  t.push_back(0x41); t.push_back(0x00);         // i32.const 0
-  t.push_back(0x48);                            // i32.lt_s
-  t.push_back(0x04); t.push_back(0x40);         // if
-  t.push_back(0x10); putU32(t, L.refillFunc);   //   call $refill
-  t.push_back(0x0b);                            // end
+  putCheck(t, L);
   return t;
 }
 
