@@ -13,7 +13,7 @@
 # language takes about one second of CPU on the bench machine for its plain loop (bench/fuel-calibration.mjs;
 # the table is in docs/fuel.md). The budgets themselves are the seed's and do not change here.
 declare -A SW_METER_SCALE=(
-  [javascript]=140
+  [javascript]=125
   [python]=60
   [perl]=500
   [ruby]=160
