@@ -11,6 +11,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sw::tools::FuelOptions options;
   if (size > 0 && (data[0] & 1)) options.maxPages = 1u << (data[0] >> 4);
   options.batch = 1 + (size > 1 ? data[1] % 4096 : 0);
+  // Weighted mode (every built-in engine's), with a scale and each way of treating an existing sandbox.charge.
+  if (size > 0 && (data[0] & 2)) {
+    options.weighted = true;
+    options.scale = 1 + (size > 2 ? data[2] : 0);
+    options.existingCharge = (data[0] & 4) ? sw::tools::ExistingCharge::Mute
+                             : (data[0] & 8) ? sw::tools::ExistingCharge::Reuse
+                                             : sw::tools::ExistingCharge::Refuse;
+  }
   std::string error;
   auto out = sw::tools::instrumentFuel(std::span(data, size), options, &error);
   if (!out) {
