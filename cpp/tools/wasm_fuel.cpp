@@ -417,10 +417,10 @@ void putCheck(Bytes& out, const Layout& L) {
 
 // Weighted mode keeps the weight of a function's straight-line runs in a local (`acc`, a register once compiled) and
 // moves it into $left (and checks it) only where the function is left (a return, a tail call, a branch to the body's
-// own label, the final `end`) and at a loop head once `acc` passed kFlushWeight. A global read-modify-write per run
-// cost QuickJS's compute mix 1.44-1.58x; a local add is nearly free. Every loop still checks within kFlushWeight of
-// weight, and every call checks when it returns (so loop-free recursion is metered too). A trap or a throw loses at
-// most kFlushWeight plus one function's straight-line weight (under 100 units at the engines' scales).
+// own label, the final `end`, a throw) and at a loop head once `acc` passed kFlushWeight. A global
+// read-modify-write per run cost QuickJS's compute mix 1.44-1.58x; a local add is nearly free. Every loop still checks within kFlushWeight of
+// weight, and every call checks when it returns (so loop-free recursion is metered too). A trap loses at most
+// kFlushWeight plus one function's straight-line weight (under 100 units at the engines' scales).
 constexpr uint32_t kFlushWeight = 4096;
 void putAcc(Bytes& out, uint32_t acc, uint32_t weight) {
   out.push_back(0x20); putU32(out, acc);            // local.get $acc
@@ -438,7 +438,8 @@ void putFlush(Bytes& out, const Layout& L, uint32_t acc) {
   out.push_back(0x21); putU32(out, acc);            // local.set $acc
 }
 
-// True when the branch instruction `in` can leave the function: one of its labels is the body's own (== depth).
+// True when `in` can leave the function: a branch to the body's own label (== depth), a return, a tail call or a
+// throw (flushing before a throw that a catch in the same function takes is harmless).
 bool leavesFunction(const Instr& in, int64_t depth) {
   Reader r(in.start + 1, in.end);
   switch (in.op) {
@@ -452,7 +453,8 @@ bool leavesFunction(const Instr& in, int64_t depth) {
       return false;
     }
     case 0x0f: case 0x12: case 0x13: case 0x15:  // return, tail calls
-      return true;
+    case 0x08: case 0x09: case 0x0a:             // throw, rethrow, throw_ref: the weight (4,000 of it the throw's
+      return true;                               // own) must reach $left before the frame is unwound
     default:
       return false;
   }
