@@ -219,7 +219,7 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasInterpreter
       // into /interpreters/K/, so the whole-Interpreter route is /interpreters/K only, and a dot segment that
       // survived to here (raw or percent-encoded) is refused rather than forwarded to be normalized away.
       if (m.interpreterRest == "/" && path.back() == '/')
-        return respond(errorResponse(clock_, 404, "VALIDATION_FAILED", "Not found"));
+        return respond(http::Response::text(404, "Not found"));  // as any unknown route (plain text)
       for (std::size_t at = 1; at <= m.interpreterRest.size();) {
         std::size_t end = m.interpreterRest.find('/', at);
         if (end == std::string::npos) end = m.interpreterRest.size();
@@ -232,7 +232,7 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasInterpreter
       // The reference forwards to new URL(rest, request.url), where a rest starting with "//" is scheme-relative:
       // /interpreters/K//x/contexts would become /contexts, and /interpreters/K//x the wipe. Refused instead.
       if (m.interpreterRest.rfind("//", 0) == 0)
-        return respond(errorResponse(clock_, 404, "VALIDATION_FAILED", "Not found"));
+        return respond(http::Response::text(404, "Not found"));
       action_ = Action{};
       action_.kind = ActionKind::Forward;
       action_.interpreterKey = m.interpreterKey;

@@ -132,9 +132,9 @@ describe("context ids '.' and '..' are refused on every route; no route changes 
     assert.equal(text(await raw("JAVASCRIPT", "dots", { contextId: "keep", code: "var x = 41; x", workspace: EMPTY })), "41");
     for (const tail of ["%2e%2e", "%2E%2E", "..", ".%2e", "%2e", ".", ""]) {
       const res = await fetch(`https://${HOSTS.JAVASCRIPT}/interpreters/dots/contexts/${tail}`, { method: "DELETE" });
-      const body = await res.json();
-      assert.equal(res.status, 404, `${tail}: ${JSON.stringify(body)}`);
-      assert.equal(body.success, undefined, tail);
+      const body = await res.text();  // the plain 404 of an unknown route, or the Interpreter's JSON one
+      assert.equal(res.status, 404, `${tail}: ${body}`);
+      assert.ok(!body.includes('"success"'), `${tail}: ${body}`);
     }
     // The trailing-slash form of the whole-Interpreter route is what those normalize to: refused too.
     assert.equal((await fetch(`https://${HOSTS.JAVASCRIPT}/interpreters/dots/`, { method: "DELETE" })).status, 404);
