@@ -110,7 +110,7 @@ build() {
 write_outputs() {
   local metered; metered=$(meter_engine lua "$LUA_OUT/engine.wasm") || return 1
   write_engine_build lua "$LUA_ENGINE_NAME" "$LUA_KEY-$(meter_options lua | hash_of)" "$metered"
-  echo "    engine.wasm $(stat -c %s "$LUA_OUT/engine.wasm") bytes ($(gzip -9 -c "$LUA_OUT/engine.wasm" | wc -c) gzip -9)"
+  echo "    engine.wasm (metered) $(stat -c %s "$metered") bytes ($(gzip -9 -c "$metered" | wc -c) gzip -9)"
 }
 
 mkdir -p "$LUA_CACHE"

@@ -513,7 +513,7 @@ write_outputs() {
   local metered; metered=$(meter_engine python "$ENGINE_OUT/engine.wasm") || return 1
   write_engine_build python "$PY_ENGINE_NAME" "$(printf '%s %s %s\n' "$ENGINE_KEY" "$STDLIB_OUT" "$(meter_options python)" | sed "s|$SW_CACHE/||" | sha256sum | cut -d' ' -f1)" \
     "$metered" "$STDLIB_OUT/stdlib.tar"
-  echo "    engine.wasm $(stat -c %s "$ENGINE_OUT/engine.wasm") bytes ($(gzip -9 -c "$ENGINE_OUT/engine.wasm" | wc -c) gzip -9)," \
+  echo "    engine.wasm (metered) $(stat -c %s "$metered") bytes ($(gzip -9 -c "$metered" | wc -c) gzip -9)," \
     "stdlib.tar $(stat -c %s "$STDLIB_OUT/stdlib.tar") bytes ($(gzip -9 -c "$STDLIB_OUT/stdlib.tar" | wc -c) gzip -9)"
 }
 
