@@ -826,6 +826,7 @@ TEST_CASE("2.5 no route changes meaning under URL normalization (issue 23): refu
     Action a = rig.start(makeHead("DELETE", path, {}, false), true);
     REQUIRE(a.kind == ActionKind::Respond);
     CHECK(a.response.status == 404);
+    CHECK(a.response.body == "Not found");  // the plain 404 of any unknown route (SPEC §11 item 4 as decided)
   }
   for (const char* path : {"/interpreters/K/contexts/%2e%2e", "/interpreters/K/contexts/..", "/interpreters/K/contexts/.",
                            "/interpreters/K/contexts/%2E", "/interpreters/K/../x"}) {
