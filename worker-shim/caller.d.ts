@@ -1,30 +1,19 @@
 // `@sandbox-workers/core`: the caller side of the sandbox-workers protocol, version 1 (SPEC §7; README "Call it from
 // your Worker").
 import { DurableObject } from "cloudflare:workers";
+// The runtime's wire types, re-exported as they are; the few this file builds on are imported too.
 import type {
   ExecutionError,
   ExecutionLogs,
   ExecutionResult as RuntimeExecutionResult,
   ExecutionResultEntry,
-  ExecutionUsage,
-  InterpreterExecuteResponse,
-  InterpreterExecuteRpcResult,
-  InterpreterWorkspaceManifest,
-  JsonValue,
   SnapshotInfo,
 } from "./runtime.js";
 
 export type {
-  ExecutionError,
-  ExecutionLogs,
-  ExecutionResultEntry,
-  ExecutionUsage,
-  InterpreterExecuteResponse,
-  InterpreterExecuteRpcResult,
-  InterpreterWorkspaceManifest,
-  JsonValue,
-  SnapshotInfo,
-};
+  ExecutionError, ExecutionLogs, ExecutionResultEntry, ExecutionUsage, InterpreterExecuteResponse,
+  InterpreterExecuteRpcResult, InterpreterWorkspaceManifest, JsonValue, SnapshotInfo,
+} from "./runtime.js";
 
 /** The body of `POST /execute` on a runtime Worker. */
 export interface ExecutionRequest {
