@@ -8,9 +8,13 @@ FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 
 passed=()
 failed=()
+timings=()
 suite() {
   local name="$1"; shift
-  if step "$name" "$@"; then passed+=("$name"); else failed+=("$name"); fi
+  local t0; t0=$(sw_now_ms)
+  local verdict=PASS
+  if step "$name" "$@"; then passed+=("$name"); else failed+=("$name"); verdict=FAIL; fi
+  timings+=("$(printf '%7.1f s  %s  %s' "$(( $(sw_now_ms) - t0 ))e-3" "$verdict" "$name")")
 }
 
 run_fuzzer() {
@@ -53,14 +57,13 @@ suite "Lua engine: its C ABI under our WASI host and node:wasi" \
   "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec engines/lua/test/engine.test.mjs
 suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
 suite "CLI: sandbox-workers init (run directly and through its installed bin), then npm run pack tarballs installed and bundled by wrangler --dry-run" \
-  "$SW_NODE" --test --test-reporter=spec test/cli/init.test.mjs
-suite "integration tests (workerd via Miniflare)" "$SW_NODE" --test --test-reporter=spec test/integration/
+  "$SW_NODE" --test --test-force-exit --test-timeout=600000 --test-reporter=spec test/cli/init.test.mjs
+suite "integration tests (workerd via Miniflare)" "$SW_NODE" --test --test-force-exit --test-timeout=600000 --test-reporter=spec test/integration/*.test.mjs
 suite "Playground page in headless Chromium (playwright-core, the gateway and every runtime in workerd)" \
-  "$SW_NODE" --test --test-reporter=spec test/playground/page.test.mjs
+  "$SW_NODE" --test --test-force-exit --test-timeout=600000 --test-reporter=spec test/playground/page.test.mjs
 
 echo
-echo "Summary ($(sw_fmt_ms $(( $(sw_now_ms) - t_start ))) total):"
-for s in "${passed[@]}"; do echo "  PASS  $s"; done
-for s in "${failed[@]}"; do echo "  FAIL  $s"; done
+echo "Summary ($(sw_fmt_ms $(( $(sw_now_ms) - t_start ))) total), every suite in the order it ran:"
+for t in "${timings[@]}"; do echo "  $t"; done
 echo "suites: ${#passed[@]} passed, ${#failed[@]} failed"
 [ ${#failed[@]} -eq 0 ]
