@@ -9,13 +9,21 @@ import {
   GW_RELAY,
   GW_SANDBOX,
   GW_ASSET,
+  GW_LIMIT,
   GatewayView,
 } from "../worker-shim/generated/abi.mjs";
 
 // The gateway's own Sandbox Durable Object (binding SANDBOX): the caller side of code contexts and workspace files.
 export { Sandbox } from "../worker-shim/sandbox.js";
+// The per-client counters (binding LIMITER): one Durable Object per client key; cpp/gateway/limits.h decides.
+export { Limiter } from "./limiter.js";
 
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+// The Worker's string vars, for the core to read its settings from (which ones matter is the core's business).
+const varsOf = (env) =>
+  encoder.encode(JSON.stringify(Object.fromEntries(Object.entries(env ?? {}).filter(([, v]) => typeof v === "string"))));
 
 function readView(core, view) {
   if (!view) throw new Error("core returned no action");
@@ -90,6 +98,11 @@ async function handle(request, env) {
   const exchange = core._sw_gateway_exchange_new();
   if (exchange === 0) return fallbackResponse();
   try {
+    const vars = varsOf(env);
+    const varsPtr = core._sw_gateway_exchange_input(exchange, vars.length);
+    if (varsPtr === 0) throw new Error("core could not allocate an input buffer");
+    core.HEAPU8.set(vars, varsPtr);
+    if (core._sw_gateway_exchange_configure(exchange, vars.length) === 0) throw new Error("core refused the vars");
     const head = copyHead(core, request, (max) => core._sw_gateway_exchange_input(exchange, max));
     let view = core._sw_gateway_exchange_start(exchange, ...head, request.body ? 1 : 0, env.ASSETS ? 1 : 0);
     for (;;) {
@@ -108,11 +121,14 @@ async function handle(request, env) {
           view = core._sw_gateway_body_received(exchange, n);
           break;
         }
-        case GW_FETCH: {
+        case GW_FETCH:
+        case GW_LIMIT: {
           let status;
           let answer;
           try {
-            const response = await env[action.target].fetch(outgoing(action));
+            // LIMIT: the Limiter Durable Object named by the client key the core chose.
+            const target = action.kind === GW_LIMIT ? env.LIMITER.get(env.LIMITER.idFromName(action.target)) : env[action.target];
+            const response = await target.fetch(outgoing(action));
             status = response.status;
             answer = await readAnswer(response, action.status + 1);
           } catch {

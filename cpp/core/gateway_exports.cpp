@@ -40,6 +40,7 @@ const sw_gateway_view* publish(GatewayBox* box, const Action& a) {
       v.body_len = uint32_t(a.capacity);
       break;
     case ActionKind::Fetch:
+    case ActionKind::Limit:
     case ActionKind::Relay:
     case ActionKind::Sandbox:
       v.status = uint32_t(a.answerLimit);
@@ -92,6 +93,19 @@ EMSCRIPTEN_KEEPALIVE char* sw_gateway_exchange_input(uint32_t exchange, uint32_t
     return boxOf(exchange)->exchange->inputBuffer(len);
   } catch (...) {
     return nullptr;
+  }
+}
+
+// The Worker's string vars as a JSON object were copied into sw_gateway_exchange_input (before the head): they set
+// the per-client limits (cpp/gateway/limits.h). 1 when done, 0 when the exchange could not take them.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_gateway_exchange_configure(uint32_t exchange, uint32_t len) {
+  try {
+    std::string_view in = boxOf(exchange)->exchange->input();
+    if (len > in.size()) return 0;
+    boxOf(exchange)->exchange->configure(in.substr(0, len));
+    return 1;
+  } catch (...) {
+    return 0;
   }
 }
 

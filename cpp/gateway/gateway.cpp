@@ -146,6 +146,7 @@ const Action& Exchange::respond(http::Response r) {
   state_ = State::Done;
   body_.release();
   execute_.reset();
+  pending_ = Action{};
   input_ = {};
   return action_;
 }
@@ -162,6 +163,35 @@ const Action& Exchange::methodNotAllowed(std::string_view message, std::string_v
 
 const Action& Exchange::fail() { return respond(server::internalErrorResponse(clock_)); }
 
+void Exchange::configure(std::string_view varsJson) {
+  std::string error;
+  if (auto parsed = parseLimits(varsJson, error)) {
+    limits_ = *parsed;
+    configError_.reset();
+  } else {
+    limits_ = Limits{};
+    configError_ = std::move(error);
+  }
+}
+
+const Action& Exchange::gate() {
+  // A misconfigured limit fails closed, naming the variable, rather than serving without limits.
+  if (configError_)
+    return respond(server::errorResponse(clock_, 500, "INTERNAL_ERROR", "Invalid gateway configuration: " + *configError_));
+  if (!limits_.any()) return action_;
+  pending_ = std::move(action_);
+  action_ = Action{};
+  action_.kind = ActionKind::Limit;
+  action_.target = client_;
+  action_.method = "POST";
+  action_.path = "/admit";
+  action_.headers = {{"content-type", "application/json"}};
+  action_.body = admitRequestJson(limits_, pending_.kind == ActionKind::Sandbox ? std::string_view(sandboxId_) : "");
+  action_.answerLimit = kProbeAnswerLimit;
+  state_ = State::Limiting;
+  return action_;
+}
+
 char* Exchange::inputBuffer(std::size_t len) {
   input_.assign(len + json::kPadding, '\0');
   inputLen_ = len;
@@ -172,6 +202,7 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasAssets) {
   if (state_ != State::Idle) return fail();
   const std::string path = http::urlPath(head.url);
   const std::string& method = head.method;
+  client_ = clientKey(head);
 
   // GET /languages.
   if (path == "/languages") {
@@ -266,7 +297,7 @@ const Action& Exchange::fromExecute(const server::Action& inner) {
       action_.body = inner.payload;
       execute_.reset();
       state_ = State::Forwarded;
-      return action_;
+      return gate();
     }
     case server::ActionKind::Forward:
       break;  // never for /execute
@@ -301,7 +332,7 @@ const Action& Exchange::forwardSandbox(std::string body, bool hasBody, bool json
   if (hasBody) action_.body = std::move(body);
   body_.release();
   state_ = State::Forwarded;
-  return action_;
+  return gate();
 }
 
 const Action& Exchange::bodyReceived(std::size_t n) {
@@ -325,6 +356,16 @@ const Action& Exchange::bodyFailed() {
 }
 
 const Action& Exchange::fetched(int status, std::string_view body) {
+  if (state_ == State::Limiting && action_.kind == ActionKind::Limit) {
+    // Anything but a well-formed answer from the Limiter fails closed (502).
+    auto admission = status == 200 && body.size() <= kProbeAnswerLimit ? parseAdmission(body) : std::nullopt;
+    if (!admission) return fail();
+    if (!admission->allowed) return respond(refusal(clock_, limits_, *admission));
+    action_ = std::move(pending_);
+    pending_ = Action{};
+    state_ = State::Forwarded;
+    return action_;
+  }
   if (state_ != State::Probing || action_.kind != ActionKind::Fetch) return fail();
   if (status == 200 && body.size() <= kProbeAnswerLimit) probes_.emplace_back(std::string(body));
   else probes_.emplace_back(std::nullopt);

@@ -19,6 +19,7 @@
 #include "../abi/abi.h"
 #include "../http/http.h"
 #include "../server/server.h"
+#include "limits.h"
 
 namespace sw::gateway {
 
@@ -56,6 +57,7 @@ enum class ActionKind : uint32_t {
   Relay = abi::GW_RELAY,
   Sandbox = abi::GW_SANDBOX,
   Asset = abi::GW_ASSET,
+  Limit = abi::GW_LIMIT,
 };
 
 struct Action {
@@ -63,12 +65,12 @@ struct Action {
   http::Response response;                 // Respond
   char* buffer = nullptr;                  // ReadBody: where the body goes, `capacity` bytes
   std::size_t capacity = 0;
-  std::string target;                      // Fetch / Relay: the binding; Sandbox: the sandbox id
+  std::string target;                      // Fetch / Relay: the binding; Sandbox: the sandbox id; Limit: the client key
   std::string method;                      // Fetch / Relay / Sandbox: the outgoing request's
   std::string path;
   std::vector<http::Header> headers;
   std::string body;
-  std::size_t answerLimit = 0;             // Fetch: answer bytes handed back at most
+  std::size_t answerLimit = 0;             // Fetch / Limit: answer bytes handed back at most
 };
 
 class Exchange {
@@ -76,6 +78,9 @@ class Exchange {
   explicit Exchange(server::Clock& clock = server::systemClock());
   ~Exchange();
 
+  // The gateway Worker's vars (a JSON object of its string vars), before start(): they set the per-client limits
+  // (limits.h). Without it no limit applies (the native tests of the routes).
+  void configure(std::string_view varsJson);
   // hasAssets: whether the Worker has static assets (env.ASSETS).
   const Action& start(const http::RequestHead& head, bool hasAssets);
   // `n` bytes were written to the ReadBody buffer; n == capacity means the body was longer than allowed.
@@ -92,7 +97,7 @@ class Exchange {
   std::string_view input() const { return std::string_view(input_.data(), inputLen_); }
 
  private:
-  enum class State { Idle, Execute, SandboxBody, Probing, Forwarded, Done };
+  enum class State { Idle, Execute, SandboxBody, Probing, Limiting, Forwarded, Done };
 
   const Action& respond(http::Response r);
   const Action& error(int status, std::string_view code, std::string_view message);
@@ -100,9 +105,16 @@ class Exchange {
   const Action& fromExecute(const server::Action& inner);
   const Action& nextProbe();
   const Action& forwardSandbox(std::string body, bool hasBody, bool jsonBody);
+  // A Relay or Sandbox action (in action_) that costs: first ask the client's Limiter, unless no limit applies.
+  const Action& gate();
 
   server::Clock& clock_;
   Action action_;
+  // Per-client limits: the vars' (configure), the client's key, the forward waiting for the Limiter's answer.
+  Limits limits_;
+  std::optional<std::string> configError_;
+  std::string client_;
+  Action pending_;
   State state_ = State::Idle;
   std::vector<char> input_;
   std::size_t inputLen_ = 0;

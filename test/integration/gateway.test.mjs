@@ -28,7 +28,7 @@ describe("Playground gateway", () => {
     const spy = helperWorkerOptions({ name: "spy", entry: "gateway-sandbox-spy.js" });
     spy.durableObjects = { SANDBOX: "Sandbox" };
     pg = await startPlayground({
-      gateway: { durableObjects: { SANDBOX: { className: "Sandbox", scriptName: "spy" } } },
+      gateway: { durableObjects: { SANDBOX: { className: "Sandbox", scriptName: "spy" }, LIMITER: { className: "Limiter", useSQLite: true } } },
       extraWorkers: [spy],
     });
   });
@@ -198,7 +198,7 @@ describe("Playground gateway without some of its runtimes", () => {
       languages: ["javascript"],
       gateway: {
         serviceBindings: { JAVASCRIPT: "sandbox-javascript", PYTHON: "not-a-runtime" },
-        durableObjects: {},
+        durableObjects: { LIMITER: { className: "Limiter", useSQLite: true } }, // no SANDBOX; the limits still apply
       },
       extraWorkers: [helperWorkerOptions({ name: "not-a-runtime", entry: "gateway-sandbox-spy.js" })],
     });

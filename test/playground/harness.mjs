@@ -10,6 +10,12 @@ import { ROOT, collectModules, runtimeWorkerOptions, wranglerWorker } from "../i
 
 export const GATEWAY_CONFIG = path.join(ROOT, "gateway/wrangler.jsonc");
 export const LANGUAGES = ["javascript", "python", "perl", "ruby", "lua"];
+// The vars `npm run playground` sets over the deploy config's (scripts/playground.sh).
+export const LOCAL_VARS = {
+  SANDBOX_FILE_API: "enabled",
+  PLAYGROUND_RATE_LIMIT: "10000",
+  PLAYGROUND_MAX_SANDBOXES: "1000",
+};
 
 /** Builds the page (build/playground/) when it is missing or `force`. */
 export function buildPage({ force = false } = {}) {
@@ -39,9 +45,10 @@ export async function startPlayground({ languages = LANGUAGES, gateway = {}, ext
   buildPage();
   // The gateway binds only the runtimes that run (a binding to a Worker that does not exist stops workerd).
   const serviceBindings = Object.fromEntries(languages.map((l) => [l.toUpperCase(), `sandbox-${l}`]));
-  // The files API on, as `npm run playground` turns it on (gateway/wrangler.jsonc, as deployed, has it off).
+  // The files API on and the per-client limits loosened, as `npm run playground` has them (gateway/wrangler.jsonc, as
+  // deployed, has the files API off and tighter limits): the tests make many requests and sandboxes from one client.
   const { workerOptions } = wranglerWorker(GATEWAY_CONFIG);
-  const bindings = { ...(workerOptions.bindings ?? {}), SANDBOX_FILE_API: "enabled" };
+  const bindings = { ...(workerOptions.bindings ?? {}), ...LOCAL_VARS };
   const workers = [
     gatewayWorkerOptions({ serviceBindings, bindings, ...gateway }),
     ...languages.map((language) => runtimeWorkerOptions({ name: `sandbox-${language}`, language })),
