@@ -3,6 +3,8 @@
 // with a fake clock, at their boundaries. The attack from outside, in workerd: gateway-limits.test.mjs.
 #include <catch2/catch.hpp>
 
+#include "fakes.h"
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -20,23 +22,8 @@ using gateway::ActionKind;
 
 namespace {
 
-class FakeClock final : public server::Clock {
- public:
-  int64_t epoch = 1767225600000;  // 2026-01-01
-  double monotonicMs() override { return 0; }
-  int64_t epochMs() override { return epoch; }
-};
-
-class FakeAlarm final : public interp::Alarm {
- public:
-  double armed = std::nan("");
-  int sets = 0;
-  void set(double ms) override {
-    armed = ms;
-    ++sets;
-  }
-  void remove() override { armed = std::nan(""); }
-};
+using sw::test::FakeAlarm;
+using sw::test::FakeClock;
 
 http::RequestHead head(std::string method, std::string path, std::vector<http::Header> headers = {},
                        bool hasBody = false) {

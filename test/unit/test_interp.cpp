@@ -4,6 +4,8 @@
 // The real JavaScript engine is exercised end to end in workerd (test/integration/contexts.test.mjs).
 #include <catch2/catch.hpp>
 
+#include "fakes.h"
+
 #include <cmath>
 #include <new>
 #include <cstdio>
@@ -21,24 +23,8 @@ using sw::interp::Step;
 
 namespace {
 
-class FakeClock final : public server::Clock {
- public:
-  double mono = 1000;
-  int64_t epoch = 1767225600000;  // 2026-01-01
-  double monotonicMs() override { return mono; }
-  int64_t epochMs() override { return epoch; }
-};
-
-class FakeAlarm final : public interp::Alarm {
- public:
-  double armed = std::nan("");
-  int sets = 0;
-  void set(double ms) override {
-    armed = ms;
-    ++sets;
-  }
-  void remove() override { armed = std::nan(""); }
-};
+using sw::test::FakeAlarm;
+using sw::test::FakeClock;
 
 // A toy language: one command per execute.
 //   set N | get | throw | limit | trap | hostbug | write PATH DATA | stat PATH... | openfd | closefd | cd DIR | noise N

@@ -5,6 +5,8 @@
 // re-entering the Sandbox while its exchange waits). The real thing in workerd: test/integration/sandbox-smoke.test.mjs.
 #include <catch2/catch.hpp>
 
+#include "fakes.h"
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -26,24 +28,8 @@ using sw::sandbox::Sandbox;
 
 namespace {
 
-class FakeClock final : public server::Clock {
- public:
-  double mono = 1000;
-  int64_t epoch = 1767225600000;  // 2026-01-01
-  double monotonicMs() override { return mono; }
-  int64_t epochMs() override { return epoch; }
-};
-
-class FakeAlarm final : public interp::Alarm {
- public:
-  double armed = std::nan("");
-  int sets = 0;
-  void set(double ms) override {
-    armed = ms;
-    ++sets;
-  }
-  void remove() override { armed = std::nan(""); }
-};
+using sw::test::FakeAlarm;
+using sw::test::FakeClock;
 
 std::string str(std::string_view s) { return json::stringify(json::Value::string(std::string(s))); }
 
