@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -154,7 +154,9 @@ function repositoryFiles() {
     maxBuffer: 1 << 28,
   });
   // This file is left out: its test cases are made-up citations on purpose.
-  return out.split("\0").filter((f) => f && f !== SELF && !BINARY.test(f) && existsSync(join(ROOT, f)));
+  // Regular files only: not a file deleted from the worktree, not a symlinked directory.
+  const isFile = (f) => statSync(join(ROOT, f), { throwIfNoEntry: false })?.isFile() ?? false;
+  return out.split("\0").filter((f) => f && f !== SELF && !BINARY.test(f) && isFile(f));
 }
 
 test("docs/protocol/ defines each section once and checklist items 1-190 in order", () => {
