@@ -1,5 +1,5 @@
 // Benchmark baseline: the runtime Worker's HTTP surface for POST /execute written in plain JavaScript (JSON.parse,
-// no Wasm), following SPEC §2.1-§2.4 the way the reference implementation does, and calling the same calc engine as
+// no Wasm), following protocol §2.1-§2.4 the way the reference implementation does, and calling the same calc engine as
 // the C++ runtime. Not a product: only bench/execute.mjs uses it.
 import { engine } from "../engines/calc/engine.js";
 

@@ -6,7 +6,7 @@
 // into a new Interpreter instance over the same storage (eviction); executeInContext latency resident vs restored;
 // peak memory (the core's and the guest's linear memories, and the process RSS).
 //
-// Baseline, run side by side on the same memory images: the reference implementation's layout (SPEC §4.5: 1 MiB raw
+// Baseline, run side by side on the same memory images: the reference implementation's layout (protocol §4.5: 1 MiB raw
 // chunks, every chunk holding a changed 64 KiB page rewritten in full, FNV-1a page hashes), its rows and bytes, and
 // the time node:sqlite takes to write those chunks in one transaction.
 //

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmark (not a test): POST /execute on the C++ runtime Worker (wrangler.jsonc's config; shim + Emscripten core +
 // the calc engine, test/integration/fixtures/calc.js) versus a plain-JavaScript baseline Worker
-// (bench/baseline-worker.js: the same SPEC §2.3 validation with JSON.parse, the same calc engine), both in one
+// (bench/baseline-worker.js: the same protocol §2.3 validation with JSON.parse, the same calc engine), both in one
 // Miniflare (workerd).
 //
 //   PATH=$PWD/node_modules/.bin:$PATH node bench/execute.mjs [--requests 2000] [--concurrency 8] [--rounds 10]

@@ -11,7 +11,7 @@
 // After every step it compares linear memory with a copy taken after the previous step and reports:
 //
 //   * pages: total, non-zero, changed; 4 KiB blocks changed;
-//   * chunk-granular storage (SPEC §4.5's scheme) at 64 KiB, 256 KiB, 512 KiB and 1 MiB chunks: rows a snapshot
+//   * chunk-granular storage (protocol §4.5's scheme) at 64 KiB, 256 KiB, 512 KiB and 1 MiB chunks: rows a snapshot
 //     would write (touched chunks that are not all-zero) and their bytes, raw and with our block codec;
 //   * the real cpp/snapshot take() (compiled with em++ -O2 -msimd128 from cpp/snapshot/bench/bench_module.cpp into
 //     build/snap-bench/), reading the engine's memory through JS copies as the core does: rows put/removed, bytes,
@@ -19,7 +19,7 @@
 //   * a reference-style snapshot in JS, the reference's algorithm (FNV-1a per page over 32-bit words, 1 MiB raw
 //     chunks, every touched chunk copied out): rows, bytes, milliseconds.
 //
-// At the end the last snapshot is restored into a fresh engine instance (no _initialize, no New: SPEC §5.6) and the
+// At the end the last snapshot is restored into a fresh engine instance (no _initialize, no New: protocol §5.6) and the
 // interpreter must continue where it stopped. Timings are medians over --rounds runs of the whole sequence; then
 // --repeat more counter executes per round on the large heap give the steady-state p50/p90 of both algorithms.
 import crypto from 'node:crypto';
@@ -192,7 +192,7 @@ function takeSnapshot() {
   return { ms, ...stats };
 }
 
-// --- the reference's algorithm, in JS (SPEC §4.5) -------------------------------------------------------------------
+// --- the reference's algorithm, in JS (protocol §4.5) -------------------------------------------------------------------
 
 function referenceSnapshot(memory, state) {
   const t0 = performance.now();
@@ -342,7 +342,7 @@ function restoreInto(run) {
   if (Number(after) !== Number(run.counter) + 1) throw new Error(`restored counter ${after}, expected ${Number(run.counter) + 1}`);
   const bytes = [...run.rows.values()].reduce((n, b) => n + b.length, 0);
 
-  // The reference's restore of its own rows (SPEC §4.5): grow, then copy every stored 1 MiB chunk in.
+  // The reference's restore of its own rows (protocol §4.5): grow, then copy every stored 1 MiB chunk in.
   const plain = makeEngine();
   const t0 = performance.now();
   const pages = run.engine.memory.buffer.byteLength / PAGE;

@@ -48,7 +48,7 @@ export function makeBootImage(name) {
     archive = withBytes(fs.readFileSync(stdlibPath), (p, n) => core._sw_wasi_archive_new(p, n));
     if (!archive) throw new Error(`${name}: stdlib.tar is not an archive`);
   }
-  // The session layout (SPEC §5.4): the image serves stateless requests (an empty, disabled /workspace) and contexts.
+  // The session layout (protocol §5.4): the image serves stateless requests (an empty, disabled /workspace) and contexts.
   const config = { args: ["sandbox"], env: [], workspace: true, preopens: [], stdio: "capture", referencePolicy: true };
   const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, archive));
   if (!host) throw new Error(`${name}: sw_wasi_host_new failed`);

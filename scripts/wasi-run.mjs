@@ -4,14 +4,14 @@
 //   node scripts/wasi-run.mjs [--dir HOST::GUEST]... [--env K=V]... [--arg A]... [options] module.wasm [-- args...]
 //
 // --dir HOST::GUEST  copy the host directory into the in-memory tree at GUEST (absolute) and write the guest's
-//                    changes back on exit; GUEST /workspace is the sandbox workspace (SPEC limits), any other path
+//                    changes back on exit; GUEST /workspace is the sandbox workspace (protocol §7.11 limits), any other path
 //                    (`/` included: absolute guest paths then resolve in it) is an extra read-write preopen after the
 //                    fixed ones. `--dir DIR` means DIR::/workspace. With --full-wasi, symlinks are copied both ways.
 // --stdlib FILE      mount FILE (stored zip or tar) as /stdlib
 // --fuel N           meter `sandbox.tick` with a budget of N
-// --capture          capture stdout/stderr under the SPEC 3.3 limits and print them at exit (default: pass through)
+// --capture          capture stdout/stderr under the protocol §3.3 limits and print them at exit (default: pass through)
 // --disable-workspace  start with /workspace disabled (every guest access fails with EACCES)
-// --full-wasi        run the real implementations instead of the SPEC 5.4 EPERM overrides (poll_oneoff, ftruncate…)
+// --full-wasi        run the real implementations instead of the protocol §5.4 EPERM overrides (poll_oneoff, ftruncate…)
 //
 // The guest's stdout/stderr go to ours; our exit code is the guest's (134 after a trap or a limit, with a message).
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// `@sandbox-workers/core`: the caller side of the sandbox-workers protocol, version 1 (SPEC §7; README "Call it from
+// `@sandbox-workers/core`: the caller side of the sandbox-workers protocol, version 1 (protocol §7; README "Call it from
 // your Worker").
 import { DurableObject } from "cloudflare:workers";
 // The runtime's wire types, re-exported as they are; the few this file builds on are imported too.
@@ -268,7 +268,7 @@ export interface SandboxContextInfo {
   restoreError?: RestoreError & { at: string };
 }
 
-/** `sandbox.getInfo()` (SPEC §7.8). */
+/** `sandbox.getInfo()` (protocol §7.8). */
 export interface SandboxInfo {
   id: string;
   createdAt: string;
@@ -336,7 +336,7 @@ export declare class Sandbox<Env = unknown> extends DurableObject<Env> {
   alarm(): Promise<void>;
 }
 
-// --- errors (SPEC §7.12) ---------------------------------------------------------------------------------------------
+// --- errors (protocol §7.12) ---------------------------------------------------------------------------------------------
 
 export declare const ErrorCode: {
   readonly FILE_NOT_FOUND: "FILE_NOT_FOUND";
@@ -355,7 +355,7 @@ export declare const ErrorCode: {
 };
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-/** SPEC §3.8: the `operation` of an ErrorResponse. */
+/** protocol §3.8: the `operation` of an ErrorResponse. */
 export declare const Operation: {
   readonly FILE_READ: "file.read";
   readonly FILE_WRITE: "file.write";
@@ -371,12 +371,12 @@ export declare const Operation: {
 };
 export type OperationType = (typeof Operation)[keyof typeof Operation];
 
-/** The canonical HTTP status of a code (SPEC §3.6); 500 for an unknown one. */
+/** The canonical HTTP status of a code (protocol §3.6); 500 for an unknown one. */
 export declare function httpStatusForCode(code: ErrorCode | string): number;
-/** The code of a workspace errno (SPEC §3.7); FILESYSTEM_ERROR for any other errno. */
+/** The code of a workspace errno (protocol §3.7); FILESYSTEM_ERROR for any other errno. */
 export declare function errorCodeForErrno(errno: string): ErrorCode;
 
-/** Every non-2xx JSON answer (SPEC §3.6), and what a SandboxError carries, its `context` typed per error class. */
+/** Every non-2xx JSON answer (protocol §3.6), and what a SandboxError carries, its `context` typed per error class. */
 export interface ErrorResponse<TContext = Record<string, unknown>> {
   code: ErrorCode;
   message: string;

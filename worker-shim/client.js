@@ -1,4 +1,4 @@
-// The caller side of `@sandbox-workers/core` (SPEC §7.1, §7.2, §7.12): the free `runCode` over a Service Binding, and
+// The caller side of `@sandbox-workers/core` (protocol §7.1, §7.2, §7.12): the free `runCode` over a Service Binding, and
 // `getSandbox`, whose every call is one request to the caller's `Sandbox` Durable Object (worker-shim/sandbox.js). The
 // Sandbox decides every status and body in C++; this file builds requests, reads answers and turns error bodies into
 // error classes. Its only checks of its own are the synchronous ones the seed's API makes at call time (a Durable
@@ -7,16 +7,16 @@
 
 const BASE = "https://sandbox.internal";
 
-// The request limits the seed's client exports (SPEC §2.3, §7.3, §7.7). The core enforces them; these are for callers
+// The request limits the seed's client exports (protocol §2.3, §7.3, §7.7). The core enforces them; these are for callers
 // that check a request before sending it.
 export const MAX_REQUEST_BYTES = 96 * 1024;
 export const MAX_FILES_REQUEST_BYTES = 2 * 1024 * 1024;
 export const MAX_CODE_BYTES = 64 * 1024;
 
 // ---------------------------------------------------------------------------------------------------------------
-// Errors (SPEC §7.12). A body without `httpStatus` gets its code's canonical status (SPEC §3.6).
+// Errors (protocol §7.12). A body without `httpStatus` gets its code's canonical status (protocol §3.6).
 
-/** Every `code` an ErrorResponse carries (SPEC §3.6), as the seed's client exports it: a value and a type. */
+/** Every `code` an ErrorResponse carries (protocol §3.6), as the seed's client exports it: a value and a type. */
 export const ErrorCode = Object.freeze({
   FILE_NOT_FOUND: "FILE_NOT_FOUND",
   FILE_EXISTS: "FILE_EXISTS",
@@ -33,7 +33,7 @@ export const ErrorCode = Object.freeze({
   NOT_SUPPORTED: "NOT_SUPPORTED",
 });
 
-/** Every `operation` an ErrorResponse carries (SPEC §3.8). */
+/** Every `operation` an ErrorResponse carries (protocol §3.8). */
 export const Operation = Object.freeze({
   FILE_READ: "file.read",
   FILE_WRITE: "file.write",
@@ -69,7 +69,7 @@ export class SandboxError extends Error {
   #response;
 
   /**
-   * `errorResponse`: an ErrorResponse body (SPEC §3.6); missing fields are filled in. `options.cause` becomes the
+   * `errorResponse`: an ErrorResponse body (protocol §3.6); missing fields are filled in. `options.cause` becomes the
    * Error's `cause`, as the seed's client allows.
    */
   constructor(errorResponse = {}, options = undefined) {
@@ -153,7 +153,7 @@ const ERROR_CLASSES = {
   NOT_SUPPORTED: NotSupportedError,
 };
 
-/** The canonical HTTP status of an error code (SPEC §3.6); 500 for a code it does not know. */
+/** The canonical HTTP status of an error code (protocol §3.6); 500 for a code it does not know. */
 export function httpStatusForCode(code) {
   return Object.hasOwn(CANONICAL_STATUS, code) ? CANONICAL_STATUS[code] : 500;
 }
@@ -169,7 +169,7 @@ const CODE_FOR_ERRNO = {
 };
 
 /**
- * The error code of a workspace errno (SPEC §3.7; anything else, ENOTEMPTY included, is FILESYSTEM_ERROR). The core
+ * The error code of a workspace errno (protocol §3.7; anything else, ENOTEMPTY included, is FILESYSTEM_ERROR). The core
  * applies this table itself when it answers; the client exports a copy because the seed's client does, for callers
  * that map an `error.context.errno` of their own.
  */
@@ -180,7 +180,7 @@ export function errorCodeForErrno(errno) {
 /**
  * The SandboxError subclass for an ErrorResponse body's `code` (unknown codes: the base class). A body that is not an
  * ErrorResponse (no string `code` and `message`: a proxy's error page, say) is SandboxError INTERNAL_ERROR
- * `HTTP <status>: <statusText>` with `options.status` (default 500) as its httpStatus (SPEC §7.1).
+ * `HTTP <status>: <statusText>` with `options.status` (default 500) as its httpStatus (protocol §7.1).
  */
 export function createErrorFromResponse(body, options = {}) {
   const cause = options?.cause !== undefined ? { cause: options.cause } : undefined;
@@ -219,7 +219,7 @@ function isFetcher(x) {
   return TAG(x) === "[object Fetcher]" || (!isNamespace(x) && typeof x.fetch === "function");
 }
 
-/** Drops entries whose value is undefined (SPEC §7.6: `createCodeContext` and `runCode`). Non-objects pass as they are. */
+/** Drops entries whose value is undefined (protocol §7.6: `createCodeContext` and `runCode`). Non-objects pass as they are. */
 function omitUndefined(envVars) {
   if (envVars === null || typeof envVars !== "object" || Array.isArray(envVars)) return envVars;
   const out = {};
@@ -227,7 +227,7 @@ function omitUndefined(envVars) {
   return out;
 }
 
-/** `setEnvVars`: undefined becomes null, which removes the key (SPEC §7.6). */
+/** `setEnvVars`: undefined becomes null, which removes the key (protocol §7.6). */
 function undefinedToNull(envVars) {
   if (envVars === null || typeof envVars !== "object" || Array.isArray(envVars)) return envVars;
   const out = {};
@@ -243,7 +243,7 @@ function signalOf({ timeout, signal } = {}) {
   return signals.length === 1 ? signals[0] : AbortSignal.any(signals);
 }
 
-/** Reads an answer: 204 → {}, JSON → the body, an ErrorResponse → its error class (SPEC §7.1). */
+/** Reads an answer: 204 → {}, JSON → the body, an ErrorResponse → its error class (protocol §7.1). */
 async function readAnswer(response) {
   if (response.status === 204) {
     await response.body?.cancel();
@@ -281,8 +281,8 @@ function formatsOf(entry) {
   return formats;
 }
 
-// The callbacks fire after the answer, in order: stdout lines, stderr lines, result entries, then the error (SPEC
-// §7.1). Each is awaited, so an async callback finishes before the next starts. A line reaches onStdout/onStderr as
+// The callbacks fire after the answer, in order: stdout lines, stderr lines, result entries, then the error
+// (protocol §7.1). Each is awaited, so an async callback finishes before the next starts. A line reaches onStdout/onStderr as
 // the seed's OutputMessage, { text, timestamp }: the timestamp is when the callback fires (epoch ms), since the
 // runtime answers the lines together, without times of their own.
 async function fireCallbacks(result, { onStdout, onStderr, onResult, onError } = {}) {
@@ -295,7 +295,7 @@ async function fireCallbacks(result, { onStdout, onStderr, onResult, onError } =
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// runCode (SPEC §7.1)
+// runCode (protocol §7.1)
 
 /**
  * Runs `code` statelessly on the runtime Worker behind the Service Binding `target`. Throws synchronously for a
@@ -326,13 +326,13 @@ export function runCode(target, code, options = {}) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// getSandbox (SPEC §7.2)
+// getSandbox (protocol §7.2)
 
 const SANDBOX_ID_RE = /^[A-Za-z0-9._-]{1,63}$/;
 const RESERVED_IDS = new Set(["www", "api", "admin", "root", "system", "cloudflare", "workers"]);
 
 /**
- * Throws a ValidationFailedError with the Sandbox's own message when `id` is not a sandbox id (SPEC §7.2). The Sandbox
+ * Throws a ValidationFailedError with the Sandbox's own message when `id` is not a sandbox id (protocol §7.2). The Sandbox
  * Durable Object applies the same rule to `x-sandbox-id` in C++; this copy exists because getSandbox must fail at
  * call time, before any request (docs/caller-client.md).
  */
@@ -383,7 +383,7 @@ function wireEncoding(encoding) {
   return encoding === "utf8" ? "utf-8" : encoding;
 }
 
-/** The Sandbox answers ISO strings; the seed's CodeContext carries Dates (SPEC §7.3 rows → `CodeContext`). */
+/** The Sandbox answers ISO strings; the seed's CodeContext carries Dates (protocol §7.3 rows → `CodeContext`). */
 function toCodeContext(row) {
   return { ...row, createdAt: new Date(row.createdAt), lastUsed: new Date(row.lastUsed) };
 }
@@ -425,7 +425,7 @@ export function getSandbox(namespace, id, options = {}) {
   };
 
   const interpreter = {
-    /** POST /contexts: a code context on `binding` (SPEC §7.4). */
+    /** POST /contexts: a code context on `binding` (protocol §7.4). */
     async createCodeContext(opts = {}) {
       const body = { binding: opts.binding };
       if (opts.cwd !== undefined) body.cwd = opts.cwd;
@@ -436,7 +436,7 @@ export function getSandbox(namespace, id, options = {}) {
       const answer = await call("GET", "/contexts");
       return answer.contexts.map(toCodeContext);
     },
-    /** DELETE /contexts/<id>; the id is path-encoded (SPEC §10.9 item 184). */
+    /** DELETE /contexts/<id>; the id is path-encoded (protocol §10.9 item 184). */
     async deleteCodeContext(context) {
       const contextId = contextIdOf(context);
       // The one rule that cannot wait for the Sandbox's C++ (which refuses these ids on every route): "." and ".." in
@@ -448,7 +448,7 @@ export function getSandbox(namespace, id, options = {}) {
       await call("DELETE", `/contexts/${encodeURIComponent(contextId)}`);
     },
     /**
-     * POST /execute (SPEC §7.5): in `context` (an id or a context object), or in `binding`'s default context (the
+     * POST /execute (protocol §7.5): in `context` (an id or a context object), or in `binding`'s default context (the
      * stateless path for a binding without contexts). Callbacks fire after the answer, as for runCode.
      */
     async runCode(code, opts = {}) {
@@ -528,7 +528,7 @@ export function getSandbox(namespace, id, options = {}) {
     async exists(path) {
       return files("exists", { path });
     },
-    /** GET /: SandboxInfo (SPEC §7.8). */
+    /** GET /: SandboxInfo (protocol §7.8). */
     async getInfo() {
       return call("GET", "/");
     },

@@ -1,4 +1,4 @@
-// The Interpreter Durable Object and the executeInContext RPC (SPEC §2.5–2.9, §4): marshalling only. The C++ core
+// The Interpreter Durable Object and the executeInContext RPC (protocol §2.5–2.9, §4): marshalling only. The C++ core
 // (cpp/interp) validates, keeps the contexts, runs the engine, reconciles the workspace mirror and writes snapshots;
 // this file moves bytes between it, ctx.storage (SQL + alarm) and the caller's getFiles callback.
 import {
@@ -87,7 +87,7 @@ const released = new FinalizationRegistry(({ core, handle, storageId }) => {
 
 /**
  * The state of one Interpreter Durable Object: its core-side Interpreter (recreated if the core was replaced after a
- * trap) and the queue that keeps every call strictly sequential (SPEC §4.9).
+ * trap) and the queue that keeps every call strictly sequential (protocol §4.9).
  */
 export class InterpreterHost {
   #ctx;
@@ -297,7 +297,7 @@ export class InterpreterHost {
   }
 }
 
-// The getFiles answer for sw_do_execute_files: the JavaScript types are reported, C++ judges them (SPEC §2.7 11/11a).
+// The getFiles answer for sw_do_execute_files: the JavaScript types are reported, C++ judges them (protocol §2.7 11/11a).
 // Written straight into the core buffer reserve(size) returns; null (nothing copied) when it would exceed the core's
 // PULLED_MAX_BYTES. Returns the encoded length.
 function encodeFiles(answer, reserve, heap) {

@@ -1,4 +1,4 @@
-// Public types of the runtime side of the sandbox-workers protocol, version 1 (see ../../shared SPEC and README).
+// Public types of the runtime side of the sandbox-workers protocol, version 1 (docs/protocol/ in the repository, and README.md).
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 
 /** JSON value as it crosses the wire. */
@@ -62,7 +62,7 @@ export interface SessionWorkspace {
   readonly __sessionWorkspace?: never;
 }
 
-/** What `sessions.boot`/`restore` receive (SPEC §5.1). */
+/** What `sessions.boot`/`restore` receive (protocol §5.1). */
 export interface SessionOptions {
   workspace: SessionWorkspace;
   /** The context's cwd (absolute, under /workspace). */
@@ -89,7 +89,7 @@ export interface SessionOutcome extends EngineOutcome {
 }
 
 /**
- * One live engine instance of a code context (SPEC §5.2). `execute` may answer a promise (awaited by the Interpreter,
+ * One live engine instance of a code context (protocol §5.2). `execute` may answer a promise (awaited by the Interpreter,
  * at most INTERPRETER_ENGINE_WAIT_MS); every other member is synchronous.
  */
 export interface SessionInstance {
@@ -162,7 +162,7 @@ export declare class ExecutionLimitError extends Error {
   readonly name: "ExecutionLimitError";
 }
 
-/** A file of the caller's /workspace, raw bytes (SPEC §2.7). */
+/** A file of the caller's /workspace, raw bytes (protocol §2.7). */
 export interface WorkspaceFileEntry {
   path: string;
   data: Uint8Array;

@@ -12,7 +12,7 @@ export class InterpreterWorker extends WorkerEntrypoint {
     return handleRequest(this.engine, request, this.env, this.ctx);
   }
 
-  /** Workers RPC (SPEC §2.7): checked here, then forwarded to the Interpreter for `key`. Never throws. */
+  /** Workers RPC (protocol §2.7): checked here, then forwarded to the Interpreter for `key`. Never throws. */
   async executeInContext(key, args, getFiles) {
     return forwardExecuteInContext(this.engine, this.env, key, args, getFiles);
   }

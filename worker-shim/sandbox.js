@@ -1,4 +1,4 @@
-// The caller's `Sandbox` Durable Object (SPEC §7.3-§7.10): marshalling only. The C++ core (cpp/sandbox) validates,
+// The caller's `Sandbox` Durable Object (protocol §7.3-§7.10): marshalling only. The C++ core (cpp/sandbox) validates,
 // routes, keeps the registry, the workspace and the storage, and decides every answer; this file performs the
 // actions it asks for — a fetch or an executeInContext call on a named binding of this Worker's env, SQL and the
 // alarm (through core.js's storage imports) — and moves bytes between them and the core. docs/sandbox.md.
@@ -105,7 +105,7 @@ export class SandboxHost {
     this.#env = env;
   }
 
-  // One request at a time (SPEC §7.3); a failure never blocks later ones.
+  // One request at a time (protocol §7.3); a failure never blocks later ones.
   #serial(fn) {
     const run = this.#queue.then(fn);
     this.#queue = run.then(
@@ -286,7 +286,7 @@ export class SandboxHost {
     return core._sw_sbx_exchange_called(exchange, SBX_ANSWERED, size);
   }
 
-  // The getFiles callback (SPEC §2.7), called by the runtime Worker while the Call above is awaited: it bypasses the
+  // The getFiles callback (protocol §2.7), called by the runtime Worker while the Call above is awaited: it bypasses the
   // queue (the request that made the call holds it) and only reads the core's in-memory tree.
   #getFiles(core, handle, paths) {
     if (getCore.instance !== core || this.#handle !== handle) return [];

@@ -12,7 +12,7 @@ export interface MemoryImage extends SessionSnapshotSource {
 
 /**
  * Grows `memory` to `source.memoryPages` and writes the snapshot into it (pages the snapshot holds as zero are
- * zeroed): SPEC §4.5's restore contract. Use it in `sessions.restore` before binding the instance (WasiHost.bind).
+ * zeroed): protocol §4.5's restore contract. Use it in `sessions.restore` before binding the instance (WasiHost.bind).
  */
 export declare function restoreMemory(
   memory: WebAssembly.Memory,

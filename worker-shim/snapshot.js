@@ -33,7 +33,7 @@ const images = new FinalizationRegistry(({ core, image }) => {
 });
 
 /**
- * Restores a snapshot into `memory` (SPEC §4.5 "Restore contract"): grows it to `source.memoryPages`, writes every
+ * Restores a snapshot into `memory` (protocol §4.5 "Restore contract"): grows it to `source.memoryPages`, writes every
  * stored page, zeroes the pages the snapshot holds as zero. `source` is the SessionSnapshotSource sessions.restore
  * received, or captureMemory's; any other object with memoryPages and readPage(page) is copied page by page.
  */

@@ -1,4 +1,4 @@
-// ./wasi: the WASI host of SPEC §5.4 for an Engine written in JavaScript, built in the C++ core (docs/engine-authors.md).
+// ./wasi: the WASI host of protocol §5.4 for an Engine written in JavaScript, built in the C++ core (docs/engine-authors.md).
 import type { ExecutionUsage, SessionWorkspace } from "./runtime.js";
 
 export { ExecutionLimitError } from "./runtime.js";
@@ -40,11 +40,11 @@ export declare class WasiHost {
   start(instance: WebAssembly.Instance): number;
   /** A reactor module: binds its memory and runs `_initialize` when exported. */
   initialize(instance: WebAssembly.Instance): void;
-  /** Captured stdout, as lines (SPEC §3.3). */
+  /** Captured stdout, as lines (protocol §3.3). */
   stdout(): string[];
-  /** Captured stderr, as lines (SPEC §3.3). */
+  /** Captured stderr, as lines (protocol §3.3). */
   stderr(): string[];
-  /** SPEC §3.4 usage; throws ExecutionLimitError once the budget is exhausted. */
+  /** protocol §3.4 usage; throws ExecutionLimitError once the budget is exhausted. */
   usage(): ExecutionUsage;
   /** The start of an execute: meter refilled, captured output and its limits' counters cleared. */
   reset(): void;

@@ -1,4 +1,4 @@
-// ./wasi (seed 000 "Wasm-based engines"): the WASI host of SPEC §5.4 for an Engine written in JavaScript. The host
+// ./wasi (seed 000 "Wasm-based engines"): the WASI host of protocol §5.4 for an Engine written in JavaScript. The host
 // itself -- descriptors in their fixed order, the /stdlib archive, the /workspace mirror, the import policy, stdio
 // capture and its limits, the fuel meter -- is C++ in the core (cpp/wasi); this module creates one and marshals.
 // See docs/engine-authors.md.
@@ -45,7 +45,7 @@ export class FuelMeter {
   constructor(fuel) {
     this.fuel = fuel;
   }
-  /** Refills the host's meter to `fuel` (SPEC §5.5: at the start of every execute). */
+  /** Refills the host's meter to `fuel` (protocol §5.5: at the start of every execute). */
   reset() {
     const bound = meterHosts.get(this);
     if (bound?.host) bound.core._sw_wasi_engine_reset(bound.host, this.fuel, 0);
@@ -134,17 +134,17 @@ export class WasiHost {
     return JSON.parse(decoder.decode(core.HEAPU8.subarray(p, p + core._sw_wasi_scratch_len(h))));
   }
 
-  /** Captured stdout as lines (SPEC §3.3). */
+  /** Captured stdout as lines (protocol §3.3). */
   stdout() {
     return this.#lines(1);
   }
 
-  /** Captured stderr as lines (SPEC §3.3). */
+  /** Captured stderr as lines (protocol §3.3). */
   stderr() {
     return this.#lines(2);
   }
 
-  /** SPEC §3.4 usage; throws ExecutionLimitError when the budget is already exhausted (SPEC §5.5). */
+  /** protocol §3.4 usage; throws ExecutionLimitError when the budget is already exhausted (protocol §5.5). */
   usage() {
     const core = this.#core;
     const h = this.#live();
@@ -153,7 +153,7 @@ export class WasiHost {
     return JSON.parse(decoder.decode(core.HEAPU8.subarray(p, p + core._sw_wasi_scratch_len(h))));
   }
 
-  /** The start of an execute (SPEC §5.5): the meter refilled, captured output and its counters cleared. */
+  /** The start of an execute (protocol §5.5): the meter refilled, captured output and its counters cleared. */
   reset() {
     this.#core._sw_wasi_engine_reset(this.#live(), this.#meter?.fuel ?? 0, 1);
   }

@@ -65,7 +65,7 @@ struct GuestScope {
 // The engine's fuel budget for the WASI host's meter: limits.fuel, or -1 (unmetered) when it is 0.
 double fuelBudget(const server::EngineInfo& engine);
 
-// The host options every instance of a built-in engine runs with (SPEC §5.4: args ["sandbox"], an empty environment,
+// The host options every instance of a built-in engine runs with (protocol §5.4: args ["sandbox"], an empty environment,
 // env vars reach the engine through its driver; stdio captured; the reference policy), /stdlib mounted. With a boot
 // image, also an empty, disabled /workspace: the image was taken with the session layout (fd 5 = /workspace, which
 // wasi-libc records at boot), so a stateless instance has the same descriptors; its /workspace answers EACCES.
@@ -91,9 +91,9 @@ wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, const G
                                                        wasmify::GuestCaller& guest,
                                                        const wasmify::WasmifyDriver& driver, double fuelBudget);
 
-// The engine's outcome JSON with `usage` (SPEC §3.4) added from the instance under WASI host `host`, unless the
-// round ended on a limit: a limit carries none (§10.3 item 39), in-guest output/result limits alike. An outcome that
-// is not a JSON object comes back unchanged (the server reports it).
+// The engine's outcome JSON with `usage` (protocol §3.4) added from the instance under WASI host `host`, limits
+// included (protocol §10.3 item 39, docs/protocol-decisions.md). An outcome that is not a JSON object comes back
+// unchanged (the server reports it).
 std::string withUsage(std::string outcomeJson, uint32_t host, const server::EngineInfo& engine);
 
 // Runs `payload` ({code, envVars?}) on a fresh instance of the server's built-in engine and settles the exchange.

@@ -131,7 +131,7 @@ const char* rpcFailureAnswer() {
 
 extern "C" {
 
-// The Worker's executeInContext checks before forwarding (SPEC §2.7, the §2.5 steps 1-3). Returns the
+// The Worker's executeInContext checks before forwarding (protocol §2.7, the §2.5 steps 1-3). Returns the
 // {ok:false,status,body} JSON (NUL-terminated) to return as-is, or null when the call may be forwarded; "" when the
 // check itself failed (see rpcFailureAnswer).
 EMSCRIPTEN_KEEPALIVE const char* sw_server_rpc_check(uint32_t server, const char* key, uint32_t keyLen,

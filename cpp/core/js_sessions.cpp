@@ -1,7 +1,7 @@
 // Code contexts of an Engine written in JavaScript (seed 000 `sessions`): the SessionFactory the Interpreter uses when
 // the engine is not built in but has `sessions`. The instances live in the shim (worker-shim/js_sessions.js); this
 // file reaches them through the sw_host_session_* imports and keeps every rule on this side: the Interpreter's own
-// execute algorithm (SPEC §4.4, §5.3) runs unchanged over them, exactly as over a built-in engine's instances.
+// execute algorithm (protocol §4.4, §5.3) runs unchanged over them, exactly as over a built-in engine's instances.
 //
 // * boot/restore hand the engine a SessionOptions whose `workspace` is the Interpreter's mirror, registered with the
 //   WASI layer (wasi::registerWorkspace) for as long as the session lives, so ./wasi createWasi can mount it.
@@ -269,7 +269,7 @@ class JsSession final : public interp::Session {
       default:
         throw std::runtime_error(r.field(0).empty() ? "Execution failed" : r.field(0));
     }
-    // SessionOutcome.cwd (SPEC §5.1): the outcome's own cwd, else the last onCwdChange of this call, else the
+    // SessionOutcome.cwd (protocol §5.1): the outcome's own cwd, else the last onCwdChange of this call, else the
     // instance's cwd, else unchanged.
     interp::SessionOutcome out;
     out.outcomeJson = r.field(0);

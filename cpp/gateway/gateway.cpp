@@ -13,7 +13,7 @@ namespace sw::gateway {
 namespace {
 
 // The runtime Worker's validation of POST /execute (cpp/server), once per language: the gateway validates a body
-// exactly as that runtime would (SPEC §8: "body validated with §2.3, with runtimeLanguage = <language>").
+// exactly as that runtime would (protocol §8: "body validated with §2.3, with runtimeLanguage = <language>").
 const server::InterpreterServer& validatorFor(const Language& language) {
   static std::vector<std::unique_ptr<server::InterpreterServer>> servers;
   for (const auto& s : servers)
@@ -84,7 +84,7 @@ std::string languagesJson(const std::vector<std::optional<std::string>>& probeAn
   const auto& all = languages();
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Language& l = all[i];
-    // A usable probe (SPEC §2.2, as the caller checks it, §7.4 step 5): an object with string language (this one),
+    // A usable probe (protocol §2.2, as the caller checks it, §7.4 step 5): an object with string language (this one),
     // string engine and boolean contexts.
     std::optional<std::string> engine;
     bool contexts = false;
@@ -341,7 +341,7 @@ const Action& Exchange::bodyReceived(std::size_t n) {
   if (state_ != State::SandboxBody) return fail();
   if (body_.tooLarge(n)) return error(413, "VALIDATION_FAILED", "Request too large");
   if (sub_ != "/contexts" && sub_ != "/execute") return forwardSandbox(std::string(body_.data(), n), true, false);
-  // POST /contexts and /execute: the runtime is the URL's, whatever binding the client named (SPEC §8).
+  // POST /contexts and /execute: the runtime is the URL's, whatever binding the client named (protocol §8).
   json::ParseResult parsed = body_.parse(n);
   if (!parsed.ok()) return error(400, "VALIDATION_FAILED", "Invalid JSON");
   if (!parsed.value.isObject()) return error(400, "VALIDATION_FAILED", "Expected an object");
@@ -377,7 +377,7 @@ const Action& Exchange::fetchFailed() {
     probes_.emplace_back(std::nullopt);
     return nextProbe();
   }
-  // A runtime or the Sandbox could not be reached (SPEC §8: binding failure -> 502).
+  // A runtime or the Sandbox could not be reached (protocol §8: binding failure -> 502).
   return fail();
 }
 

@@ -1,10 +1,10 @@
-// cpp/gateway: the Playground gateway's protocol logic (SPEC §8): one Worker in front of every runtime Worker (one
+// cpp/gateway: the Playground gateway's protocol logic (protocol §8): one Worker in front of every runtime Worker (one
 // Service Binding per language) and of its own `Sandbox` Durable Object.
 //
 // Sans-I/O like the runtime Worker (cpp/server): each request is an Exchange whose next Action the shim
 // (gateway/worker.js) carries out — respond, read the body, fetch a runtime binding and hand its answer back, relay a
 // runtime's or the Sandbox's answer, serve a static asset — and feeds back. Routing, validation (POST /execute is
-// validated by the runtime Worker's own §2.3 code, cpp/server), the body caps, the sandbox id rules, the forced
+// validated by the runtime Worker's own protocol §2.3 code, cpp/server), the body caps, the sandbox id rules, the forced
 // `binding` and GET /languages' entries are all decided here.
 #pragma once
 
@@ -23,13 +23,13 @@
 
 namespace sw::gateway {
 
-// A runtime the gateway fronts. The four of SPEC §8, then Lua, our fifth language (docs/playground.md).
+// A runtime the gateway fronts. The four of protocol §8, then Lua, our fifth language (docs/playground.md).
 struct Language {
   std::string_view id;       // the URL segment and the runtime's language: "python"
   std::string_view binding;  // the gateway's Service Binding to its runtime Worker: id upper-cased, "PYTHON"
   std::string_view name;     // "Python"
   // The runtime's configured limits (its Engine's `limits`, engines/*/engine.js and worker-shim/javascript.js; the
-  // gateway test checks they agree). A runtime's probe (SPEC §2.2) does not report them.
+  // gateway test checks they agree). A runtime's probe (protocol §2.2) does not report them.
   double fuel;
   double memoryBytes;
 };
@@ -41,10 +41,10 @@ const Language* findLanguage(std::string_view id);
 // The package version GET /languages reports (the repository's package.json version, set at build time).
 std::string_view packageVersion();
 
-// The sandbox id rules (SPEC §7.2): the message of the 400 when `id` breaks them, nullopt when it is valid.
+// The sandbox id rules (protocol §7.2): the message of the 400 when `id` breaks them, nullopt when it is valid.
 std::optional<std::string> sandboxIdError(std::string_view id);
 
-// Body caps of the sandbox routes (SPEC §8): POST .../files 2 MiB, every other POST 96 KiB.
+// Body caps of the sandbox routes (protocol §8): POST .../files 2 MiB, every other POST 96 KiB.
 constexpr std::size_t kFilesBodyLimit = 2 * 1048576;
 constexpr std::size_t kSandboxBodyLimit = server::kRequestBodyLimit;
 // At most this much of a runtime's probe answer is read (a probe is ~100 bytes).
@@ -118,7 +118,7 @@ class Exchange {
   State state_ = State::Idle;
   std::vector<char> input_;
   std::size_t inputLen_ = 0;
-  // POST /execute[/<language>]: the runtime Worker's own validation (SPEC §2.3) for that language.
+  // POST /execute[/<language>]: the runtime Worker's own validation (protocol §2.3) for that language.
   const Language* language_ = nullptr;
   std::unique_ptr<server::Exchange> execute_;
   // Sandbox routes.

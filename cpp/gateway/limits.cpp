@@ -215,7 +215,7 @@ http::Response refusal(server::Clock& clock, const Limits& limits, const Admissi
     w.key("idleSeconds").number(seconds);
   }
   w.endObject();
-  // 429 with the protocol's request-refusal code (SPEC §3.6 uses VALIDATION_FAILED with 404/405/413/415 alike).
+  // 429 with the protocol's request-refusal code (protocol §3.6 uses VALIDATION_FAILED with 404/405/413/415 alike).
   http::Response r = server::errorResponse(clock, 429, "VALIDATION_FAILED", message, context);
   if (std::isfinite(refused.retryAfterMs))
     r.headers.push_back({"retry-after", json::formatNumber(std::max(1.0, std::ceil(refused.retryAfterMs / 1000)))});

@@ -1,4 +1,4 @@
-// cpp/http: the request/response model the core speaks, and the runtime Worker's router (SPEC §2.1).
+// cpp/http: the request/response model the core speaks, and the runtime Worker's router (protocol §2.1).
 // No I/O here: the shim hands in a request head and body bytes, and gets back a Response to send.
 #pragma once
 
@@ -42,7 +42,7 @@ std::string serializeHeaderBlock(const std::vector<Header>& headers);
 // The path of an absolute URL ("/" when empty), without query or fragment. Not percent-decoded.
 std::string urlPath(std::string_view url);
 
-// Where a request goes (SPEC §2.1, evaluated in this order).
+// Where a request goes (protocol §2.1, evaluated in this order).
 enum class Route : uint8_t { Probe, Interpreters, NotFound, MethodNotAllowed, Execute };
 
 struct RouteMatch {

@@ -1,4 +1,4 @@
-// cpp/interp: the throttled idle alarm both Durable Objects keep (SPEC §4.7 for the Interpreter, §7.9 for the caller's
+// cpp/interp: the throttled idle alarm both Durable Objects keep (protocol §4.7 for the Interpreter, §7.9 for the caller's
 // Sandbox, which uses the same parsing and policy).
 #pragma once
 
@@ -15,7 +15,7 @@ struct IdleTouch {
   bool rearmed;     // the alarm was set to now + TTL: the caller records lastUsed = now
 };
 
-// SPEC §4.7 "Touch": TTL 0 deletes any armed alarm; otherwise the alarm moves to now + TTL only when nothing is armed
+// protocol §4.7 "Touch": TTL 0 deletes any armed alarm; otherwise the alarm moves to now + TTL only when nothing is armed
 // or the move exceeds TTL / 10. `armed` is the cached deadline (NaN: none known), updated in place.
 IdleTouch touchIdleAlarm(Alarm& alarm, double ttlMs, double& armed, double nowMs);
 

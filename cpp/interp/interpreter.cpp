@@ -109,7 +109,7 @@ double parseEngineWait(std::optional<std::string_view> value) {
 
 // --- records -----------------------------------------------------------------------------------------------------
 
-// The snapshot record of SPEC §4.5, in our storage format (docs/snapshots.md): the rows of the context are
+// The snapshot record of protocol §4.5, in our storage format (docs/snapshots.md): the rows of the context are
 // cpp/snapshot segments (compressed 4 KiB blocks), described by the manifest string stored here.
 struct Interpreter::SnapshotRecord {
   std::string build;
@@ -159,7 +159,7 @@ struct Interpreter::SnapshotRecord {
     w.key("check").string(verified ? computeCheck() : check);
     w.endObject();
   }
-  // SnapshotInfo (SPEC §2.7); storedBytes is what the rows really hold (compressed), see docs/snapshots.md.
+  // SnapshotInfo (protocol §2.7); storedBytes is what the rows really hold (compressed), see docs/snapshots.md.
   void writeInfo(Writer& w) const {
     w.beginObject();
     w.key("build").string(build);
@@ -211,7 +211,7 @@ struct Interpreter::SnapshotRecord {
     r.verified = ok && !r.manifest.empty() && r.check == r.computeCheck();
     return r;
   }
-  // An object (SPEC §4.5: engine-defined), at most kMaxExtraBytes as JSON. Its "globals" member, when present, is
+  // An object (protocol §4.5: engine-defined), at most kMaxExtraBytes as JSON. Its "globals" member, when present, is
   // what the built-in engines restore from (Session::extraJson): {name: integer or decimal string}. Other members
   // belong to an Engine written in JavaScript (its snapshot().extra), handed back to its restore as they were.
   static constexpr std::size_t kMaxExtraBytes = 65536;
@@ -313,7 +313,7 @@ Interpreter::Interpreter(const server::EngineInfo& engine, Sql& sql, Alarm& alar
 Interpreter::~Interpreter() = default;
 
 void Interpreter::ensureSchema() {
-  // Any legacy or unknown layout is wiped, never migrated (SPEC §4.6, §10.4 item 104).
+  // Any legacy or unknown layout is wiped, never migrated (protocol §4.6, §10.4 item 104).
   std::vector<SqlRow> tables;
   sql_.exec("SELECT name FROM sqlite_master WHERE type = 'table'", {}, &tables);
   bool hasMeta = false, legacy = false;
@@ -348,7 +348,7 @@ void Interpreter::ensureSchema() {
   createTables();
 }
 
-// The tables of SPEC §4.6 (format 4).
+// The tables of protocol §4.6 (format 4).
 void Interpreter::createTables() {
   sql_.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)", {});
   sql_.exec("CREATE TABLE IF NOT EXISTS contexts (id TEXT PRIMARY KEY, value TEXT)", {});
@@ -720,7 +720,7 @@ Step Interpreter::run() {
   pending_->started = clock_.monotonicMs();
   pending_->checkpoint = mirror_.checkpoint();
 
-  // 2. the instance (SPEC §4.4). A resident still waiting for an engine promise belongs to a call that was abandoned
+  // 2. the instance (protocol §4.4). A resident still waiting for an engine promise belongs to a call that was abandoned
   // (its promise never settled): it cannot be trusted, so it is dropped like an invalid one.
   if (resident_ && residentContext_ == ctx.id && !resident_->invalid() && !resident_->pending()) return execute();
   dropResident();
@@ -834,7 +834,7 @@ Step Interpreter::awaitEngine(const Session& session, int phase) {
 
 namespace {
 
-// Step 4's reading of a call that threw (SPEC §4.4): the failed outcome, true; false when `call` answered.
+// Step 4's reading of a call that threw (protocol §4.4): the failed outcome, true; false when `call` answered.
 template <typename F>
 bool executeGuarded(F&& call, SessionOutcome& outcome) {
   try {
@@ -1132,7 +1132,7 @@ class RowReader final : public snapshot::ChunkReader {
 
 }  // namespace
 
-// Starts a restore (SPEC §4.4 step 2): the image is decoded and verified, then the engine's restore is called. The
+// Starts a restore (protocol §4.4 step 2): the image is decoded and verified, then the engine's restore is called. The
 // session it answered (possibly pending), or nullptr when the snapshot is unusable. afterOpen adopts it together with
 // the tracker kept in pending_.
 std::unique_ptr<Session> Interpreter::startRestore(Context& ctx) {

@@ -1,11 +1,11 @@
-// cpp/interp: the Interpreter Durable Object's logic (SPEC §2.6–2.9, §4), the C++ InterpreterServer of seed 000.
+// cpp/interp: the Interpreter Durable Object's logic (protocol §2.6–2.9, §4), the C++ InterpreterServer of seed 000.
 //
 // One Interpreter per Durable Object instance. It owns the context registry (SQLite rows), the one resident engine
 // instance, the in-memory /workspace mirror and the snapshot chunks. Like cpp/server it is sans-I/O where I/O is
 // asynchronous: an execute is a state machine whose asynchronous steps are the caller's getFiles callback (start ->
 // NeedFiles -> filesReceived) and, for an engine written in JavaScript, a promise from its boot, restore or execute
 // (AwaitEngine -> resume, any number of times), ending in Done. Storage (SQLite) runs synchronously.
-// Calls are strictly sequential (the shim chains them, SPEC §4.9).
+// Calls are strictly sequential (the shim chains them, protocol §4.9).
 #pragma once
 
 #include <cstdint>
@@ -27,24 +27,24 @@ namespace sw::interp {
 
 // --- engine instances --------------------------------------------------------------------------------------------
 
-// SessionOutcome (SPEC §5.1): the EngineOutcome JSON ({logs, results, error?, usage?}) and the cwd after the call.
+// SessionOutcome (protocol §5.1): the EngineOutcome JSON ({logs, results, error?, usage?}) and the cwd after the call.
 struct SessionOutcome {
   std::string outcomeJson;
   std::string cwd;
 };
 
-// What Session::execute throws when the engine itself threw an ExecutionLimitError (SPEC §4.4 step 4): the round is
+// What Session::execute throws when the engine itself threw an ExecutionLimitError (protocol §4.4 step 4): the round is
 // reported as an ExecutionLimitError instead of an EngineError; otherwise it is a throw like any other (the resident
 // is dropped, nothing is snapshotted).
 struct SessionLimitThrow : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// One live engine instance of a code context (SPEC §5.2).
+// One live engine instance of a code context (protocol §5.2).
 class Session {
  public:
   virtual ~Session() = default;
-  // Never throws for a guest error or a limit (those are outcome errors); a throw is a host bug (SPEC §5.3 rule 1).
+  // Never throws for a guest error or a limit (those are outcome errors); a throw is a host bug (protocol §5.3 rule 1).
   virtual SessionOutcome execute(std::string_view code, std::string_view envJson) = 0;
   virtual bool invalid() const = 0;
   // False while the guest holds a descriptor beyond the fixed preopens, or once invalid.
@@ -53,7 +53,7 @@ class Session {
   virtual uint64_t handle() const = 0;
   virtual std::string extraJson() const { return "{}"; }
 
-  // An engine written in JavaScript may answer boot, restore or execute with a promise (SPEC §5.1: session methods
+  // An engine written in JavaScript may answer boot, restore or execute with a promise (protocol §5.1: session methods
   // may be async). The call then returns with pending() true and nothing decided; the Interpreter answers
   // Step::AwaitEngine with awaitId(), the shim awaits the promise and keeps what it settled to, and on resume the
   // Interpreter calls finishOpen() (after boot/restore; throws as they do) or finishExecute() (after execute; throws
@@ -94,7 +94,7 @@ double parseEngineWait(std::optional<std::string_view> value);
 // Unset, empty, or not a finite number > 0: no cap (0).
 double parseMaxSnapshotBytes(std::optional<std::string_view> value);
 
-// INTERPRETER_IDLE_TTL_MS (SPEC §4.7): unset/empty -> default; Number(value) if finite and >= 0, else default.
+// INTERPRETER_IDLE_TTL_MS (protocol §4.7): unset/empty -> default; Number(value) if finite and >= 0, else default.
 double parseIdleTtl(std::optional<std::string_view> value);
 
 // What an RPC or HTTP step asks the shim to do next.
@@ -112,7 +112,7 @@ struct Step {
 
 };
 
-// One entry of a getFiles answer as the shim saw it (the shim reports JavaScript types; C++ validates, SPEC §2.7 11a).
+// One entry of a getFiles answer as the shim saw it (the shim reports JavaScript types; C++ validates, protocol §2.7 11a).
 struct PulledEntry {
   bool isObject = false;
   bool pathIsString = false;
@@ -136,13 +136,13 @@ struct Counters {  // for the benchmark and tests: what the last execute did
 
 class Interpreter {
  public:
-  // Creates the tables, wiping any legacy or unknown layout first (SPEC §4.6). `armedAlarm` is the alarm the platform
+  // Creates the tables, wiping any legacy or unknown layout first (protocol §4.6). `armedAlarm` is the alarm the platform
   // reports at start-up (NaN when none).
   Interpreter(const server::EngineInfo& engine, Sql& sql, Alarm& alarm, SessionFactory& sessions,
               server::Clock& clock, double idleTtlMs, double armedAlarm);
   ~Interpreter();
 
-  // HTTP (after the Worker forwarded it, SPEC §2.6): Respond or ReadBody actions, like server::Exchange.
+  // HTTP (after the Worker forwarded it, protocol §2.6): Respond or ReadBody actions, like server::Exchange.
   class HttpExchange {
    public:
     explicit HttpExchange(Interpreter& owner) : owner_(owner) {}
@@ -164,7 +164,7 @@ class Interpreter {
     std::string key_;
   };
 
-  // executeInContext (SPEC §2.7). `argsJson` is the args object as JSON ("" when it could not be serialized).
+  // executeInContext (protocol §2.7). `argsJson` is the args object as JSON ("" when it could not be serialized).
   Step executeStart(std::string_view key, std::string_view argsJson);
   // The getFiles answer: `isArray` false when it was not an array.
   Step executeFiles(bool isArray, std::vector<PulledEntry> entries);
@@ -180,7 +180,7 @@ class Interpreter {
   Step executeAbandon();
   void setEngineWaitMs(double ms) { engineWaitMs_ = ms; }
   void setMaxSnapshotBytes(double bytes) { maxSnapshotBytes_ = bytes; }
-  // The alarm handler (SPEC §4.7).
+  // The alarm handler (protocol §4.7).
   void alarm();
 
   const Counters& counters() const { return counters_; }
@@ -195,7 +195,7 @@ class Interpreter {
   void ensureSchema();
   void createTables();
   void wipeStorage();
-  void wipe();  // DELETE / and alarm expiry (SPEC §4.8)
+  void wipe();  // DELETE / and alarm expiry (protocol §4.8)
   void ensureMeta(std::string_view key);
   void writeMeta();
   std::optional<Context> loadContext(std::string_view id);

@@ -1,4 +1,4 @@
-// cpp/interp: the storage the Interpreter Durable Object keeps its state in (SPEC §4.6).
+// cpp/interp: the storage the Interpreter Durable Object keeps its state in (protocol §4.6).
 //
 // The Interpreter speaks SQL to an abstract Sql: in the Worker that is the Durable Object's own SQLite
 // (ctx.storage.sql, reached through two imports of the core, cpp/core/do_sql.cpp); in Node tests it is node:sqlite
@@ -61,7 +61,7 @@ class Sql {
 };
 
 // The Durable Object alarm. set/remove may complete asynchronously (the platform's output gate holds the response
-// until they are durable); the Interpreter caches the deadline it armed (SPEC §4.7).
+// until they are durable); the Interpreter caches the deadline it armed (protocol §4.7).
 class Alarm {
  public:
   virtual ~Alarm() = default;

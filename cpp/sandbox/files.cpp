@@ -1,5 +1,5 @@
 // The caller Sandbox's /workspace: the files API, the manifest and getFiles answer, a result's diff, the rows
-// (SPEC §7.5 step 8, §7.7, §7.10, §7.11). Design notes: docs/sandbox-files.md.
+// (protocol §7.5 step 8, §7.7, §7.10, §7.11). Design notes: docs/sandbox-files.md.
 #include "sandbox/files.h"
 
 #include <algorithm>
@@ -205,7 +205,7 @@ bool Files::write(std::string_view path, std::string_view bytes, double now, std
     err = tooLarge(limits, normalized, bytes.size());
     return false;
   }
-  // The parent must already be a directory: a write never creates parents (SPEC §7.11).
+  // The parent must already be a directory: a write never creates parents (protocol §7.11).
   Entry e;
   if (std::string_view parent = parentOf(relative); !parent.empty()) {
     Errno x = tree_->stat(parent, e);
@@ -524,7 +524,7 @@ bool Files::apply(const std::vector<std::string>& dirs, const std::vector<worksp
     }
   }
 
-  // Removals first, then directories, then files: the same end state as SPEC §7.5 step 8's order, but the tree
+  // Removals first, then directories, then files: the same end state as protocol §7.5 step 8's order, but the tree
   // never holds the old and the new bytes at once, so a result that fits the limits always applies.
   Journal journal(*tree_);
   auto failWith = [&](FileError e) {

@@ -1,10 +1,10 @@
-// cpp/sandbox/files.h: the caller Sandbox's /workspace (SPEC §7.7, §7.10, §7.11): one sw::wasi::Workspace (the same
+// cpp/sandbox/files.h: the caller Sandbox's /workspace (protocol §7.7, §7.10, §7.11): one sw::wasi::Workspace (the same
 // tree type, limits and errno model as the Interpreter's mirror in cpp/workspace) plus the files-API operations, the
 // manifest the Sandbox sends with every context execute, the getFiles answer, the application of an execution's
 // workspace diff, and the rows of the `files` table.
 //
 // Every mutating operation reports what it changed as a Changes value so the Durable Object can persist exactly
-// those rows in the same call (SPEC §7.7 "persisted immediately", §7.5 step 8 "in one transaction"). A failed
+// those rows in the same call (protocol §7.7 "persisted immediately", §7.5 step 8 "in one transaction"). A failed
 // operation changes nothing: it is checked in full before the tree is touched (or undone), so nothing half-written
 // survives.
 #pragma once
@@ -22,16 +22,16 @@
 
 namespace sw::sandbox {
 
-// A files-API failure (SPEC §3.7 maps errnoName to the ErrorResponse code; §7.7 puts these into `context`).
+// A files-API failure (protocol §3.7 maps errnoName to the ErrorResponse code; §7.7 puts these into `context`).
 struct FileError {
   std::string errnoName;  // "ENOENT", "EACCES", "EFBIG", "ENOSPC", "EISDIR", "ENOTDIR", "EEXIST", "ENOTEMPTY", "EINVAL"
   std::string message;    // "Path escapes /workspace: /etc/passwd", "Workspace exceeds 16 MiB total", ...
-  // EFBIG only: SPEC §10.7 item 160 (context.maxSize / context.actualSize).
+  // EFBIG only: protocol §10.7 item 160 (context.maxSize / context.actualSize).
   uint64_t maxSize = 0;
   uint64_t actualSize = 0;
 };
 
-// One row of the `files` table (SPEC §7.10): a directory has directory = true, no data and updatedAt 0.
+// One row of the `files` table (protocol §7.10): a directory has directory = true, no data and updatedAt 0.
 struct Row {
   std::string path;  // absolute, normalized ("/workspace/a/b.txt")
   bool directory = false;
@@ -47,7 +47,7 @@ struct Changes {
   bool empty() const { return upserts.empty() && deletes.empty(); }
 };
 
-// One entry of `list` (SPEC §7.7 FileInfo; the Durable Object adds mode, permissions and modifiedAt of directories).
+// One entry of `list` (protocol §7.7 FileInfo; the Durable Object adds mode, permissions and modifiedAt of directories).
 struct ListEntry {
   std::string name;
   std::string absolutePath;
@@ -63,7 +63,7 @@ class Files {
   Files(const Files&) = delete;
   Files& operator=(const Files&) = delete;
 
-  // --- files API (SPEC §7.7, §7.11). `path` as sent by the caller; a relative path resolves under /workspace.
+  // --- files API (protocol §7.7, §7.11). `path` as sent by the caller; a relative path resolves under /workspace.
   // `normalized` receives the normalized absolute path whenever normalization succeeded (even if the op failed).
   bool read(std::string_view path, std::string& normalized, std::string& bytes, FileError& err) const;
   bool write(std::string_view path, std::string_view bytes, double now, std::string& normalized, Changes& changes,
@@ -71,7 +71,7 @@ class Files {
   bool mkdir(std::string_view path, bool recursive, std::string& normalized, Changes& changes, FileError& err);
   bool remove(std::string_view path, bool recursive, bool force, std::string& normalized, Changes& changes,
               FileError& err);
-  // rename and move are the same operation (SPEC §11 item 14).
+  // rename and move are the same operation (protocol §11 item 14).
   bool rename(std::string_view path, std::string_view newPath, std::string& normalized, std::string& newNormalized,
               Changes& changes, FileError& err);
   // Parent before children; `includeHidden` false drops entries with any relativePath segment starting with '.'.
@@ -80,7 +80,7 @@ class Files {
   // Never fails: false for invalid or escaping paths; the root exists.
   bool exists(std::string_view path) const;
 
-  // --- what a context execute sends and answers (SPEC §2.7, §2.8, §7.5)
+  // --- what a context execute sends and answers (protocol §2.7, §2.8, §7.5)
   // Every directory, absolute, sorted, root excluded.
   std::vector<std::string> dirs() const;
   // Absolute path -> "sha256:<64 hex>" of every file, sorted by path. Hashes are cached per file and recomputed only
@@ -89,7 +89,7 @@ class Files {
   // The getFiles answer: the requested paths that are files here, with bytes and updatedAt; others are skipped. Each
   // answer carries its path exactly as requested (the interpreter matches answers against its request).
   std::vector<workspace::File> filesFor(const std::vector<std::string>& paths) const;
-  // SPEC §7.5 step 8: create `dirs`, write `files` (updatedAt kept), remove `deleted`, then remove directories not in
+  // protocol §7.5 step 8: create `dirs`, write `files` (updatedAt kept), remove `deleted`, then remove directories not in
   // `dirs` deepest first with their subtrees. The interpreter already enforced the limits on its mirror; a diff that
   // breaks them here anyway (or names an escaping path) fails with nothing changed. The end state is that order's, but
   // removals run first, so a result that fits the limits never trips them midway (docs/sandbox-files.md).
@@ -97,7 +97,7 @@ class Files {
   bool apply(const std::vector<std::string>& dirs, const std::vector<workspace::File>& files,
              const std::vector<std::string>& deleted, Changes& changes, FileError& err);
 
-  // --- persistence (SPEC §7.10) and info (§7.8)
+  // --- persistence (protocol §7.10) and info (§7.8)
   std::vector<Row> rows() const;
   // Replaces the whole tree with `rows` (any order; parents are created as needed). False if the rows are invalid
   // (escaping path, over a limit); the tree is then empty.
@@ -120,9 +120,9 @@ class Files {
   mutable uint64_t hashedBytes_ = 0;
 };
 
-// SPEC §7.7 mimeType by lower-cased extension, `binary` deciding the fallback.
+// protocol §7.7 mimeType by lower-cased extension, `binary` deciding the fallback.
 std::string_view mimeTypeOf(std::string_view path, bool binary);
-// SPEC §7.7 isBinary: not valid UTF-8, or contains a NUL byte.
+// protocol §7.7 isBinary: not valid UTF-8, or contains a NUL byte.
 bool isBinary(std::string_view bytes);
 
 }  // namespace sw::sandbox

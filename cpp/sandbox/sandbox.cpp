@@ -20,7 +20,7 @@ using interp::SqlValue;
 using json::Value;
 using json::Writer;
 
-// An env map with JavaScript object order; nullopt values (SPEC §7.6 `null`) remove a key when layered.
+// An env map with JavaScript object order; nullopt values (protocol §7.6 `null`) remove a key when layered.
 using EnvEntries = std::vector<std::pair<std::string, std::optional<std::string>>>;
 
 std::string jsonString(std::string_view s) {
@@ -71,7 +71,7 @@ bool truthy(const Value* v) {
 
 bool isBindingName(std::string_view name) { return server::isValidEnvKey(name); }
 
-// SPEC §7.3: strict env validation; `allowNull` for /execute and /env.
+// protocol §7.3: strict env validation; `allowNull` for /execute and /env.
 std::optional<std::string> readStrictEnv(const Value& v, bool allowNull, EnvEntries& out) {
   if (!v.isObject()) return "envVars must be an object";
   out.clear();
@@ -307,7 +307,7 @@ bool fileApiDisabledBy(std::optional<std::string_view> value) { return value && 
 
 // --- state ---------------------------------------------------------------------------------------------------------
 
-// The meta row (SPEC §7.10): { format: 1, id, createdAt, lastUsed, envVars, lifetime }.
+// The meta row (protocol §7.10): { format: 1, id, createdAt, lastUsed, envVars, lifetime }.
 struct Sandbox::Meta {
   std::string id;
   std::string createdAt;
@@ -341,7 +341,7 @@ struct Sandbox::Meta {
   }
 };
 
-// A context row (SPEC §7.10): { id, binding, language, engine, cwd, envVars, createdAt, lastUsed, executions,
+// A context row (protocol §7.10): { id, binding, language, engine, cwd, envVars, createdAt, lastUsed, executions,
 // snapshot }.
 struct Sandbox::Context {
   std::string id;
@@ -462,7 +462,7 @@ std::string Sandbox::randomUuid() {
   return out;
 }
 
-// --- storage (SPEC §7.10) ------------------------------------------------------------------------------------------
+// --- storage (protocol §7.10) ------------------------------------------------------------------------------------------
 
 void Sandbox::ensureSchema() {
   std::vector<SqlRow> tables;
@@ -502,7 +502,7 @@ void Sandbox::ensureSchema() {
 void Sandbox::createTables() {
   sql_.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)", {});
   sql_.exec("CREATE TABLE IF NOT EXISTS contexts (id TEXT PRIMARY KEY, value TEXT)", {});
-  // While the File API is disabled the files table is left alone (SPEC §7.10): it is created once it is enabled.
+  // While the File API is disabled the files table is left alone (protocol §7.10): it is created once it is enabled.
   if (!config_.fileApiDisabled)
     sql_.exec("CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, data BLOB, updated_at INTEGER)", {});
 }
@@ -673,7 +673,7 @@ const Action& Sandbox::Exchange::start(const http::RequestHead& head) {
   if (path == "/contexts" && method == "GET") return listContexts();
   if (path == "/env" && method == "POST") return readBody(head, Route::SetEnv, kJsonBodyLimit);
   if (path == "/files" && method == "POST") {
-    // Before the body is read (SPEC §7.7 pre-check 1).
+    // Before the body is read (protocol §7.7 pre-check 1).
     if (owner_.config_.fileApiDisabled)
       return error(403, "NOT_SUPPORTED", "The File API is disabled for this sandbox (SANDBOX_FILE_API=disabled)",
                    R"({"feature":"files"})");
@@ -713,7 +713,7 @@ const Action& Sandbox::Exchange::bodyReceived(std::size_t n) {
   return fail();
 }
 
-// --- contexts (SPEC §7.4) ------------------------------------------------------------------------------------------
+// --- contexts (protocol §7.4) ------------------------------------------------------------------------------------------
 
 const Action& Sandbox::Exchange::createContext(const Value& body) {
   const Value* binding = body.find("binding");
@@ -786,7 +786,7 @@ bool Sandbox::Exchange::remoteCreated(const FetchAnswer& answer) {
   if (answer.kind == FetchAnswer::Kind::Threw) return bindingFailed(answer.message), false;
   if (answer.body.size() > kProbeAnswerLimit) return bindingFailed("answer exceeds 64 KiB"), false;
   if (!is2xx(answer.status)) {
-    // Relayed with the same status and body (SPEC §7.4 step 6).
+    // Relayed with the same status and body (protocol §7.4 step 6).
     return respond(http::Response::json(answer.status, answer.body)), false;
   }
   Context c;
@@ -830,7 +830,7 @@ const Action& Sandbox::Exchange::deleteContext(std::string id) {
                kProbeAnswerLimit);
 }
 
-// --- POST /env, GET / and DELETE / (SPEC §7.3, §7.8, §7.9) ---------------------------------------------------------
+// --- POST /env, GET / and DELETE / (protocol §7.3, §7.8, §7.9) ---------------------------------------------------------
 
 const Action& Sandbox::Exchange::setEnv(const Value& body) {
   const Value* env = body.find("envVars");
@@ -924,7 +924,7 @@ const Action& Sandbox::Exchange::startAlarm() {
   return respond(http::Response::json(200, R"({"success":true})"));
 }
 
-// --- POST /execute (SPEC §7.5) -------------------------------------------------------------------------------------
+// --- POST /execute (protocol §7.5) -------------------------------------------------------------------------------------
 
 const Action& Sandbox::Exchange::execute(const Value& body) {
   if (body.find("cwd")) return invalid(400, "cwd is a context property; pass it to createCodeContext");
@@ -971,7 +971,7 @@ const Action& Sandbox::Exchange::callExecute() {
   auto& list = owner_.contexts_;
   auto it = std::find_if(list.begin(), list.end(), [&](const Context& c) { return c.id == pending_->contextId; });
   if (it == list.end()) return fail();
-  // SPEC §7.6: sandbox env, then the context's, then the call's; null removes.
+  // protocol §7.6: sandbox env, then the context's, then the call's; null removes.
   EnvEntries env = owner_.meta_ ? owner_.meta_->env : EnvEntries{};
   layer(env, envFromJson(it->envJson));
   layer(env, pending_->callEnv);
@@ -1029,7 +1029,7 @@ const Action& Sandbox::Exchange::executed(CallAnswer answer) {
         status->asNumber() < 200 || status->asNumber() > 599 || !body || !body->isObject())
       return bindingFailed(invalidResult);
     if (const Value* code = body->find("code"); code && code->isString() && code->asString() == "CONTEXT_NOT_FOUND") {
-      // The interpreter forgot it (its idle expiry, or a wipe): so does the registry (SPEC §7.5 step 7).
+      // The interpreter forgot it (its idle expiry, or a wipe): so does the registry (protocol §7.5 step 7).
       owner_.sql_.exec("DELETE FROM contexts WHERE id = ?", {SqlArg::text(id)});
       list.erase(std::remove_if(list.begin(), list.end(), [&](const Context& c) { return c.id == id; }), list.end());
       return error(404, "CONTEXT_NOT_FOUND", "Code context '" + id + "' not found",
@@ -1044,7 +1044,7 @@ const Action& Sandbox::Exchange::executed(CallAnswer answer) {
   const Value* rctx = result->find("context");
   if (!rctx || !rctx->isObject()) return bindingFailed(invalidResult);
 
-  // The diff (SPEC §2.9): dirs, files (bytes beside the JSON), deleted.
+  // The diff (protocol §2.9): dirs, files (bytes beside the JSON), deleted.
   std::vector<std::string> dirs, deleted;
   std::vector<workspace::File> files;
   if (ws) {
@@ -1082,7 +1082,7 @@ const Action& Sandbox::Exchange::executed(CallAnswer answer) {
   if (!owner_.config_.fileApiDisabled) {
     FileError err;
     if (!owner_.files_.apply(dirs, files, deleted, changes, err)) {
-      // A workspace error outside the files API: context is just { errno } (SPEC §3.7).
+      // A workspace error outside the files API: context is just { errno } (protocol §3.7).
       const std::string code = server::errnoCode(err.errnoName);
       return error(server::codeStatus(code), code, err.message, "{\"errno\":" + jsonString(err.errnoName) + "}");
     }
@@ -1108,7 +1108,7 @@ const Action& Sandbox::Exchange::executed(CallAnswer answer) {
   *it = updated;
   const double deadline = owner_.touch();
 
-  // The interpreter's result minus `workspace`, with the registry's executionCount and context (SPEC §7.5 step 9).
+  // The interpreter's result minus `workspace`, with the registry's executionCount and context (protocol §7.5 step 9).
   std::string out;
   Writer w(out);
   w.beginObject();
@@ -1164,7 +1164,7 @@ const Action& Sandbox::Exchange::fetched(FetchAnswer answer) {
     case Stage::ProbeDefault: {
       if (auto message = judgeProbe(answer, false)) return invalid(400, *message);
       if (!pending_->contexts) {
-        // The stateless path (SPEC §7.5 step 6): sandbox env + call env, no context layer.
+        // The stateless path (protocol §7.5 step 6): sandbox env + call env, no context layer.
         EnvEntries env = owner_.meta_ ? owner_.meta_->env : EnvEntries{};
         layer(env, pending_->callEnv);
         std::string body;
@@ -1192,21 +1192,21 @@ const Action& Sandbox::Exchange::fetched(FetchAnswer answer) {
       if (answer.body.size() > kRelayAnswerLimit)
         return bindingFailed("answer exceeds " + server::kibLabel(double(kRelayAnswerLimit)));
       owner_.touch();
-      // Relayed unchanged (SPEC §7.5 step 6).
+      // Relayed unchanged (protocol §7.5 step 6).
       return respond(http::Response::json(answer.status, std::move(answer.body)));
     }
     case Stage::DeleteRemote:
-      // Best effort: the interpreter's answer does not matter (SPEC §7.3).
+      // Best effort: the interpreter's answer does not matter (protocol §7.3).
       owner_.touch();
       return respond(http::Response::json(200, R"({"success":true})"));
     case Stage::Destroy:
-      return nextDestroyStep();  // errors ignored (SPEC §7.9)
+      return nextDestroyStep();  // errors ignored (protocol §7.9)
     default:
       return fail();
   }
 }
 
-// --- POST /files (SPEC §7.7) ---------------------------------------------------------------------------------------
+// --- POST /files (protocol §7.7) ---------------------------------------------------------------------------------------
 
 const Action& Sandbox::Exchange::files(const Value& body) {
   const Value* opValue = body.find("op");

@@ -1,4 +1,4 @@
-// cpp/sandbox: the caller's `Sandbox` Durable Object (SPEC §7.3-§7.10) as a sans-I/O state machine, like the
+// cpp/sandbox: the caller's `Sandbox` Durable Object (protocol §7.3-§7.10) as a sans-I/O state machine, like the
 // Interpreter (cpp/interp). One Sandbox per Durable Object instance holds every rule: the x-sandbox-id check, routing,
 // body caps, validation, the context registry, the binding probe, env layering, the files API (over sandbox::Files),
 // SandboxInfo, the idle alarm and the storage (format 1). The shim (worker-shim/sandbox.js) only performs the actions
@@ -13,7 +13,7 @@
 // The getFiles callback the Call passes answers from the in-memory tree through filesFor(); it may be called
 // (re-entrantly, from the runtime Worker) while the exchange waits for called(). That is safe because an exchange
 // never changes the tree between issuing a Call and receiving its answer, and filesFor() only reads.
-// Requests are processed one at a time (the shim chains them, SPEC §7.3); an Exchange assumes so.
+// Requests are processed one at a time (the shim chains them, protocol §7.3); an Exchange assumes so.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,7 @@ namespace sw::sandbox {
 
 constexpr std::size_t kMaxContexts = 8;
 constexpr int kStorageFormat = 1;
-// JSON bodies of every route but /files (SPEC §7.3), and of /files (SPEC §7.7).
+// JSON bodies of every route but /files (protocol §7.3), and of /files (protocol §7.7).
 constexpr std::size_t kJsonBodyLimit = 98304;
 constexpr std::size_t kFilesBodyLimit = 2097152;
 // What the Sandbox reads of a binding's answers: the probe and the interpreter's context routes are small JSON
@@ -50,14 +50,14 @@ constexpr std::size_t kMaxCallResultBytes = 28 * 1048576;
 // A getFiles request (the paths as JSON): the workspace has at most 4,096 entries of bounded path length.
 constexpr std::size_t kMaxGetFilesRequestBytes = 4 * 1048576;
 
-// validateSandboxId (SPEC §7.2): the message of the 400, nullopt when valid.
+// validateSandboxId (protocol §7.2): the message of the 400, nullopt when valid.
 std::optional<std::string> checkSandboxId(std::string_view id);
 
-// SANDBOX_FILE_API (SPEC §7.7): the File API is disabled only by exactly "disabled" (nullopt: unset).
+// SANDBOX_FILE_API (protocol §7.7): the File API is disabled only by exactly "disabled" (nullopt: unset).
 bool fileApiDisabledBy(std::optional<std::string_view> value);
 
 struct Config {
-  std::string objectId;  // this Durable Object's id (ctx.id.toString()): the interpreter key, SPEC §4.1
+  std::string objectId;  // this Durable Object's id (ctx.id.toString()): the interpreter key, protocol §4.1
   double idleTtlMs = 86400000;  // SANDBOX_IDLE_TTL_MS, parsed with interp::parseIdleTtl
   bool fileApiDisabled = false;  // SANDBOX_FILE_API === "disabled"
 };
@@ -111,7 +111,7 @@ struct CallAnswer {
 
 class Sandbox {
  public:
-  // Creates the tables, wiping any other layout first (SPEC §7.10), and loads the state. `armedAlarm`: the alarm the
+  // Creates the tables, wiping any other layout first (protocol §7.10), and loads the state. `armedAlarm`: the alarm the
   // platform reports at start-up (NaN when none). `random`: null = wasi::systemRandom() (context ids, lifetime).
   Sandbox(interp::Sql& sql, interp::Alarm& alarm, server::Clock& clock, Config config, double armedAlarm,
           wasi::RandomSource random = {});
@@ -125,7 +125,7 @@ class Sandbox {
     explicit Exchange(Sandbox& owner);
     ~Exchange();
     const Action& start(const http::RequestHead& head);
-    // The alarm handler (SPEC §7.9): Fetch actions for a destroy, then a Respond whose content nobody reads.
+    // The alarm handler (protocol §7.9): Fetch actions for a destroy, then a Respond whose content nobody reads.
     const Action& startAlarm();
     char* bodyBuffer() { return body_.data(); }
     std::size_t bodyCapacity() const { return body_.capacity(); }
@@ -171,7 +171,7 @@ class Sandbox {
     const Action& destroy(bool respondWhenDone);
     const Action& nextDestroyStep();
 
-    // The probe answer (SPEC §7.4 step 5): the message of the 400, or nullopt with language/engine/contexts set.
+    // The probe answer (protocol §7.4 step 5): the message of the 400, or nullopt with language/engine/contexts set.
     std::optional<std::string> judgeProbe(const FetchAnswer& answer, bool requireContexts);
     const Action& remoteCreate(Stage stage);
     bool remoteCreated(const FetchAnswer& answer);
@@ -187,7 +187,7 @@ class Sandbox {
     std::unique_ptr<Pending> pending_;
   };
 
-  // The getFiles answer (SPEC §2.7 GetWorkspaceFiles): `pathsJson` is the callback's argument as JSON; every path that
+  // The getFiles answer (protocol §2.7 GetWorkspaceFiles): `pathsJson` is the callback's argument as JSON; every path that
   // is a file here, with its bytes and updatedAt; anything else (a non-array, a non-string, an unknown path) is
   // skipped. Always [] while the File API is disabled. Read-only: safe while an exchange waits for a Call.
   std::vector<workspace::File> filesFor(std::string_view pathsJson) const;
@@ -200,7 +200,7 @@ class Sandbox {
   struct Meta;
   friend class Exchange;
 
-  // storage (SPEC §7.10)
+  // storage (protocol §7.10)
   void ensureSchema();
   void createTables();
   void wipeStorage();
@@ -209,7 +209,7 @@ class Sandbox {
   void writeMeta();
   void saveContext(const Context& c);
   void persist(const Changes& changes);
-  void wipe();  // destroy: storage, alarm, in-memory state (SPEC §7.9)
+  void wipe();  // destroy: storage, alarm, in-memory state (protocol §7.9)
   double touch(bool alwaysWriteLastUsed = false);
   std::string randomUuid();
   double now() const;

@@ -45,7 +45,7 @@ std::optional<Invalid> readEnvVars(const json::Value& envVars, EnvVarsRule rule,
   for (const auto& [key, value] : envVars.members()) {
     if (rule == EnvVarsRule::Execute && value.isNull()) continue;
     if (!value.isString()) return Invalid{400, "envVars values must be strings"};
-    // Silently dropped (SPEC §2.3 step 12). "__proto__" too: the reference assigns envVars[key] = value on a plain
+    // Silently dropped (protocol §2.3 step 12). "__proto__" too: the reference assigns envVars[key] = value on a plain
     // object, which for "__proto__" hits the prototype setter and stores nothing.
     if (rule == EnvVarsRule::Execute && (!isValidEnvKey(key) || key == "__proto__")) continue;
     w.key(key).string(value.asString());

@@ -238,7 +238,7 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasInterpreter
       action_.interpreterKey = m.interpreterKey;
       action_.forwardPath = m.interpreterRest;
       action_.forwardHeaders = {{"x-interpreter-key", m.interpreterKey}};
-      // The Interpreter reads at most this much of a body (POST /contexts, SPEC §2.6 step 1): the forward buffers one
+      // The Interpreter reads at most this much of a body (POST /contexts, protocol §2.6 step 1): the forward buffers one
       // byte more, enough for the Interpreter to answer 413, never a hostile body of any size.
       action_.bodyLimit = kRequestBodyLimit;
       return action_;
@@ -251,7 +251,7 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasInterpreter
       break;
   }
 
-  // POST /execute: validation steps 1-3 (SPEC §2.3); the body is read next.
+  // POST /execute: validation steps 1-3 (protocol §2.3); the body is read next.
   auto contentType = head.header("content-type");
   if (!contentType || http::asciiLower(*contentType).rfind("application/json", 0) != 0)
     return validationError(415, "Content-Type must be application/json");

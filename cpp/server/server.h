@@ -1,4 +1,4 @@
-// cpp/server: InterpreterServer, the runtime Worker's protocol logic (SPEC §2–§3).
+// cpp/server: InterpreterServer, the runtime Worker's protocol logic (protocol §2–§3).
 //
 // Sans-I/O: the server never performs I/O itself. Each request is an Exchange, a small state machine that the shim
 // drives: it returns the next Action (send this response, read the body into this buffer, run the engine with this
@@ -19,8 +19,8 @@
 
 namespace sw::server {
 
-// The protocol's request body limit, 96 KiB (SPEC §2.3 step 3): an engine's unless it sets its own, and every
-// Interpreter route's (POST /contexts, SPEC §2.6 step 1), which is also what the Worker forwards at most.
+// The protocol's request body limit, 96 KiB (protocol §2.3 steps 2 and 4): an engine's unless it sets its own, and every
+// Interpreter route's (POST /contexts, protocol §2.6 step 1), which is also what the Worker forwards at most.
 constexpr std::size_t kRequestBodyLimit = 98304;
 
 // executeInContext sizes (docs/limits.md). Workers RPC caps one value at 32 MiB; these keep every argument and
@@ -43,7 +43,7 @@ struct Limits {
   double requestBytes = kRequestBodyLimit;
 };
 
-// What the server knows about the engine it fronts (the Engine contract's identity fields, SPEC §5.1).
+// What the server knows about the engine it fronts (the Engine contract's identity fields, protocol §5.1).
 struct EngineInfo {
   std::string language;
   std::string engineName;
@@ -74,7 +74,7 @@ Clock& systemClock();
 // ISO-8601 UTC with milliseconds, as Date.prototype.toISOString() prints it.
 std::string isoTime(int64_t epochMs);
 
-// Result and log limits (SPEC §3.2–§3.3).
+// Result and log limits (protocol §3.2–§3.3).
 constexpr std::size_t kMaxResultBytes = 65536;
 constexpr std::size_t kMaxLogEntries = 200;
 constexpr std::size_t kMaxLogUnits = 32768;
@@ -82,23 +82,23 @@ constexpr std::size_t kMaxHostMessageUnits = 2048;
 
 // --- errors, as every route and the RPC report them (errors.cpp) -----------------------------------------------------
 
-// An ErrorResponse (SPEC §3.6); `operation` (SPEC §3.8), when not empty, is its top-level `operation`.
-// SPEC §3.7: the ErrorResponse code of a filesystem errno ("ENOENT" -> "FILE_NOT_FOUND"; others FILESYSTEM_ERROR).
+// An ErrorResponse (protocol §3.6); `operation` (protocol §3.8), when not empty, is its top-level `operation`.
+// protocol §3.7: the ErrorResponse code of a filesystem errno ("ENOENT" -> "FILE_NOT_FOUND"; others FILESYSTEM_ERROR).
 std::string errnoCode(std::string_view errnoName);
-// SPEC §3.6: the canonical HTTP status of a filesystem error code.
+// protocol §3.6: the canonical HTTP status of a filesystem error code.
 int codeStatus(std::string_view code);
 
 http::Response errorResponse(Clock& clock, int status, std::string_view code, std::string_view message,
                              std::string_view contextJson = "{}", std::string_view operation = {});
 // The generic fallback for anything unexpected: 502 INTERNAL_ERROR "Engine execution failed".
 http::Response internalErrorResponse(Clock& clock);
-// An error as executeInContext returns it (SPEC §2.7: returned, never thrown): {"ok":false,"status":S,"body":B}.
+// An error as executeInContext returns it (protocol §2.7: returned, never thrown): {"ok":false,"status":S,"body":B}.
 std::string rpcErrorJson(const http::Response& error);
 // The `error` member of an outcome the host reports itself: {name, message (cut to kMaxHostMessageUnits UTF-16
 // units), traceback: []}.
 void writeHostError(json::Writer& w, std::string_view name, std::string_view message);
-// The outcome of an engine run that failed as a whole (SPEC §5.3): no logs, no results, the host's error; with `cwd`
-// a SessionOutcome (SPEC §5.1).
+// The outcome of an engine run that failed as a whole (protocol §5.3): no logs, no results, the host's error; with `cwd`
+// a SessionOutcome (protocol §5.1).
 std::string failedOutcomeJson(std::string_view errorName, std::string_view message,
                               std::optional<std::string_view> cwd = std::nullopt);
 
@@ -131,21 +131,21 @@ struct Invalid {
   int status;
   std::string message;
 };
-// `code` (SPEC §2.3, §2.7): a string, not blank, of at most limits.codeBytes UTF-8 bytes. `code` may be null (absent).
+// `code` (protocol §2.3, §2.7): a string, not blank, of at most limits.codeBytes UTF-8 bytes. `code` may be null (absent).
 std::optional<Invalid> checkCode(const json::Value* code, const Limits& limits);
-// What `envVars` may hold besides strings. POST /execute (SPEC §2.3 step 12) skips null values and keys no process
-// environment can have; executeInContext (SPEC §2.7) takes strings only, under any key.
+// What `envVars` may hold besides strings. POST /execute (protocol §2.3 step 12) skips null values and keys no process
+// environment can have; executeInContext (protocol §2.7) takes strings only, under any key.
 enum class EnvVarsRule { Execute, Context };
 // `envVars` when present: an object of strings (as `rule` allows); `envJson` gets the object the engine receives.
 std::optional<Invalid> readEnvVars(const json::Value& envVars, EnvVarsRule rule, std::string& envJson);
-// An interpreter key (SPEC §2.5 step 1), checked by the Worker and again by the Interpreter: 1-128 characters of
+// An interpreter key (protocol §2.5 step 1), checked by the Worker and again by the Interpreter: 1-128 characters of
 // [A-Za-z0-9._-].
 std::optional<Invalid> checkInterpreterKey(std::string_view key);
-// The checks before a code-context request reaches the Interpreter (SPEC §2.5 steps 1-3; HTTP and RPC alike): the
+// The checks before a code-context request reaches the Interpreter (protocol §2.5 steps 1-3; HTTP and RPC alike): the
 // message of the 400 when `key` is invalid or the runtime cannot keep contexts, nullopt when it may go on.
 std::optional<std::string> contextsUnavailable(const EngineInfo& engine, std::string_view key, bool hasBinding);
 
-// The optional `language` check of POST /execute (SPEC §2.4).
+// The optional `language` check of POST /execute (protocol §2.4).
 bool languageMatches(std::string_view requested, std::string_view runtimeLanguage);
 std::string normalizeLanguage(std::string_view requested);
 
@@ -247,10 +247,10 @@ class InterpreterServer {
   EngineInfo engine_;
 };
 
-// Maps an engine outcome (SPEC §5.1 EngineOutcome, as JSON) into the fields after `durationMs` of an
+// Maps an engine outcome (protocol §5.1 EngineOutcome, as JSON) into the fields after `durationMs` of an
 // ExecutionResult, enforcing the result and log limits. Exposed for tests.
 std::string assembleOutcome(const json::Value& outcome);
-// The members an ExecutionResult starts with (SPEC §3.1: code, language, engine, durationMs), then those of
+// The members an ExecutionResult starts with (protocol §3.1: code, language, engine, durationMs), then those of
 // `outcome` (assembleOutcome's), into the object `w` has open: POST /execute's body and executeInContext's result.
 void writeExecutionResult(json::Writer& w, const EngineInfo& engine, std::string_view code, double durationMs,
                           std::string_view outcome);

@@ -178,8 +178,8 @@ struct Options {
 
 struct Stats {
   uint32_t memoryPages = 0;     // total pages
-  uint32_t pageCount = 0;       // non-zero 64 KiB pages (SPEC SnapshotInfo.pages)
-  uint64_t bytes = 0;           // pageCount * 65,536 (SPEC SnapshotInfo.bytes)
+  uint32_t pageCount = 0;       // non-zero 64 KiB pages (protocol §2.7 SnapshotInfo.pages)
+  uint64_t bytes = 0;           // pageCount * 65,536 (protocol §2.7 SnapshotInfo.bytes)
   uint32_t blockCount = 0;      // non-zero 4 KiB blocks
   uint32_t chunkCount = 0;      // rows stored after this take
   uint64_t storedBytes = 0;     // their total length

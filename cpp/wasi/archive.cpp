@@ -1,5 +1,5 @@
 // The /stdlib archive mount: a stored zip or a ustar/pax tar parsed into an index of nodes whose contents are views
-// into the one archive buffer (nothing is unpacked). SPEC §5.4: directory entries are skipped, a `..` component
+// into the one archive buffer (nothing is unpacked). protocol §5.4: directory entries are skipped, a `..` component
 // fails with "Invalid archive path", every file is read-only.
 #include <cstring>
 

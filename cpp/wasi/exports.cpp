@@ -232,7 +232,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_host_new(const char* config, uint32_t len,
   }
 }
 
-// The WASI host of an Engine written in JavaScript (./wasi createWasi): SPEC §5.4's host as every engine gets it —
+// The WASI host of an Engine written in JavaScript (./wasi createWasi): protocol §5.4's host as every engine gets it —
 // args ["sandbox"], captured stdio under the output limits, the reference policy, /stdlib from `archive` (0: empty),
 // /workspace only when config.workspace names a registered workspace (a session's mirror) — and its meter reset to
 // config.fuel (absent or 0: unmetered).
@@ -273,7 +273,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_engine_host_new(const char* config, uint32
 }
 
 // Resets an engine host's meter to `fuel` (limits.fuel semantics: 0 = unmetered) and, when `all`, its captured
-// output and any pending trap too: SPEC §5.5, the start of a session execute.
+// output and any pending trap too: protocol §5.5, the start of a session execute.
 EMSCRIPTEN_KEEPALIVE void sw_wasi_engine_reset(uint32_t h, double fuel, uint32_t all) {
   Host& host = *boxOf(h)->host;
   resetFuel(host, fuelBudgetOf(fuel));
@@ -287,7 +287,7 @@ EMSCRIPTEN_KEEPALIVE void sw_wasi_engine_reset(uint32_t h, double fuel, uint32_t
 // budget on (./wasmify).
 EMSCRIPTEN_KEEPALIVE double sw_wasi_fuel_budget_of(double fuel) { return double(fuelBudgetOf(fuel)); }
 
-// SPEC §3.3 read-out of fd 1 or 2 as a JSON array of lines; the length is sw_wasi_scratch_len.
+// protocol §3.3 read-out of fd 1 or 2 as a JSON array of lines; the length is sw_wasi_scratch_len.
 EMSCRIPTEN_KEEPALIVE const char* sw_wasi_output_lines(uint32_t h, uint32_t fd) {
   HostBox* box = boxOf(h);
   try {
@@ -300,8 +300,8 @@ EMSCRIPTEN_KEEPALIVE const char* sw_wasi_output_lines(uint32_t h, uint32_t fd) {
   return box->scratch.data();
 }
 
-// SPEC §3.4 usage as JSON ({fuelConsumed, fuelLimit, memoryBytes}); null (0) when the budget is already exhausted
-// (SPEC §5.5: usage() throws the fuel error then). The length is sw_wasi_scratch_len.
+// protocol §3.4 usage as JSON ({fuelConsumed, fuelLimit, memoryBytes}); null (0) when the budget is already exhausted
+// (protocol §5.5: usage() throws the fuel error then). The length is sw_wasi_scratch_len.
 EMSCRIPTEN_KEEPALIVE const char* sw_wasi_usage(uint32_t h) {
   HostBox* box = boxOf(h);
   const Fuel& fuel = box->host->fuel();
@@ -329,7 +329,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_has_open_guest_fds(uint32_t h) { return bo
 EMSCRIPTEN_KEEPALIVE void sw_wasi_fuel_reset(uint32_t h, double budget) {
   resetFuel(*boxOf(h)->host, int64_t(budget));
 }
-// Switches the meter to the JavaScript engine's interrupt mode (SPEC 5.5).
+// Switches the meter to the JavaScript engine's interrupt mode (protocol §5.5).
 EMSCRIPTEN_KEEPALIVE void sw_wasi_fuel_set_interrupt(uint32_t h, uint32_t address, uint32_t bitsAddress,
                                                      uint32_t bits) {
   boxOf(h)->host->fuel().setInterrupt(FuelInterrupt{address, bitsAddress, bits});

@@ -1,4 +1,4 @@
-// The descriptor table: fixed slots 0..fdBase-1 (stdio and preopens, SPEC §5.4), guest descriptors above.
+// The descriptor table: fixed slots 0..fdBase-1 (stdio and preopens, protocol §5.4), guest descriptors above.
 #include "internal.h"
 
 namespace sw::wasi::detail {

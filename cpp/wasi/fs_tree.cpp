@@ -1,4 +1,4 @@
-// The in-memory file system tree, the workspace limits (SPEC §7.11) and the host-side Workspace API.
+// The in-memory file system tree, the workspace limits (protocol §7.11) and the host-side Workspace API.
 #include <algorithm>
 
 #include "internal.h"

@@ -1,4 +1,4 @@
-// The fuel meter (SPEC §5.5): the guest's `sandbox.charge(units)` import charges `units`, `sandbox.tick` one.
+// The fuel meter (protocol §5.5): the guest's `sandbox.charge(units)` import charges `units`, `sandbox.tick` one.
 // What a unit means per engine: docs/fuel.md.
 #include "internal.h"
 

@@ -52,7 +52,7 @@ export function unbindGuestMemory(core, host) {
   core.wasiMemoriesEpoch = ((core.wasiMemoriesEpoch | 0) + 1) | 0;
 }
 
-// SPEC 5.4 import policy: a non-function import fails instantiation; a function import we do not provide is a stub
+// protocol §5.4 import policy: a non-function import fails instantiation; a function import we do not provide is a stub
 // that throws when called. `stubs` (importStubsOf) are the functions a built-in engine's registry entry declares for
 // imports beyond WASI (cpp/wasmify/wasmify.h, ImportStub); the first row whose module and name ("*": any) match wins.
 export function makeImportObject(core, host, module, stubs = []) {

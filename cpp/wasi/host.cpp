@@ -1,4 +1,4 @@
-// The Host: the fixed descriptor layout of SPEC §5.4 and the trap record.
+// The Host: the fixed descriptor layout of protocol §5.4 and the trap record.
 #include "internal.h"
 
 namespace sw::wasi {

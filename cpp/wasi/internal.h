@@ -44,7 +44,7 @@ enum class FileType : uint8_t { Unknown = 0, CharacterDevice = 2, Directory = 3,
 
 enum class MountKind : uint8_t { ReadOnly, Device, Workspace };
 
-// What a node belongs to: decides writability, the workspace limits and the disabled flag (SPEC §5.4's "tag").
+// What a node belongs to: decides writability, the workspace limits and the disabled flag (protocol §5.4's "tag").
 struct Mount {
   MountKind kind = MountKind::ReadOnly;
   uint64_t device = 0;

@@ -1,6 +1,6 @@
 // poll_oneoff. Every descriptor of the in-memory tree is always ready; a clock subscription is satisfied at once
 // (a synchronous host cannot sleep without blocking the isolate), so a guest's sleep returns immediately.
-// Under the reference policy (SPEC §5.4) the call is refused with EPERM.
+// Under the reference policy (protocol §5.4) the call is refused with EPERM.
 #include "internal.h"
 
 namespace sw::wasi {

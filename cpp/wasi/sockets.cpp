@@ -1,4 +1,4 @@
-// sock_*: there is no network. The reference policy answers EPERM (SPEC §5.4); otherwise a valid descriptor is
+// sock_*: there is no network. The reference policy answers EPERM (protocol §5.4); otherwise a valid descriptor is
 // simply not a socket.
 #include "internal.h"
 

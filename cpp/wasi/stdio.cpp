@@ -1,4 +1,4 @@
-// stdout/stderr capture with the output limits of SPEC §3.3.
+// stdout/stderr capture with the output limits of protocol §3.3.
 #include "internal.h"
 
 namespace sw::wasi {

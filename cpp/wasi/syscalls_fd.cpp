@@ -21,7 +21,7 @@ constexpr uint32_t kWhenceSet = 0, kWhenceCur = 1, kWhenceEnd = 2;
 constexpr uint16_t kFdflagAppend = 1, kFdflagsAll = 0x1f;
 constexpr uint32_t kFstAtim = 1, kFstAtimNow = 2, kFstMtim = 4, kFstMtimNow = 8;
 
-// Acces while the descriptor's workspace is disabled (SPEC §5.4/§10.5; the flag is read on every call).
+// Acces while the descriptor's workspace is disabled (protocol §5.4/§10.5; the flag is read on every call).
 Errno gate(const FdEntry& e) {
   return e.inWorkspace() && e.node->mount->disabled ? Errno::Acces : Errno::Success;
 }

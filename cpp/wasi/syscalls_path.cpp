@@ -1,4 +1,4 @@
-// path_* syscalls, with the sandbox policy of SPEC §5.4: a mutation outside /workspace is EPERM, any access to a
+// path_* syscalls, with the sandbox policy of protocol §5.4: a mutation outside /workspace is EPERM, any access to a
 // disabled workspace is EACCES, links and symlinks are EPERM, and no path leaves its preopen (path_resolver.cpp).
 // With the policy off (the runner's --full-wasi) symbolic links are real nodes; hard links stay EPERM (below).
 // Every call checks its descriptor first: a bad fd is EBADF before any other answer.

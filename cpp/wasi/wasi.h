@@ -1,7 +1,7 @@
-// cpp/wasi: the WASI preview1 host every language engine runs under (SPEC §5.4, §5.5, §3.3, §7.11).
+// cpp/wasi: the WASI preview1 host every language engine runs under (protocol §5.4, §5.5, §3.3, §7.11).
 //
 // One Host per guest instance holds everything the guest can see: the descriptor table (stdio, the /stdlib archive,
-// /dev, /workspace in the fixed order of SPEC §5.4), the in-memory file system, captured stdout/stderr, the fuel
+// /dev, /workspace in the fixed order of protocol §5.4), the in-memory file system, captured stdout/stderr, the fuel
 // meter and the pending trap. Every syscall has the uvwasi shape
 //
 //     Errno fd_write(Host&, uint32_t fd, uint32_t iovs, uint32_t iovsLen, uint32_t nwrittenPtr);
@@ -108,7 +108,7 @@ class Archive {
 
 // --- /workspace -------------------------------------------------------------------------------------------------
 
-// Every workspace limit, in one place (docs/workspace-limits.md). The first three are SPEC §7.11's; the path limits
+// Every workspace limit, in one place (docs/workspace-limits.md). The first three are protocol §7.11's; the path limits
 // are ours: entries count, but so must their paths, or a few thousand entries under long names (or a subtree renamed
 // under a deep path) make every full-path list -- checkpoint, diff, the result's `dirs` -- grow without bound.
 struct WorkspaceLimits {
@@ -120,7 +120,7 @@ struct WorkspaceLimits {
   uint64_t maxPathTotalBytes = 1048576;  // the paths of all entries together; ENOSPC beyond
 };
 
-// A read-write directory tree with the workspace limits and the live `disabled` flag (SPEC §7.11): while disabled
+// A read-write directory tree with the workspace limits and the live `disabled` flag (protocol §7.11): while disabled
 // every guest access through a descriptor of this tree fails with Acces. Host-side access (below) ignores the
 // flag, as reconciliation must still work, but not the limits.
 class Workspace {
@@ -168,7 +168,7 @@ class Workspace {
   // Removes every entry.
   void clear();
   // Creates every directory on the path, replacing a non-directory in the way; the entry limit does not apply
-  // (SPEC §2.8 step 1: the caller's shape is authoritative).
+  // (protocol §2.8 step 1: the caller's shape is authoritative).
   Errno forceDirectories(std::string_view relPath);
   // Sets a file's bytes and mtime in place, creating it (not its parents: NoEnt) if absent; IsDir on a directory.
   // No limit applies: this restores a state that was accounted for before (rollback).
@@ -188,7 +188,7 @@ class Workspace {
   std::shared_ptr<detail::Node> root_;
 };
 
-// --- stdio capture (SPEC §3.3) ----------------------------------------------------------------------------------
+// --- stdio capture (protocol §3.3) ----------------------------------------------------------------------------------
 
 struct OutputLimits {
   uint32_t maxChunks = 200;     // stdout + stderr combined
@@ -218,11 +218,11 @@ class StdioCapture {
   uint64_t totalBytes_ = 0;
 };
 
-// --- fuel (SPEC §5.5) ----------------------------------------------------------------------------------------
+// --- fuel (protocol §5.5) ----------------------------------------------------------------------------------------
 
 class Host;
 
-// Where the JavaScript meter signals an interrupt in guest memory (SPEC 5.5): a 32-bit 1 at `address`, and `bits`
+// Where the JavaScript meter signals an interrupt in guest memory (protocol §5.5): a 32-bit 1 at `address`, and `bits`
 // ORed into the 32-bit word at `bitsAddress` when that is non-zero.
 struct FuelInterrupt {
   uint32_t address = 0;
@@ -308,7 +308,7 @@ struct HostOptions {
   OutputLimits outputLimits;
   std::shared_ptr<Clock> clock;  // null: systemClock()
   RandomSource random;           // null: systemRandom()
-  // SPEC §5.4 overrides (EPERM for links, *filestat_set*, fd_allocate, fd_pwrite, sockets, poll_oneoff).
+  // protocol §5.4 overrides (EPERM for links, *filestat_set*, fd_allocate, fd_pwrite, sockets, poll_oneoff).
   // False runs the real implementations (native tests and the runner's --full-wasi).
   bool referencePolicy = true;
 };
@@ -331,7 +331,7 @@ class Host {
   // Records a trap (the first one wins) and returns Errno::Trap.
   Errno raiseTrap(TrapKind kind, std::string message, uint32_t exitCode = 0);
 
-  // 3 + number of preopens; descriptors below it are the fixed ones of SPEC §5.4.
+  // 3 + number of preopens; descriptors below it are the fixed ones of protocol §5.4.
   uint32_t fdBase() const;
   // True while the guest holds any descriptor at or beyond fdBase() (the snapshot precondition).
   bool hasOpenGuestFds() const;
@@ -343,7 +343,7 @@ class Host {
   std::unique_ptr<detail::HostState> state_;
 };
 
-// Fuel::reset plus, in interrupt mode, clearing the interrupt words in guest memory (SPEC 5.5 `reset`).
+// Fuel::reset plus, in interrupt mode, clearing the interrupt words in guest memory (protocol §5.5 `reset`).
 void resetFuel(Host& host, int64_t budget);
 
 // Every syscall of the table, e.g. `Errno fd_write(Host&, uint32_t fd, uint32_t iovs, uint32_t iovsLen,

@@ -13,7 +13,7 @@
 //   propagated: a trap the host recorded (cpp/wasi: fuel backstop or output limit -> FailureKind::Limit; proc_exit or a
 //   host failure -> Trap) or any other error (a Wasm RuntimeError -> Trap, with its text).
 // * read/write: bounds-checked copies through sw_guest_read/sw_guest_write (cpp/wasi/wasi_bridge.js).
-// * setFuelInterrupt(address): sw_wasi_fuel_set_interrupt(host, address, 0, 0) (the JavaScript meter, SPEC §5.5).
+// * setFuelInterrupt(address): sw_wasi_fuel_set_interrupt(host, address, 0, 0) (the JavaScript meter, protocol §5.5).
 // * resetFuel(budget): sw_wasi_clear_trap + sw_wasi_fuel_reset (budget < 0: unmetered).
 //
 // A HostGuestCaller holds only the handle: it is cheap, and it must not outlive the WASI host or the registration

@@ -52,7 +52,7 @@ std::string encode(const pb_msgdesc_t* fields, const Msg& msg) {
   return out;
 }
 
-// The SPEC §5.6 subset first (exact error strings), then nanopb.
+// The protocol §5.6 subset first (exact error strings), then nanopb.
 template <typename Msg>
 Result<Unit> decode(std::string_view bytes, const pb_msgdesc_t* fields, Msg& msg) {
   auto parsed = parseMessage(bytes);

@@ -2,7 +2,7 @@
 //
 // * sw_wasmify_run: one stateless execution on a freshly instantiated built-in engine under a WASI host.
 // * sw_wasmify_import_stubs: the non-WASI imports an engine's instances get (registry.cpp's table), for the shim.
-// * sw_wasmify_session_*: a session (SPEC §5.2) on a built-in engine's instance under a WASI host, for ./wasmify,
+// * sw_wasmify_session_*: a session (protocol §5.2) on a built-in engine's instance under a WASI host, for ./wasmify,
 //   tests and tools; the core's Interpreter calls the C++ API (wasmify.h, bridge.h) directly.
 // * sw_wasmify_js_driver_new, sw_wasmify_hook_invoke, sw_wasmify_*_driver, sw_wasmify_session_settled: the same with a
 //   WasmifyDriver written in JavaScript (./wasmify), whose hooks the core calls back (sw_host_wasmify_hook).
@@ -140,7 +140,7 @@ SessionOptions options(const char* cwd, uint32_t cwdLen, double fuel) {
 
 extern "C" {
 
-// One stateless execution (SPEC §5.1 Engine.run) of built-in engine `engine` on a guest that was just instantiated
+// One stateless execution (protocol §5.1 Engine.run) of built-in engine `engine` on a guest that was just instantiated
 // under the WASI host `host` and registered with bindGuestMemory + wasmifyBind: resets the host's fuel to `fuel`
 // (< 0: unmetered) and clears its trap, then _initialize, wasm_init, New (+ InterruptAddress), Eval.
 // Returns WASMIFY_OK (result = EngineOutcome JSON), WASMIFY_ENGINE_FAILED, WASMIFY_LIMIT (an ExecutionLimitError) or
@@ -237,7 +237,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_cwd(uint32_t s) {
   return uint32_t(g_result.size());
 }
 
-// The interpreter handle a snapshot stores (SPEC §4.5 `handle`).
+// The interpreter handle a snapshot stores (protocol §4.5 `handle`).
 EMSCRIPTEN_KEEPALIVE double sw_wasmify_session_handle(uint32_t s) {
   return double(boxOf(s)->session->instance.handle);
 }
@@ -331,7 +331,7 @@ Result<std::string> callHook(uint32_t driver, uint32_t hook, const char* name, I
   return hookAnswer(name, call, hookReply(driver, hook, call, arg));
 }
 
-// The captured stdout/stderr of the WASI host as SPEC §3.3 lines.
+// The captured stdout/stderr of the WASI host as protocol §3.3 lines.
 sw::json::Value capturedLines(uint32_t host, uint32_t fd) {
   sw::json::Value lines = sw::json::Value::array();
   for (auto& line : sw::wasi::hostOf(host).stdio().lines(fd)) lines.push(sw::json::Value::string(std::move(line)));
@@ -347,7 +347,7 @@ bool isLines(const sw::json::Value* v) {
 
 // A sessionExecute/runOnce answer as the EngineOutcome JSON (+ its cwd), or the protocol failure it is.
 // With `sessionCwd` (sessionExecute): a SessionOutcome, its cwd the answer's (a non-empty string) else sessionCwd, also
-// in the JSON (SPEC §5.1).
+// in the JSON (protocol §5.1).
 Result<SessionOutcome> outcomeOf(const char* name, std::string_view answer, uint32_t host,
                                  std::optional<std::string_view> sessionCwd = std::nullopt) {
   const std::string what = std::string("WasmifyDriver.") + name;

@@ -1,7 +1,7 @@
 // The Perl engine's host-side driver. zeroperl (engines/perl/, Perl 5.42) is a prebuilt module we cannot relink with
 // the wasmify guest glue, so the host drives it through its own exports (zeroperl_init, zeroperl_eval, values and
 // variables) and the language work lives in Perl: engines/perl/sandbox_driver.pl, loaded from /stdlib at boot, which
-// maps results, errors and logs (SPEC §3, §6.4). One call here: the request goes into $Sandbox::REQ, the host
+// maps results, errors and logs (protocol §3, §6.4). One call here: the request goes into $Sandbox::REQ, the host
 // evaluates `Sandbox::run()`, and reads the outcome JSON from $Sandbox::OUT (and a session's cwd from $Sandbox::CWD).
 #include <random>
 #include <string>
@@ -183,7 +183,7 @@ WasmifyDriver makePerlDriver() {
     return SessionOutcome{std::move(out.value()), std::move(cwd.value())};
   };
   d.afterRestore = [](Instance& instance, bool bootImage) -> Result<Unit> {
-    // The boot image is shared by every request: re-seed rand() (SPEC §6.4: a context's own snapshot keeps its state).
+    // The boot image is shared by every request: re-seed rand() (protocol §6.4: a context's own snapshot keeps its state).
     if (!bootImage) return Unit{};
     std::random_device rd;
     return evalPerl(instance.guest, "srand(" + std::to_string(rd() & 0x7fffffffu) + "); 1");

@@ -12,15 +12,15 @@ namespace sw::wasmify {
 namespace {
 
 const WasmifyDriver& javascriptDriver() {
-  // QuickJS: fuel in interrupt mode (a clean unwind keeps a session's realm), SPEC §5.6's New limits.
+  // QuickJS: fuel in interrupt mode (a clean unwind keeps a session's realm), protocol §5.6's New limits.
   static const WasmifyDriver d = engine::makeDriver(
       {"javascript", kJavaScriptInitializationFailed, kJavaScriptHeapLimit, kJavaScriptStackLimit, true});
   return d;
 }
 
 const WasmifyDriver& pythonDriver() {
-  // CPython: fuel in hard mode (the host traps the overdrawing charge; a session instance is then invalid, SPEC
-  // §10.5 item 116); the interpreter sizes itself.
+  // CPython: fuel in hard mode (the host traps the overdrawing charge; a session instance is then invalid,
+  // protocol §10.5 item 116); the interpreter sizes itself.
   static const WasmifyDriver d = engine::makeDriver({"python", kInitializationFailed, 0, 0, false});
   return d;
 }

@@ -1,9 +1,9 @@
 // The Ruby engine's host-side driver. ruby.wasm (CRuby 3.4, @ruby/3.4-wasm-wasi; engines/ruby/) is a prebuilt reactor
 // we cannot relink, so the host drives it through its own exports, whose names carry their WIT signatures (legacy
 // wit-bindgen). The language work lives in Ruby: engines/ruby/driver.rb, mounted as /stdlib/sandbox_driver.rb and
-// loaded at boot, defines Sandbox.run_hex, which runs one request and returns the outcome JSON (SPEC §3, §6.5). One
+// loaded at boot, defines Sandbox.run_hex, which runs one request and returns the outcome JSON (protocol §3, §6.5). One
 // request is one evaluation of `Sandbox.run_hex("<code hex>","<env JSON hex>")`: hex, so the host builds no Ruby
-// syntax. Stateless only (SPEC §6.5): no sessionExecute. engines/ruby/README.md has the call sequence.
+// syntax. Stateless only (protocol §6.5): no sessionExecute. engines/ruby/README.md has the call sequence.
 #include <random>
 #include <string>
 
@@ -195,7 +195,7 @@ WasmifyDriver makeRubyDriver() {
   return d;
 }
 
-// canonical_abi: a resource handle is the guest pointer itself; the JavaScript bridge is disabled (SPEC §6.5).
+// canonical_abi: a resource handle is the guest pointer itself; the JavaScript bridge is disabled (protocol §6.5).
 // stdlib.tar's js.rb makes `require "js"` a guest NotImplementedError; only `require "js.so"` reaches these.
 constexpr ImportStub kRubyImportStubs[] = {
     {"canonical_abi", "resource_new_rb-abi-value", ImportStubKind::FirstArgument},

@@ -194,7 +194,7 @@ Result<ExecuteRequest> WasmifySession::begin(const WasmifyDriver& driver, const 
 Result<SessionOutcome> WasmifySession::end(Result<SessionOutcome> out) {
   if (!out) {
     // The call itself failed: the instance cannot be trusted (a trap unwound the guest mid-way, or the guest broke the
-    // protocol). SPEC §5.2: execute reports limits and errors as outcomes; the server drops the invalid instance.
+    // protocol). protocol §5.2: execute reports limits and errors as outcomes; the server drops the invalid instance.
     invalid = true;
     const char* name = out.failure().kind == FailureKind::Limit ? "ExecutionLimitError" : "EngineError";
     return SessionOutcome{server::failedOutcomeJson(name, out.failure().message, cwd), cwd};

@@ -1,4 +1,4 @@
-// cpp/wasmify: the host side of the wasmify ABI (SPEC §5.6, docs/abi.md) and the language-neutral interpreter host
+// cpp/wasmify: the host side of the wasmify ABI (protocol §5.6, docs/abi.md) and the language-neutral interpreter host
 // built on it (the seed's ./wasmify: runWasmify, bootWasmifySession/restoreWasmifySession, WasmifyDriver).
 //
 // An engine built for wasmify exports `wasm_init`, `wasm_alloc`/`wasm_free` and one `w_<service>_<method>(ptr, len)
@@ -25,7 +25,7 @@ namespace sw::wasmify {
 
 // --- errors ---------------------------------------------------------------------------------------------------
 
-// A larger response fails kResponseLimitExceeded. SPEC §5.6's reference engines cap at 131,072; ours is 1 MiB because
+// A larger response fails kResponseLimitExceeded. protocol §5.6's reference engines cap at 131,072; ours is 1 MiB because
 // a legitimate outcome (64 KiB of result and 32,768 units of logs, JSON-escaped up to 6x) can reach ~600 KB.
 inline constexpr uint32_t kMaxResponseBytes = 1048576;
 
@@ -87,7 +87,7 @@ class GuestCaller {
   // wasm_alloc / wasm_free (override to count or fake them). alloc fails with kMethodFailed on a NULL pointer.
   virtual Result<uint32_t> alloc(uint32_t len);
   virtual Result<Unit> free(uint32_t ptr);
-  // Puts the guest's fuel meter in the JavaScript engine's interrupt mode (SPEC §5.5) with this interrupt word.
+  // Puts the guest's fuel meter in the JavaScript engine's interrupt mode (protocol §5.5) with this interrupt word.
   // Default: no meter.
   virtual void setFuelInterrupt(uint32_t address) { (void)address; }
   // Before a call sequence: clears the host's trap record and restores the fuel budget (< 0: unmetered), which also
@@ -100,7 +100,7 @@ class GuestCaller {
   virtual Result<Unit> flushFuel() { return Unit{}; }
 };
 
-// --- messages (the SPEC §5.6 protobuf subset) -----------------------------------------------------------------
+// --- messages (the protocol §5.6 protobuf subset) -----------------------------------------------------------------
 
 struct Field {
   uint32_t number = 0;
@@ -109,7 +109,7 @@ struct Field {
   std::string_view bytes;   // wire type 2 (a view into the message)
 };
 
-// Splits a message into fields. Errors (exactly SPEC §5.6): a key or value varint longer than 64 bits ->
+// Splits a message into fields. Errors (exactly protocol §5.6): a key or value varint longer than 64 bits ->
 // kInvalidProtobuf; a key running off the end -> kTruncatedProtobuf; a value running off the end ->
 // kTruncatedProtobufField; a wire type other than 0 and 2 -> kUnsupportedProtobufField.
 Result<std::vector<Field>> parseMessage(std::string_view message);
@@ -156,7 +156,7 @@ struct ExecuteRequest {
   std::string_view cwd = {};  // sessions: the context's working directory (WasmifySession::execute fills it in)
 };
 
-// SessionOutcome (SPEC §5.1): the EngineOutcome JSON plus the working directory after the call.
+// SessionOutcome (protocol §5.1): the EngineOutcome JSON plus the working directory after the call.
 struct SessionOutcome {
   std::string outcomeJson;
   std::string cwd;
@@ -185,7 +185,7 @@ struct WasmifyDriver {
   std::function<Result<Unit>(Instance&, bool bootImage)> afterRestore;
 };
 
-// Fresh-instance boot (SPEC §5.6): WASI `_initialize`, `wasm_init`, the driver's init method (zero handle ->
+// Fresh-instance boot (protocol §5.6): WASI `_initialize`, `wasm_init`, the driver's init method (zero handle ->
 // driver.initFailedMessage), afterInit. With driver.boot: `_initialize`, then boot instead of the wasmify steps.
 Result<Instance> bootInstance(GuestCaller& guest, const WasmifyDriver& driver);
 
@@ -193,10 +193,10 @@ Result<Instance> bootInstance(GuestCaller& guest, const WasmifyDriver& driver);
 // JSON. The instance is not reused afterwards (nothing is freed inside it).
 Result<std::string> runWasmify(GuestCaller& guest, const WasmifyDriver& driver, const ExecuteRequest& request);
 
-// --- sessions (SPEC §5.2) ---
+// --- sessions (protocol §5.2) ---
 
-// How a session instance runs. The fuel budget is restored at the start of every execute (SPEC §5.5: "Sessions
-// reset the budget ... at the start of every execute"), and the cwd is the context's (SPEC §4.4: boot/restore with
+// How a session instance runs. The fuel budget is restored at the start of every execute (protocol §5.5: "Sessions
+// reset the budget ... at the start of every execute"), and the cwd is the context's (protocol §4.4: boot/restore with
 // `options.cwd`): the session sends it with every execute, so a fresh or restored instance continues where the
 // context left off.
 struct SessionOptions {
@@ -204,10 +204,10 @@ struct SessionOptions {
   int64_t fuel = -1;  // < 0: unmetered
 };
 
-// One live session instance (SPEC §5.2). The GuestCaller must outlive it.
+// One live session instance (protocol §5.2). The GuestCaller must outlive it.
 struct WasmifySession {
   Instance instance;
-  std::string cwd = "/workspace";  // after the last execute (SPEC §5.3 rule 5)
+  std::string cwd = "/workspace";  // after the last execute (protocol §5.3 rule 5)
   int64_t fuel = -1;               // the budget every execute starts with
   bool invalid = false;            // set after a trap, a limit trap or a host failure: the server drops the instance
   // One call: resets the fuel meter, runs driver.sessionExecute with `cwd`, adopts the outcome's cwd. Never fails for
@@ -231,7 +231,7 @@ struct SessionSnapshot {
 // Boots a fresh instance (fuel reset to options.fuel first, so boot is metered) and runs driver.sessionBoot.
 Result<WasmifySession> bootWasmifySession(GuestCaller& guest, const WasmifyDriver& driver,
                                           const SessionOptions& options = {});
-// Adopts a restored instance: its memory already holds the snapshot (SPEC §4.5 restore contract, docs/abi.md); no
+// Adopts a restored instance: its memory already holds the snapshot (protocol §4.5 restore contract, docs/abi.md); no
 // _initialize, wasm_init or init method runs. Then afterRestore (JavaScript: registers the interrupt word with this
 // host's meter).
 Result<WasmifySession> restoreWasmifySession(GuestCaller& guest, const WasmifyDriver& driver,
@@ -281,7 +281,7 @@ struct AfterRestoreRequest {
   bool bootImage = false;
 };
 
-// nanopb-generated encoders/decoders. Decoders check the SPEC §5.6 subset first (parseMessage's errors), then
+// nanopb-generated encoders/decoders. Decoders check the protocol §5.6 subset first (parseMessage's errors), then
 // decode with nanopb (a nanopb failure -> kInvalidProtobuf).
 std::string encodeNewRequest(const NewRequest& request);
 Result<NewRequest> decodeNewRequest(std::string_view bytes);
@@ -323,7 +323,7 @@ WasmifyDriver makeDriver(const Spec& spec);
 
 // A function import of a prebuilt engine that neither WASI nor the core provides (e.g. ruby.wasm's JavaScript bridge).
 // The shim builds exactly these functions from the table (importStubsJson) when it instantiates the engine; any other
-// unknown import throws `Unsupported host capability: m.n` (SPEC §5.4). A throw unwinds the guest: the guest call
+// unknown import throws `Unsupported host capability: m.n` (protocol §5.4). A throw unwinds the guest: the guest call
 // fails as a Trap with the message, and the instance is discarded.
 enum class ImportStubKind : uint8_t {
   FirstArgument,  // returns its first argument (an identity resource handle)
@@ -363,8 +363,8 @@ const WasmifyDriver& perlDriver();
 const WasmifyDriver& rubyDriver();
 std::span<const ImportStub> rubyImportStubs();
 
-// The JavaScript engine's New limits (SPEC §5.6).
+// The JavaScript engine's New limits (protocol §5.6).
 inline constexpr uint32_t kJavaScriptHeapLimit = 33554432;   // 32 MiB
-inline constexpr uint32_t kJavaScriptStackLimit = 1048576;   // SPEC §5.6's value; the guest clamps to its own maximum
+inline constexpr uint32_t kJavaScriptStackLimit = 1048576;   // protocol §5.6's value; the guest clamps to its own maximum
 
 }  // namespace sw::wasmify

@@ -1,4 +1,4 @@
-// The two manifest hash forms: SPEC §7.11 hashBytes and SHA-256 (FIPS 180-4).
+// The two manifest hash forms: protocol §7.11 hashBytes and SHA-256 (FIPS 180-4).
 #include <array>
 #include <cstdint>
 #include <cstring>

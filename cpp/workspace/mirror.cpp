@@ -1,4 +1,4 @@
-// The Interpreter's workspace mirror: reconciliation (SPEC §2.8), checkpoint, rollback and diff (SPEC §2.9).
+// The Interpreter's workspace mirror: reconciliation (protocol §2.8), checkpoint, rollback and diff (protocol §2.9).
 #include <algorithm>
 #include <optional>
 

@@ -1,4 +1,4 @@
-// SPEC §7.11 path normalization, and updatedAt (epoch ms) <-> mtime (ns).
+// protocol §7.11 path normalization, and updatedAt (epoch ms) <-> mtime (ns).
 #include <algorithm>
 #include <cmath>
 #include <vector>

@@ -1,11 +1,11 @@
-// cpp/workspace: the Interpreter's in-memory mirror of the caller's /workspace (SPEC §2.8, §2.9, §7.11).
+// cpp/workspace: the Interpreter's in-memory mirror of the caller's /workspace (protocol §2.8, §2.9, §7.11).
 //
 // The mirror wraps ONE sw::wasi::Workspace for its whole life: a live engine instance's /workspace mount points at
 // that object's root node, so nothing here ever replaces the Workspace or its root. Each execution is
 //
 //     reconcile(dirs, manifest, {}, missing)        // pass 1; if `missing` is not empty, pull those paths and
 //     reconcile(dirs, manifest, pulled, missing)    // pass 2; anything still missing is the caller's 500
-//     Checkpoint cp = checkpoint();                 // baseline + `before` of §2.9
+//     Checkpoint cp = checkpoint();                 // baseline + `before` of protocol §2.9
 //     ... the guest runs against workspace() ...
 //     error ? rollback(cp) : diff(cp)               // exactly one of the two, before the next reconcile
 //
@@ -26,7 +26,7 @@
 
 namespace sw::workspace {
 
-// SPEC §7.11 hashBytes, bit-exact: 16 lower-case hex digits (two 32-bit lanes).
+// protocol §7.11 hashBytes, bit-exact: 16 lower-case hex digits (two 32-bit lanes).
 std::string hashBytes(std::string_view data);
 // SHA-256 (FIPS 180-4), 64 lower-case hex digits.
 std::string sha256Hex(std::string_view data);
@@ -34,13 +34,13 @@ std::string sha256Hex(std::string_view data);
 // hashBytes. Each manifest entry may use either form; comparison is exact (lower-case hex).
 std::string hashLike(std::string_view like, std::string_view data);
 
-// A workspace failure as the protocol reports it (SPEC §3.7 maps errnoName to the ErrorResponse code).
+// A workspace failure as the protocol reports it (protocol §3.7 maps errnoName to the ErrorResponse code).
 struct Error {
   std::string errnoName;  // "EACCES", "ENOSPC", ...
   std::string message;    // "Path escapes /workspace: /etc"
 };
 
-// SPEC §7.11 normalization: empty -> ENOENT "Path is required"; a relative path is joined to `cwd` (absolute);
+// protocol §7.11 normalization: empty -> ENOENT "Path is required"; a relative path is joined to `cwd` (absolute);
 // "." and empty segments are dropped; ".." pops (above "/" -> EACCES); the first segment must be "workspace", else
 // EACCES "Path escapes /workspace: <path as given>". `out` is "/workspace" or "/workspace/<segments>".
 bool normalizePath(std::string_view cwd, std::string_view path, std::string& out, Error& err);
@@ -55,7 +55,7 @@ std::optional<std::string> contextCwd(std::string_view reported, const wasi::Wor
 // depth or name limit, a NUL in a path, more manifest files than entries allowed, manifest paths over the total path
 // bytes, two manifest keys for one path, a repeated `dirs` entry, a manifest path that is also a directory (the
 // root, a `dirs` entry, or the parent of another entry). Paths that escape /workspace are left to reconcile (403
-// EACCES, as before); `dirs` has no count limit (SPEC §2.8).
+// EACCES, as before); `dirs` has no count limit (protocol §2.8).
 std::optional<std::string> checkManifest(const std::vector<std::string>& dirs,
                                          const std::vector<std::pair<std::string, std::string>>& manifest,
                                          const wasi::WorkspaceLimits& limits);
@@ -80,7 +80,7 @@ Error pathBytesError(const wasi::WorkspaceLimits& limits);
 // "Directory not empty: <path>", EINVAL "Invalid path: <path>"; else "Cannot write <path>".
 Error pathError(wasi::Errno e, std::string_view absolute);
 
-// A file crossing the protocol: absolute path, raw bytes, epoch milliseconds (SPEC §2.7 WorkspaceFileEntry).
+// A file crossing the protocol: absolute path, raw bytes, epoch milliseconds (protocol §2.7 WorkspaceFileEntry).
 struct File {
   std::string path;
   std::string data;
@@ -102,7 +102,7 @@ class Mirror {
     std::string sha256Hash;  // "sha256:<hex>" form
   };
 
-  // The state right after reconciliation: SPEC §2.9's baseline and `before` in one. Root-relative paths, sorted.
+  // The state right after reconciliation: protocol §2.9's baseline and `before` in one. Root-relative paths, sorted.
   struct Checkpoint {
     struct FileCopy {
       std::string path;
@@ -115,7 +115,7 @@ class Mirror {
   };
 
   // Created + updated files since the checkpoint (current bytes, updatedAt from the mtime) and deleted file paths;
-  // absolute paths, sorted. Directories are never diffed (SPEC §2.9: they travel as the full dirs() list).
+  // absolute paths, sorted. Directories are never diffed (protocol §2.9: they travel as the full dirs() list).
   struct Diff {
     std::vector<File> files;
     std::vector<std::string> deleted;
@@ -132,7 +132,7 @@ class Mirror {
   bool disabled() const { return workspace_->disabled(); }
   void setDisabled(bool disabled) { workspace_->setDisabled(disabled); }
 
-  // SPEC §2.8 steps 1-5 in order: create `dirs` (intermediates too, a non-directory in the way replaced, no entry
+  // protocol §2.8 steps 1-5 in order: create `dirs` (intermediates too, a non-directory in the way replaced, no entry
   // limit), write `files` (updatedAt kept, parents created, the limits apply), delete files not in `manifest`,
   // delete directories not in `dirs` (deepest first, with their subtrees), then `missing` = every manifest path that
   // is absent or whose hash (in the manifest entry's form) differs, normalized and sorted. Every path is normalized

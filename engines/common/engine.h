@@ -6,7 +6,7 @@
  * with sw_free. Guest errors and limits are outcomes (JSON), never failures: a function returns -1 only when the
  * driver itself failed (bad handle, out of memory), and the host reports that as an EngineError.
  *
- * Outcome JSON (SPEC §3.1-3.3, §6):
+ * Outcome JSON (protocol §3.1-3.3, §6):
  *   {"logs":{"stdout":[..],"stderr":[..]},"results":[] | [{"text":..}] | [{"json":..}],
  *    "error"?:{"name":..,"message":..,"traceback":[..]}}
  * Session outcomes add "cwd": the working directory after the call.
@@ -45,12 +45,12 @@ const char *sw_engine_cwd(SwEngine *engine);
  * must differ per instance (random generators) and drop caches that describe the outside world (directory listings
  * of /workspace, clocks). `boot_image` is 1 after the build-time boot image (a stateless request or a new context:
  * every generator must be re-seeded, or two requests would see the same sequence) and 0 after a context's own
- * snapshot (an engine may keep its generator state then; JavaScript does, SPEC §6.2). 0 = done, -1 = failure. */
+ * snapshot (an engine may keep its generator state then; JavaScript does, protocol §6.2). 0 = done, -1 = failure. */
 int32_t sw_engine_after_restore(SwEngine *engine, int boot_image);
 
 void sw_engine_free(SwEngine *engine);
 
-/* Fuel (SPEC §5.5, docs/fuel.md). Non-zero: the guest address of a 32-bit interrupt word the host sets when the
+/* Fuel (protocol §5.5, docs/fuel.md). Non-zero: the guest address of a 32-bit interrupt word the host sets when the
  * budget is spent (interrupt mode: the engine unwinds cleanly and the instance survives). 0: hard mode, the host traps
  * the charge that overdraws the budget. Engines charge through the `sandbox.charge(units)` import. */
 uint32_t sw_engine_interrupt_address(void);

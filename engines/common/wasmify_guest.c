@@ -37,7 +37,7 @@ _Static_assert(sw_wasmify_engine_Method_METHOD_AFTER_RESTORE == 27, "w_0_27");
 
 WASM_EXPORT(wasm_init) void wasm_init(void) {
   /* Nothing process-wide: engine state lives in handles. Kept so every wasmify engine has the same boot sequence
-   * (SPEC §5.6: _initialize, wasm_init, the init method). */
+   * (protocol §5.6: _initialize, wasm_init, the init method). */
 }
 
 WASM_EXPORT(wasm_alloc) void *wasm_alloc(uint32_t len) { return malloc(len ? len : 1); }

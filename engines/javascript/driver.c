@@ -348,7 +348,7 @@ static JSValue session_chdir(SwJs *js, JSValueConst path);
 static JSValue js_process_chdir(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
   (void)this_val;
   SwJs *js = JS_GetContextOpaque(ctx);
-  /* Sessions (SPEC §6.2): an existing directory under /workspace. Stateless execution has no workspace. */
+  /* Sessions (protocol §6.2): an existing directory under /workspace. Stateless execution has no workspace. */
   if (js->session) return session_chdir(js, argc > 0 ? argv[0] : JS_UNDEFINED);
   return JS_ThrowTypeError(ctx, "process.chdir() is not supported in stateless execution");
 }
@@ -375,7 +375,7 @@ static int install_globals(SwJs *js) {
   js->replacer = JS_NewCFunction(ctx, bigint_replacer, "replacer", 2);
   ok &= JS_IsFunction(ctx, js->string_fn) && JS_IsFunction(ctx, js->replacer) && JS_IsFunction(ctx, js->error_ctor);
 
-  /* SPEC §6.2: SharedArrayBuffer and Atomics are removed before user code (Atomics is not even compiled in). */
+  /* protocol §6.2: SharedArrayBuffer and Atomics are removed before user code (Atomics is not even compiled in). */
   const char *removed[] = {"SharedArrayBuffer", "Atomics"};
   for (size_t i = 0; i < sizeof removed / sizeof *removed; i++) {
     JSAtom a = JS_NewAtom(ctx, removed[i]);
@@ -587,7 +587,7 @@ static int64_t js_string_units(JSContext *ctx, JSValueConst s) {
   return len;
 }
 
-/* SPEC §3.2 / §6.2 result mapping of the last expression's value v (not consumed). */
+/* protocol §3.2 / §6.2 result mapping of the last expression's value v (not consumed). */
 static void map_result(SwJs *js, Outcome *o, JSValueConst v) {
   JSContext *ctx = js->ctx;
   if (JS_IsUndefined(v)) return;
@@ -895,7 +895,7 @@ static int install_intl(JSContext *ctx, JSValueConst global) {
   return ok ? 0 : -1;
 }
 
-/* SPEC §6.2 TypeScript: the script did not parse as JavaScript. Strips TypeScript-only syntax inside the engine (the
+/* protocol §6.2 TypeScript: the script did not parse as JavaScript. Strips TypeScript-only syntax inside the engine (the
  * stripper is guest-realm JS, so it is metered by fuel and bounded by the heap) and compiles the result. Returns the
  * compiled function, or JS_EXCEPTION with the outcome's error set (*o): sucrase's own errors become a SyntaxError
  * with its message; if the stripped code still fails to parse, the original JavaScript SyntaxError (orig, consumed)
@@ -1040,7 +1040,7 @@ static int32_t evaluate(SwJs *js, const char *code, uint32_t code_len, const cha
   if (g_interrupt_word) js->fuel_interrupted = 1;
   Buf out = {0};
   if (js->fuel_interrupted) {
-    /* SPEC §10.3 item 39: empty logs, no results, no traceback. */
+    /* protocol §10.3 item 39: empty logs, no results, no traceback. */
     buf_puts(&out, "{\"logs\":{\"stdout\":[],\"stderr\":[]},\"results\":[],\"error\":{\"name\":\"ExecutionLimitError\","
                    "\"message\":\"Execution fuel exhausted\",\"traceback\":[]}");
   } else {
@@ -1082,9 +1082,9 @@ int32_t sw_js_eval(SwJs *js, const char *code, uint32_t code_len, const char *en
 }
 
 /* ---------------------------------------------------------------------------------------------------------------
- * Sessions (SPEC §6.2 "Sessions (REPL)"): the working directory, the synchronous fs subset, import() from /workspace
+ * Sessions (protocol §6.2 "Sessions (REPL)"): the working directory, the synchronous fs subset, import() from /workspace
  *
- * Every path goes through normalize_path (SPEC §7.11) and reaches the filesystem as an absolute "/workspace/..."
+ * Every path goes through normalize_path (protocol §7.11) and reaches the filesystem as an absolute "/workspace/..."
  * path through wasi-libc's POSIX calls, i.e. WASI syscalls into our host, which enforces the workspace limits and
  * the live `disabled` flag (EACCES). Natively (tests) a host directory stands in for "/" (sw_js_native_set_root).
  * ------------------------------------------------------------------------------------------------------------- */
@@ -1153,7 +1153,7 @@ static int push_segments(char *buf, size_t *len, const char *s, size_t n) {
   return 0;
 }
 
-/* SPEC §7.11: p (n bytes) against cwd. 0 with *out = "/workspace" or "/workspace/<segments>" (malloc'd), or an errno:
+/* protocol §7.11: p (n bytes) against cwd. 0 with *out = "/workspace" or "/workspace/<segments>" (malloc'd), or an errno:
  * ENOENT (empty), EACCES (escapes /workspace), EINVAL (a NUL byte), ENOMEM. */
 static int normalize_path(const char *cwd, const char *p, size_t n, char **out) {
   *out = NULL;
@@ -1613,7 +1613,7 @@ static JSValue js_fs_readdir(JSContext *ctx, JSValueConst this_val, int argc, JS
   return arr;
 }
 
-/* fs.mkdirSync(path, {recursive}?): the root is a no-op (SPEC §7.11). Recursive: returns the first directory created
+/* fs.mkdirSync(path, {recursive}?): the root is a no-op (protocol §7.11). Recursive: returns the first directory created
  * (or undefined), an existing file on the path is ENOTDIR. */
 static JSValue js_fs_mkdir(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
   (void)this_val;
@@ -1684,7 +1684,7 @@ static int remove_tree(const char *host, int depth) {
 }
 
 /* fs.rmSync(path, {recursive, force}?): the root is EACCES, a missing path ENOENT unless force, a directory without
- * recursive EISDIR (SPEC §7.11). */
+ * recursive EISDIR (protocol §7.11). */
 static JSValue js_fs_rm(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
   (void)this_val;
   SwJs *js = JS_GetContextOpaque(ctx);
@@ -2032,7 +2032,7 @@ const char *sw_engine_cwd(SwEngine *engine) { return sw_js_cwd((SwJs *)engine); 
 /* scripts/engines/javascript.sh adds it to quickjs.c: sets Math.random()'s generator state. */
 void JS_SwSeedRandom(JSContext *ctx, uint64_t seed);
 
-/* A context's own snapshot keeps Math.random()'s state (SPEC §6.2: the sequence continues after a restore); the boot
+/* A context's own snapshot keeps Math.random()'s state (protocol §6.2: the sequence continues after a restore); the boot
  * image is shared by every request, so it is re-seeded from the host's random source (WASI random_get). */
 int32_t sw_engine_after_restore(SwEngine *engine, int boot_image) {
   SwJs *js = (SwJs *)engine;

@@ -1,4 +1,4 @@
-/* engines/javascript/driver.h: the JavaScript engine's C driver over QuickJS (SPEC §6.1-6.2, §3.2-3.3).
+/* engines/javascript/driver.h: the JavaScript engine's C driver over QuickJS (protocol §6.1-6.2, §3.2-3.3).
  *
  * Plain C, no wasm-specific code except the `sandbox.charge` import (under __wasi__), so the same file builds natively
  * (gcc/clang, ASan+UBSan) for fast unit tests and as the wasm32-wasi reactor `engine.wasm`.
@@ -32,7 +32,7 @@ typedef struct SwJs SwJs;
 /* Free heap reserved at boot (see sw_engine_new in driver.c); not part of the JavaScript heap limit. */
 #define SW_JS_HEAP_HEADROOM (2u << 20)
 
-/* Guest limits (SPEC §3.2, §3.3). */
+/* Guest limits (protocol §3.2, §3.3). */
 #define SW_JS_MAX_LOG_ENTRIES 200
 #define SW_JS_MAX_LOG_UNITS 32768      /* UTF-16 code units across stdout + stderr */
 #define SW_JS_MAX_RESULT_BYTES 65536   /* UTF-8 bytes of the text, or of the JSON text */
@@ -50,8 +50,8 @@ SwJs *sw_js_new(uint32_t heap_limit, uint32_t stack_limit);
 int32_t sw_js_eval(SwJs *js, const char *code, uint32_t code_len, const char *env_json, uint32_t env_len,
                    char **out_ptr, uint32_t *out_len);
 
-/* Session evaluation (SPEC §6.2 "Sessions (REPL)"), on a handle that lives across calls. The first call turns the
- * handle into a session: it adds the globals `fs` (the synchronous subset of SPEC §6.2) and `require` ('fs',
+/* Session evaluation (protocol §6.2 "Sessions (REPL)"), on a handle that lives across calls. The first call turns the
+ * handle into a session: it adds the globals `fs` (the synchronous subset of protocol §6.2) and `require` ('fs',
  * 'node:fs', 'process', 'node:process'), makes process.chdir work, and serves import() of .js/.mjs/.json files
  * from /workspace (relative specifiers against the importing module's directory, or the cwd; anything else fails
  * "module not registered: <specifier>"). Otherwise exactly sw_js_eval: a classic script with top-level await whose
@@ -72,7 +72,7 @@ void sw_js_free(SwJs *js);
 void *sw_alloc(uint32_t size);
 void sw_free(void *ptr);
 
-/* Fuel (SPEC §5.5, docs/fuel.md). One unit = one QuickJS interpreter operation (a call, jump or conditional branch).
+/* Fuel (protocol §5.5, docs/fuel.md). One unit = one QuickJS interpreter operation (a call, jump or conditional branch).
  * QuickJS polls its interrupt handler every JS_INTERRUPT_COUNTER_INIT operations and every INTERRUPT_COUNTER_INIT
  * regex backtracking steps (build flags, scripts/build-engines.sh); each poll charges JS_INTERRUPT_COUNTER_INIT units
  * (the `sandbox.charge` import in the guest, a counter natively), then interrupts if the interrupt word is non-zero.

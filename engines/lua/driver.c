@@ -1,7 +1,7 @@
 /* engines/lua/driver.c: a small C ABI over one lua_State for a JavaScript host (engines/lua/README.md "ABI").
  *
  * Every export takes and returns i32s except sw_lua_eval, which returns the outcome as one i64 (ptr << 32 | len).
- * Outcome JSON: the format of engines/common/engine.h (SPEC §3.1-3.3), plus "cwd" for a session call. */
+ * Outcome JSON: the format of engines/common/engine.h (protocol §3.1-3.3), plus "cwd" for a session call. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -19,9 +19,9 @@
 
 enum {
   SW_LUA_HEAP_LIMIT = 48 << 20,   /* Lua heap; the module's memory is capped at 64 MiB by the linker */
-  SW_MAX_OUTPUT_BYTES = 32768,    /* stdout + stderr, UTF-8 bytes (SPEC §3.3) */
+  SW_MAX_OUTPUT_BYTES = 32768,    /* stdout + stderr, UTF-8 bytes (protocol §3.3) */
   SW_MAX_OUTPUT_ENTRIES = 200,    /* log lines, both streams */
-  SW_MAX_RESULT_BYTES = 65536,    /* the serialized result (SPEC §3.2) */
+  SW_MAX_RESULT_BYTES = 65536,    /* the serialized result (protocol §3.2) */
   SW_HOOK_COUNT = 1000,           /* Lua VM instructions per count hook, charged as that many fuel units */
   SW_FUEL_BATCH = 10000,          /* units charged per sandbox.charge call */
   SW_JSON_MAX_DEPTH = 64,         /* nesting beyond this is not serialized: the result falls back to text */
@@ -294,7 +294,7 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
   if (capture.over) luaL_error(L, "Output limit exceeded");
 }
 
-/* os.getenv(name): the request's envVars only (SPEC §6.1). */
+/* os.getenv(name): the request's envVars only (protocol §6.1). */
 static int os_getenv(lua_State *L) {
   luaL_checkstring(L, 1);
   lua_getfield(L, LUA_REGISTRYINDEX, ENV_KEY);
@@ -522,7 +522,7 @@ static int parse_env(lua_State *L, const char *s, size_t n) {
   }
 }
 
-/* ---- results and errors (SPEC §3.2, §3.5) ---- */
+/* ---- results and errors (protocol §3.2, §3.5) ---- */
 
 typedef struct {
   lua_State *L;
@@ -802,7 +802,7 @@ int64_t EXPORT(sw_lua_eval)(Handle *h, const char *code, uint32_t code_len, cons
   Buf out = {0};
   buf_str(&out, "{\"logs\":{\"stdout\":");
   static const Buf empty;
-  int drop_logs = limit && !session; /* SPEC §11 item 7: a stateless limit keeps no logs */
+  int drop_logs = limit && !session; /* protocol §11 item 7: a stateless limit keeps no logs */
   json_lines(&out, drop_logs ? &empty : &capture.stream[0]);
   buf_str(&out, ",\"stderr\":");
   json_lines(&out, drop_logs ? &empty : &capture.stream[1]);

@@ -23,7 +23,7 @@ const decoder = new TextDecoder();
 const noLogs = () => ({ stdout: [], stderr: [] });
 const failure = (name, message) => ({ name, message, traceback: [] });
 
-/** usage (SPEC §3.4) from the meter itself: wasi.usage() throws once the budget is exhausted. */
+/** usage (protocol §3.4) from the meter itself: wasi.usage() throws once the budget is exhausted. */
 function usageOf(meter, memory) {
   return { fuelConsumed: meter.consumed(), fuelLimit: limits.fuel, memoryBytes: memory.buffer.byteLength };
 }
@@ -86,7 +86,7 @@ class LuaSession {
 
   constructor(options, source) {
     this.#meter = budget(limits.fuel);
-    // Sessions get an empty WASI environment (SPEC §5.4): env vars reach os.getenv through each sw_lua_eval.
+    // Sessions get an empty WASI environment (protocol §5.4): env vars reach os.getenv through each sw_lua_eval.
     this.#wasi = createWasi(engineModule, null, this.#meter, {}, options.workspace);
     this.#onCwdChange = options.onCwdChange;
     this.cwd = options.cwd;
@@ -98,7 +98,7 @@ class LuaSession {
         restoreMemory(this.#instance.exports.memory, source);
         this.#wasi.bind(this.#instance);
         this.#handle = Number(source.handle);
-        // 0: the context's own snapshot. Nothing to re-seed: a context keeps its math.random sequence (SPEC).
+        // 0: the context's own snapshot. Nothing to re-seed: a context keeps its math.random sequence (protocol §6.6).
         if (this.#instance.exports.sw_lua_after_restore(this.#handle, 0) !== 0) {
           throw new Error("lua engine: sw_lua_after_restore failed");
         }
@@ -113,7 +113,7 @@ class LuaSession {
 
   execute({ code, envVars }) {
     if (this.invalid) throw new Error("lua engine: execute on an invalid session");
-    this.#wasi.reset(); // SPEC §5.5: the meter refilled for every execute
+    this.#wasi.reset(); // protocol §5.5: the meter refilled for every execute
     let result;
     try {
       result = evaluate(this.#instance.exports, this.#handle, code, envVars, true);
@@ -151,7 +151,7 @@ export const luaEngine = {
   // Stateless: a fresh instance of the compiled module per request (instantiation + sw_lua_new is ~1 ms warm).
   run(payload) {
     const meter = budget(limits.fuel);
-    const wasi = createWasi(engineModule, null, meter, {}, null); // no /workspace (SPEC §5.4 stateless)
+    const wasi = createWasi(engineModule, null, meter, {}, null); // no /workspace (protocol §5.4 stateless)
     try {
       const { instance, handle } = bootInstance(wasi);
       wasi.reset(); // the boot is not the request's fuel

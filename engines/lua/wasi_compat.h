@@ -1,7 +1,7 @@
 /* Force-included (-include) into every Lua source file of the wasm32-wasi build (scripts/engines/lua.sh).
  *
  * - stdout/stderr: Lua's print, io.write, io.stdout, io.stderr and warn() write to two capture streams of the driver
- *   (engines/lua/driver.c), so output is counted against SPEC §3.3's limits inside the engine.
+ *   (engines/lua/driver.c), so output is counted against protocol §3.3's limits inside the engine.
  * - system/tmpfile/tmpnam: wasi-libc has none of them; os.execute then reports "not supported" through Lua's own
  *   error path, io.tmpfile and os.tmpname fail as on a system without temporary files.
  * - SW_FUEL(units): fuel for C loops that run no Lua instruction (pattern matching, sort comparisons, plain find). */

@@ -1,4 +1,4 @@
-# The Perl side of the sandbox driver (SPEC §3, §6.4), loaded once from /stdlib when the interpreter boots; the
+# The Perl side of the sandbox driver (protocol §3, §6.4), loaded once from /stdlib when the interpreter boots; the
 # host side is cpp/wasmify/perl.cpp. One call: the host sets $Sandbox::REQ (the request: mode, env JSON, cwd and
 # code, NUL-separated), evaluates `Sandbox::run()`, and reads the outcome JSON from $Sandbox::OUT and, for a session,
 # the working directory from $Sandbox::CWD.
@@ -20,7 +20,7 @@ BEGIN {
 
 package Sandbox::Capture;
 # STDOUT and STDERR are tied to this class during a call: output is kept as character strings (the reference's UTF-8
-# layer, SPEC §6.4) and counted in UTF-8 bytes against the output limit; past the limit nothing more is stored.
+# layer, protocol §6.4) and counted in UTF-8 bytes against the output limit; past the limit nothing more is stored.
 sub TIEHANDLE { my ($class, $fd) = @_; bless { fd => $fd }, $class }
 sub PRINT {
   my $self = shift;
@@ -55,8 +55,8 @@ use JSON::PP ();
 use Cwd ();
 
 our ($REQ, $CODE, $OUT, $CWD);
-my $MAX_OUTPUT_BYTES = 32768;   # stdout + stderr, UTF-8 bytes (SPEC §3.3)
-my $MAX_RESULT_BYTES = 65536;   # the serialized result (SPEC §3.2)
+my $MAX_OUTPUT_BYTES = 32768;   # stdout + stderr, UTF-8 bytes (protocol §3.3)
+my $MAX_RESULT_BYTES = 65536;   # the serialized result (protocol §3.2)
 my $JSON = JSON::PP->new->canonical->allow_nonref;
 my $WIRE = JSON::PP->new->canonical->allow_nonref->ascii;
 my (@chunks, $total, $over);
@@ -85,7 +85,7 @@ sub _lines {
 
 sub _limit { { name => 'ExecutionLimitError', message => $_[0], traceback => [] } }
 
-# SPEC §6.4: name = ref($@) for an exception object, else PerlError; message = "$@" without trailing newlines.
+# protocol §6.4: name = ref($@) for an exception object, else PerlError; message = "$@" without trailing newlines.
 sub _describe {
   my $err = shift;
   my $name = ref($err) ? ref($err) : 'PerlError';
@@ -95,7 +95,7 @@ sub _describe {
   { name => $name, message => $message, traceback => [] };
 }
 
-# The result entry of a value (SPEC §3.2, §6.4): undef -> none; HASH/ARRAY references -> json when JSON::PP encodes
+# The result entry of a value (protocol §3.2, §6.4): undef -> none; HASH/ARRAY references -> json when JSON::PP encodes
 # them, else text; anything else -> its stringification.
 sub _entry {
   my $value = shift;
@@ -110,7 +110,7 @@ sub _entry {
   ['text', $text];
 }
 
-# %ENV becomes a plain hash of the request's envVars as character strings (SPEC §6.1, §6.4): no process environment
+# %ENV becomes a plain hash of the request's envVars as character strings (protocol §6.1, §6.4): no process environment
 # leaks, and no setenv magic re-encodes values to bytes or warns about wide characters.
 sub _set_env {
   my $json = shift;
@@ -125,7 +125,7 @@ sub run {
   $REQ = undef;
   my $session = $mode eq 'session';
   $code = '' unless defined $code;
-  utf8::decode($code);    # string literals are characters, printed through the UTF-8 capture (SPEC §10.3 item 61)
+  utf8::decode($code);    # string literals are characters, printed through the UTF-8 capture (protocol §10.3 item 61)
   @chunks = ();
   ($total, $over) = (0, 0);
   _set_env($env);
@@ -162,7 +162,7 @@ sub run {
   } elsif ($entry && !$error && _bytes($entry->[1]) > $MAX_RESULT_BYTES) {
     ($error, $entry, $limited) = (_limit('Result limit exceeded'), undef, 1);
   }
-  my ($stdout, $stderr) = ($limited && !$session) ? ([], []) : (_lines(0), _lines(1));   # SPEC §11 item 7
+  my ($stdout, $stderr) = ($limited && !$session) ? ([], []) : (_lines(0), _lines(1));   # protocol §11 item 7
   @chunks = ();
   my $out = '{"logs":{"stdout":' . $WIRE->encode($stdout) . ',"stderr":' . $WIRE->encode($stderr) . '},"results":[';
   if ($entry && !$error) {
@@ -191,7 +191,7 @@ sub _ascii {
 
 # Start in /workspace: the boot image is taken with /workspace mounted, so every instance started from it (a context,
 # or a stateless request with its disabled /workspace) reports getcwd() eq '/workspace' even while the workspace is
-# disabled and chdir there fails (SPEC §6.4, §10.5 item 126).
+# disabled and chdir there fails (protocol §6.4, §10.5 item 126).
 chdir '/workspace';
 
 1;

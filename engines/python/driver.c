@@ -1,4 +1,4 @@
-/* engines/python/driver.c: the Python engine's C driver over CPython 3.13 (engines/common/engine.h, SPEC §6.3).
+/* engines/python/driver.c: the Python engine's C driver over CPython 3.13 (engines/common/engine.h, protocol §6.3).
  *
  * The C side only embeds the interpreter: it configures and starts CPython once per instance, runs the Python half of
  * the driver (engines/python/sandbox_driver.py, compiled by scripts/engines/python.sh into a marshalled code object,
@@ -225,7 +225,7 @@ int32_t sw_engine_session_eval(SwEngine *engine, const char *code, uint32_t code
 const char *sw_engine_cwd(SwEngine *engine) { return engine && engine->cwd ? engine->cwd : kWorkspace; }
 
 int32_t sw_engine_after_restore(SwEngine *engine, int boot_image) {
-  (void)boot_image; /* Python re-seeds after every restore (SPEC §6.3) */
+  (void)boot_image; /* Python re-seeds after every restore (protocol §6.3) */
   if (!engine || g_started != 1) return -1;
   PyObject *result = PyObject_CallNoArgs(g_after_restore);
   if (!result) {

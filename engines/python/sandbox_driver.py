@@ -1,4 +1,4 @@
-"""The Python side of the Python engine's driver (engines/python/driver.c, SPEC §3.1-3.3, §6.3).
+"""The Python side of the Python engine's driver (engines/python/driver.c, protocol §3.1-3.3, §6.3).
 
 scripts/engines/python.sh compiles this file with the native build python (the same CPython version) into a
 marshalled code object that driver.c embeds; it runs once at sw_engine_new in a private namespace (not in
@@ -18,8 +18,8 @@ import _json
 import posix
 import os
 
-MAX_OUTPUT_BYTES = 32768    # stdout + stderr, UTF-8 bytes (SPEC §3.3)
-MAX_RESULT_BYTES = 65536    # the text, or the JSON text, of the result (SPEC §3.2)
+MAX_OUTPUT_BYTES = 32768    # stdout + stderr, UTF-8 bytes (protocol §3.3)
+MAX_RESULT_BYTES = 65536    # the text, or the JSON text, of the result (protocol §3.2)
 USER_FILENAME = '<sandbox>'
 WORKSPACE = '/workspace'
 DRIVER_FILENAME = '<sandbox-driver>'   # the filename this file is compiled with (python.sh)
@@ -240,7 +240,7 @@ def _frames(tb):
 
 
 def _describe(exc):
-    """{"name", "message", "traceback"} of an exception (SPEC §6.3)."""
+    """{"name", "message", "traceback"} of an exception (protocol §6.3)."""
     exc_type = type(exc)
     name = exc_type.__name__
     message = _safe_str(exc)
@@ -278,7 +278,7 @@ def _json_dumps(value):
 
 
 def _result_entry(value):
-    """The results entry as JSON text (SPEC §3.2, §6.3), or None for None. Raises what repr() raises."""
+    """The results entry as JSON text (protocol §3.2, §6.3), or None for None. Raises what repr() raises."""
     if value is None:
         return None
     if isinstance(value, (dict, list)):
@@ -432,7 +432,7 @@ def run(code, env_json, session, cwd):
     elif entry is not None and error is None and _utf8_len(entry[1]) > MAX_RESULT_BYTES:
         error, entry, limited = _limit('Result limit exceeded'), None, True
     if limited and not session:
-        stdout, stderr = [], []    # SPEC §11 item 7: a stateless limit error has empty logs
+        stdout, stderr = [], []    # protocol §11 item 7: a stateless limit error has empty logs
     else:
         stdout, stderr = sink.lines(0), sink.lines(1)
     parts = ['{"logs":{"stdout":[', ','.join(map(_json_str, stdout)), '],"stderr":[',
@@ -453,7 +453,7 @@ def run(code, env_json, session, cwd):
 
 
 def after_restore():
-    """After a snapshot restore: new randomness, and no stale view of /workspace (SPEC §6.3)."""
+    """After a snapshot restore: new randomness, and no stale view of /workspace (protocol §6.3)."""
     random = sys.modules.get('random')
     if random is not None:
         random.seed()
@@ -464,7 +464,7 @@ def after_restore():
 _setup()
 # Start in /workspace: the boot image is taken with /workspace mounted, so every instance started from it (a context,
 # or a stateless request with its disabled /workspace) reports os.getcwd() == '/workspace' even while the workspace
-# is disabled and chdir() there fails (SPEC §10.5 item 122).
+# is disabled and chdir() there fails (protocol §10.5 item 122).
 try:
     os.chdir(WORKSPACE)
 except OSError:

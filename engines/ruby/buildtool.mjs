@@ -5,7 +5,7 @@
 // Requires every library named in LIST (engines/ruby/stdlib.txt) inside ruby+stdlib.wasm (its stdlib is embedded
 // with wasi-vfs) and writes each Ruby file that got loaded into OUT_DIR, laid out as a load-path root:
 // /usr/local/lib/ruby/3.4.0/json/common.rb -> json/common.rb, .../gems/3.4.0/gems/base64-0.2.0/lib/base64.rb ->
-// base64.rb. Adds js.rb, which refuses the JavaScript bridge (SPEC §6.5). Fails if a library does not load.
+// base64.rb. Adds js.rb, which refuses the JavaScript bridge (protocol §6.5). Fails if a library does not load.
 import fs from 'node:fs';
 import path from 'node:path';
 import { boot, loadModule, evalString, readRString } from './test/prototype.mjs';
@@ -43,6 +43,6 @@ for (const line of lines) {
   fs.writeFileSync(file, Buffer.from(b64, 'base64'));
 }
 fs.writeFileSync(path.join(outDir, 'js.rb'),
-  '# sandbox-workers: the JavaScript bridge of ruby.wasm is disabled (SPEC §6.5).\n' +
+  '# sandbox-workers: the JavaScript bridge of ruby.wasm is disabled (protocol §6.5).\n' +
   'raise NotImplementedError, "JavaScript host access is disabled"\n');
 console.log(`    ${lines.length} Ruby files from ${libs.length} libraries, plus js.rb`);

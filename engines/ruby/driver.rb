@@ -4,7 +4,7 @@
 # of engines/common/engine.h as a String:
 #   {"logs":{"stdout":[..],"stderr":[..]},"results":[] | [{"text":..}] | [{"json":..}],
 #    "error"?:{"name":..,"message":..,"traceback":[..]}}
-# Semantics: SPEC §3.2-3.3 and §6.5. Guest code runs with $stdout/$stderr/STDOUT/STDERR captured and ENV replaced;
+# Semantics: protocol §3.2-3.3 and §6.5. Guest code runs with $stdout/$stderr/STDOUT/STDERR captured and ENV replaced;
 # whatever it does (raise any Exception, throw, exit, redefine Sandbox, JSON, Kernel or core methods), run_hex
 # returns an outcome String: everything it needs after the guest ran was captured here, at boot, as Method objects
 # and locals of this file, which guest code cannot redefine.
@@ -12,9 +12,9 @@ require "json"
 require "stringio"
 
 module Sandbox
-  MAX_OUTPUT_BYTES = 32_768   # stdout + stderr, UTF-8 bytes (SPEC §3.3)
+  MAX_OUTPUT_BYTES = 32_768   # stdout + stderr, UTF-8 bytes (protocol §3.3)
   MAX_OUTPUT_CHUNKS = 200     # writes stored, both streams
-  MAX_RESULT_BYTES = 65_536   # the whole outcome envelope (SPEC §6.5)
+  MAX_RESULT_BYTES = 65_536   # the whole outcome envelope (protocol §6.5)
   CODE_FILE = "(sandbox)"     # the file name guest frames carry in backtraces
   MAX_TRACEBACK = 50          # frames kept (runaway recursion would otherwise fill the result limit)
 
@@ -39,7 +39,7 @@ module Sandbox
       @chunks << [stream, text]
     end
 
-    # SPEC §3.3: a stream's chunks concatenated, split on "\n", a final empty element dropped.
+    # protocol §3.3: a stream's chunks concatenated, split on "\n", a final empty element dropped.
     def lines(stream)
       text = +""
       @chunks.each { |s, t| text << t if s == stream }
@@ -133,7 +133,7 @@ sandbox_run = lambda do
   str_json = ->(s) { generate.call(text.(s)) }
   list_json = ->(items) { "[" + items.map { |i| str_json.(i) }.join(",") + "]" }
 
-  # SPEC §3.2 / §6.5: nil -> none; Hash/Array -> json when JSON.generate succeeds; else value.inspect.
+  # protocol §3.2 / §6.5: nil -> none; Hash/Array -> json when JSON.generate succeeds; else value.inspect.
   result_json = lambda do |value|
     return nil if value.nil?
     if hash_class === value || array_class === value
@@ -162,7 +162,7 @@ sandbox_run = lambda do
     '{"name":' + str_json.(name) + ',"message":' + str_json.(message) + ',"traceback":' + list_json.(frames) + "}"
   end
 
-  # SPEC §6.5: a break/next/redo/retry escaping the top level is a LocalJumpError. Ruby 3.4's parser (Prism) refuses
+  # protocol §6.5: a break/next/redo/retry escaping the top level is a LocalJumpError. Ruby 3.4's parser (Prism) refuses
   # them when compiling ("Invalid break"); when that is the only syntax error, it is reported as the jump it is.
   syntax_error = SyntaxError
   jump_error = lambda do |e|

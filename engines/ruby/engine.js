@@ -1,7 +1,7 @@
 // The Ruby engine: ruby.wasm (CRuby 3.4.1, @ruby/3.4-wasm-wasi 2.10.1, prebuilt for wasm32-wasi, fuel-metered by our
 // tool; scripts/engines/ruby.sh), driven by the core through its own exports (cpp/wasmify/ruby.cpp) with a trimmed
 // standard library and the driver's Ruby half mounted read-only at /stdlib from stdlib.tar, each instance started from
-// the boot image (docs/boot-images.md). Stateless only (SPEC §6.5): no `sessions`, so GET /interpreter reports
+// the boot image (docs/boot-images.md). Stateless only (protocol §6.5): no `sessions`, so GET /interpreter reports
 // contexts: false and every code-context route answers 400. The Worker is worker.js.
 import engineModule from "./build/engine.wasm";
 import stdlib from "./build/stdlib.tar";

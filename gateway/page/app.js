@@ -1,5 +1,5 @@
 // The Playground page (served by the gateway as a static asset; bundled by scripts/build-playground.mjs). It speaks
-// only the gateway's routes (SPEC §8): GET /languages, POST /execute/<language>, and the sandbox routes
+// only the gateway's routes (protocol §8): GET /languages, POST /execute/<language>, and the sandbox routes
 // /languages/<language>/sandboxes/<id>/{execute,contexts,files}. What it renders is bounded, so a huge output or a
 // deep result never locks the page up; a runaway program ends on the server when its fuel runs out.
 import { EditorView, basicSetup } from "codemirror";
@@ -208,7 +208,7 @@ function showError(name, message, traceback, extra) {
   if (extra) ui.error.append(el("pre", "", clip(extra)));
 }
 
-// An ErrorResponse (SPEC §3.6) or any other non-200 answer, readable.
+// An ErrorResponse (protocol §3.6) or any other non-200 answer, readable.
 function showFailure(answer) {
   const body = answer.json;
   if (body && typeof body === "object" && typeof body.message === "string") {

@@ -57,7 +57,7 @@ compile_wasmify_guest() {
 
 # write_engine_build NAME ENGINE_NAME SOURCE_HASH FILE...: copies the built files into engines/NAME/build/ and writes
 # engine-build.json and engine-build.js (the identity the Worker imports next to engine.wasm). `build` is the sha256
-# over the files' sha256s in order: a snapshot taken under another build boots fresh (SPEC §5.1).
+# over the files' sha256s in order: a snapshot taken under another build boots fresh (protocol §5.1).
 write_engine_build() {
   local name="$1" engine_name="$2" hash="$3"; shift 3
   local dir="$SW_ROOT/engines/$name/build" f sums="" bytes=0

@@ -11,7 +11,7 @@
 # Cache: $SW_CACHE/engines/javascript/<hash>/engine.wasm, <hash> = sha256 over the orig tarball's sha256, our driver
 # sources, the TypeScript stripper bundle and this script (which holds every flag). A warm run only copies the cached
 # file (and re-bundles the stripper with esbuild, ~0.1 s, to hash it).
-# TypeScript (SPEC §6.2): engines/javascript/ts/strip.js + sucrase (exact-pinned devDependency) bundled by esbuild,
+# TypeScript (protocol §6.2): engines/javascript/ts/strip.js + sucrase (exact-pinned devDependency) bundled by esbuild,
 # compiled to QuickJS bytecode by a native qjsc built from the same patched tree, embedded in engine.wasm as
 # build/ts-strip.c (also linked by the native driver tests); driver.c loads it only on the TypeScript fallback path.
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -57,7 +57,7 @@ WASM_CFLAGS=(--target=wasm32-wasi -O3 -mbulk-memory -mnontrapping-fptoint -flto 
 # Stack: 1 MiB of linear memory at the bottom (--stack-first: an overflow runs off address 0 and traps instead of
 # overwriting data). QuickJS's own stack check stops JS recursion at JS_SetMaxStackSize (≤ 256 KiB, driver.h), which
 # leaves ≥ 768 KiB for C code that runs without the check (regexp compilation, JSON, GC, the driver, error paths).
-# Memory: a fixed maximum of 64 MiB (SPEC §6.1); the JS heap itself is capped at 32 MiB by JS_SetMemoryLimit.
+# Memory: a fixed maximum of 64 MiB (protocol §6.1); the JS heap itself is capped at 32 MiB by JS_SetMemoryLimit.
 WASM_LDFLAGS=(--target=wasm32-wasi -O0 -flto -Wl,--lto-O3 -mexec-model=reactor -Wl,--stack-first -Wl,-z,stack-size=1048576
               -Wl,--max-memory=67108864 -Wl,--strip-all)
 for e in "${JS_EXPORTS[@]}" "${WASMIFY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done

@@ -15,7 +15,7 @@ PERL_NPM="@6over3/zeroperl-ts@1.0.10"
 PERL_TGZ="6over3-zeroperl-ts-1.0.10.tgz"
 PERL_TGZ_SHA256="c46c5ffff4f2c2216137a6b34b4eb03f5554e17a2b88979463c5f61dffb36fed"
 PERL_ENGINE_NAME="Perl 5.42.0 / zeroperl 1.0.10"
-PERL_MAX_PAGES=1024   # 64 MiB (SPEC §6.1)
+PERL_MAX_PAGES=1024   # 64 MiB (protocol §6.1)
 PERL_CACHE="$SW_CACHE/engines/perl"
 PERL_ENGINE_DIR="$SW_ROOT/engines/perl"
 

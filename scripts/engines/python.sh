@@ -61,7 +61,7 @@ for m in "${WASI_DISABLED_MODULES[@]}"; do WASI_CONFIG+=("py_cv_module_$m=n/a");
 WASI_OPT="-DNDEBUG -O2 -Wall"
 WASM_CFLAGS=(--target=wasm32-wasi -O2)
 # Linear memory: the stack first (an overflow runs off address 0 and traps instead of overwriting data), 64 MiB at
-# most (SPEC §6.1). clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+ and binaryen 108 rejects the module
+# most (protocol §6.1). clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+ and binaryen 108 rejects the module
 # (TOOLCHAIN.md §2): compile at -O2, link at -O0. The stack size: engines/python/README.md "Recursion".
 PY_STACK_SIZE=1048576
 WASM_LDFLAGS=(--target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--stack-first "-Wl,-z,stack-size=$PY_STACK_SIZE"
@@ -70,7 +70,7 @@ for e in "${WASMIFY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
 PY_LIBS=(-lm -lwasi-emulated-signal -lwasi-emulated-getpid -lwasi-emulated-process-clocks)
 
 # Patches applied to the extracted copy (python: every pattern must match exactly once).
-# Fuel (SPEC §5.5, engines/python/README.md): Include/swfuel.h defines SW_FUEL(units), a countdown in linear memory
+# Fuel (protocol §5.5, engines/python/README.md): Include/swfuel.h defines SW_FUEL(units), a countdown in linear memory
 # that calls the `sandbox.charge` import with the units consumed every SW_FUEL_BATCH units (hard mode: the host traps
 # inside that call when the budget is overdrawn). The eval loop charges per bytecode instruction; C builtins that can
 # do unbounded work in one call charge in proportion to that work. Natively (the --src-dir test builds) it is a no-op.

@@ -1,4 +1,4 @@
-// `sandbox-workers init` (SPEC §9, checklist items 189–190; seed 004's `wrangler.<runtime>.jsonc`; issue 24's several
+// `sandbox-workers init` (protocol §9, checklist items 189–190; seed 004's `wrangler.<runtime>.jsonc`; issue 24's several
 // runtimes in one project): the scaffolds it writes, what it refuses, and — for every runtime and the engine skeleton
 // — that the scaffolded project installs our local tarballs (`npm run pack`) and bundles with `wrangler deploy
 // --dry-run`. The CLI runs as a user runs it too: installed from its tarball, through `npx` and `npm exec`, whose
@@ -57,7 +57,7 @@ test("init ruby: a stateless Worker in wrangler.ruby.jsonc — no durable_object
   assert.match(index, /export \{ default \} from "@sandbox-workers\/ruby"/);
 });
 
-test("init python: the INTERPRETER binding to class Interpreter with the v1 SQLite migration; package.json as SPEC §9 describes; .gitignore", () => {
+test("init python: the INTERPRETER binding to class Interpreter with the v1 SQLite migration; package.json as protocol §9 describes; .gitignore", () => {
   const dir = fresh();
   assert.equal(run(["init", "python", "py"], dir).code, 0);
   const w = jsonc(readFileSync(join(dir, "py", "wrangler.python.jsonc"), "utf8"));

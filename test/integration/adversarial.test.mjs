@@ -60,7 +60,7 @@ function interpreterDatabase(persist, key) {
 /**
  * Storage damage of every kind, one Interpreter key per case, applied while the runtime is stopped: [what, sql,
  * after] where `after` is "fresh" (the context boots fresh: its state is gone, its id stays), "kept" (the damage does
- * not touch what a restore uses) or "wiped" (an unknown layout: the Interpreter's storage is wiped, SPEC §4.6).
+ * not touch what a restore uses) or "wiped" (an unknown layout: the Interpreter's storage is wiped, protocol §4.6).
  */
 const ROW_DAMAGE = [
   ["the context row's value truncated to half", "UPDATE contexts SET value = substr(value, 1, length(value) / 2)", "fresh"],

@@ -1,7 +1,7 @@
 // Code contexts in workerd (Miniflare, on-disk Durable Object storage): the /interpreters routes through the real
 // runtime Worker and its real Interpreter Durable Object, executeInContext from a caller Worker with a real getFiles
 // callback (fixtures/context-caller.js), the workspace mirror, snapshots across eviction (a Miniflare restart over the
-// same storage directory) and an engine build change. SPEC §10.4 items 70-105 and §10.5 items 106-114.
+// same storage directory) and an engine build change. protocol §10.4 items 70-105 and §10.5 items 106-114.
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -57,7 +57,7 @@ after(async () => {
   rmSync(persist, { recursive: true, force: true });
 });
 
-describe("§2.6 context routes through the Worker (items 74-81)", () => {
+describe("protocol §2.6 context routes through the Worker (items 74-81)", () => {
   it("items 74-77: create, duplicate, 8-context cap, id validation", async () => {
     const created = await rt.createContext("routes", "ctx-1");
     assert.equal(created.status, 201);
@@ -127,7 +127,7 @@ describe("§2.6 context routes through the Worker (items 74-81)", () => {
   });
 });
 
-describe("§2.7 executeInContext validation (items 82-85)", () => {
+describe("protocol §2.7 executeInContext validation (items 82-85)", () => {
   const ws = { dirs: [], manifest: {} };
   const expect = async (key, args, status, message, code = "VALIDATION_FAILED") => {
     const r = await rt.raw(key, args);
@@ -158,7 +158,7 @@ describe("§2.7 executeInContext validation (items 82-85)", () => {
   });
 });
 
-describe("§10.5 JavaScript sessions through executeInContext (items 106-114)", () => {
+describe("protocol §10.5 JavaScript sessions through executeInContext (items 106-114)", () => {
   before(async () => {
     // At most 8 contexts per Interpreter: item 114 gets an Interpreter of its own.
     for (const id of ["s106", "s107", "s108", "s109", "s110", "s111", "s112", "s113"])
@@ -224,7 +224,7 @@ describe("§10.5 JavaScript sessions through executeInContext (items 106-114)", 
   });
 });
 
-describe("§2.8-2.9 the workspace mirror (items 86-93)", () => {
+describe("protocol §2.8-2.9 the workspace mirror (items 86-93)", () => {
   before(async () => {
     await rt.files({ $reset: true });
     await rt.createContext("mirror", "c1");
@@ -296,7 +296,7 @@ describe("§2.8-2.9 the workspace mirror (items 86-93)", () => {
   });
 });
 
-describe("§4.4-4.5 executions and snapshots (items 94-96, 101, 105)", () => {
+describe("protocol §4.4-4.5 executions and snapshots (items 94-96, 101, 105)", () => {
   it("items 94-95: executions count, the snapshot record", async () => {
     await rt.createContext("snap", "c1");
     const r1 = await rt.run({ key: "snap", contextId: "c1", code: "var counter = 1; counter" });

@@ -1,5 +1,5 @@
 // An Engine written in JavaScript with `sessions` (the counter engine, test/integration/fixtures/counter/), on the
-// public subpaths only (./wasi, ./snapshot, ./testing): runEngineConformance including `stateful`, every SPEC §5.3
+// public subpaths only (./wasi, ./snapshot, ./testing): runEngineConformance including `stateful`, every protocol §5.3
 // rule through the real core in Node, the ./snapshot helpers, and the same rules in workerd through Miniflare with a
 // caller Worker (real getFiles callback) and on-disk Durable Object storage across restarts.
 import { describe, it, before, after } from "node:test";
@@ -50,7 +50,7 @@ function nodeCaller(state, contextId, { engine: which = engine, env = {} } = {})
     },
     async run(code, { dirs = [] } = {}) {
       const manifest = Object.fromEntries([...files].map(([p, f]) => [p, sha(f.data)]));
-      // Every directory of the sandbox: the ones asked for and every file's parents (SPEC §2.8).
+      // Every directory of the sandbox: the ones asked for and every file's parents (protocol §2.8).
       const all = new Set(dirs);
       for (const p of files.keys()) {
         for (let d = path.posix.dirname(p); d !== "/workspace" && d !== "/"; d = path.posix.dirname(d)) all.add(d);
@@ -81,7 +81,7 @@ describe("the counter engine (JavaScript, with sessions) in Node", () => {
     });
   });
 
-  it("SPEC §5.3: every InterpreterServer rule holds for a JavaScript engine, across evictions", async () => {
+  it("protocol §5.3: every InterpreterServer rule holds for a JavaScript engine, across evictions", async () => {
     const caller = nodeCaller(createTestState(), "c1");
     await caller.createContext();
     await checkSessionRules({ run: (code, o) => caller.run(code, o), restart: () => caller.restart() });
@@ -97,13 +97,13 @@ describe("the counter engine (JavaScript, with sessions) in Node", () => {
     });
   });
 
-  it("SPEC §5.3: every InterpreterServer rule holds for asynchronous sessions, across evictions", async () => {
+  it("protocol §5.3: every InterpreterServer rule holds for asynchronous sessions, across evictions", async () => {
     const caller = nodeCaller(createTestState(), "c1", { engine: asyncEngine });
     await caller.createContext();
     await checkSessionRules({ run: (code, o) => caller.run(code, o), restart: () => caller.restart() });
   });
 
-  it("SPEC §4.9: a call that arrives while another awaits its engine's promise runs after it and sees its state", async () => {
+  it("protocol §4.9: a call that arrives while another awaits its engine's promise runs after it and sees its state", async () => {
     // `gated;REST`: execute waits for the test's gate before running REST. The second call is sent while the first is
     // inside that wait (no timers: `entered` says so), then the gate opens.
     let enter, open;
@@ -370,7 +370,7 @@ describe("the counter engine in workerd (Miniflare, on-disk storage, a caller Wo
     assert.deepEqual(r.logs.stdout, ["x"]);
   });
 
-  it("SPEC §5.3: every rule, with executeInContext from a caller Worker and restarts of workerd", async () => {
+  it("protocol §5.3: every rule, with executeInContext from a caller Worker and restarts of workerd", async () => {
     const created = await rt.fetch("https://runtime.test/interpreters/k/contexts", {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -419,7 +419,7 @@ describe("the counter engine with asynchronous sessions in workerd (Miniflare, o
     rmSync(persist, { recursive: true, force: true });
   });
 
-  it("SPEC §5.3: every rule, then a promise that never settles ends the call with an EngineError", async () => {
+  it("protocol §5.3: every rule, then a promise that never settles ends the call with an EngineError", async () => {
     for (const id of ["c1", "c2"]) {
       const created = await rt.fetch("https://runtime.test/interpreters/k/contexts", {
         method: "POST",

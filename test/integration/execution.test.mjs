@@ -1,5 +1,5 @@
 // POST /execute results over HTTP: the calc engine end to end through the shim and core (wrangler.jsonc config), and the
-// ExecutionResult assembly by the core (SPEC §2.3 "Responses", §3.1-§3.5) through a scripted test engine whose
+// ExecutionResult assembly by the core (protocol §2.3 "Responses", §3.1-§3.5) through a scripted test engine whose
 // behaviour is chosen by the request's `code` (test/integration/fixtures/engines.js).
 import { before, after, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -93,7 +93,7 @@ describe("calc engine end to end", () => {
   });
 });
 
-describe("engine throws (SPEC §2.3, §10.3 item 69)", () => {
+describe("engine throws (protocol §2.3, §10.3 item 69)", () => {
   it("Error → 200, EngineError with its message, empty logs, results [], no usage", async () => {
     const result = await script("throw");
     assert.deepEqual(Object.keys(result), [...RESULT_KEYS, "error"]);
@@ -184,7 +184,7 @@ describe("engine outcomes (assembled by the core)", () => {
   });
 });
 
-describe("output and result limits enforced by the core (§3.2, §3.3)", () => {
+describe("output and result limits enforced by the core (protocol §3.2, §3.3)", () => {
   it("200 log entries across both streams are fine", async () => {
     const result = await script("logs-200");
     assert.equal(result.logs.stdout.length + result.logs.stderr.length, 200);

@@ -1,5 +1,5 @@
 // The Playground gateway (gateway/worker.js over cpp/gateway) in workerd, with every real runtime Worker behind its
-// Service Bindings: SPEC §10.9 items 185-188 and the §8 errors. Lua is our fifth language, so GET /languages lists
+// Service Bindings: protocol §10.9 items 185-188 and the §8 errors. Lua is our fifth language, so GET /languages lists
 // five entries where the item's four-runtime gateway lists four. The Sandbox routes here reach a spy Durable Object
 // (fixtures/gateway-sandbox-spy.js) that answers with what it received.
 import { describe, it, before, after } from "node:test";
@@ -62,7 +62,7 @@ describe("Playground gateway", () => {
     assert.deepEqual(r.results, [{ json: [["X", "1"]] }]);
   });
 
-  it("POST /execute/<language> is validated like the runtime's POST /execute (SPEC §2.3 with that runtime's language)", async () => {
+  it("POST /execute/<language> is validated like the runtime's POST /execute (protocol §2.3 with that runtime's language)", async () => {
     await assertErrorResponse(
       await pg.fetch("/execute/python", { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" }),
       415, "Content-Type must be application/json");
@@ -264,7 +264,7 @@ describe("Playground gateway with its own Sandbox Durable Object", () => {
   });
 
   it("Ruby through a sandbox runs statelessly (its runtime has no contexts)", async () => {
-    // (The Sandbox relays the stateless answer's status and body, SPEC §7.5 step 6: its headers are the Sandbox's.)
+    // (The Sandbox relays the stateless answer's status and body, protocol §7.5 step 6: its headers are the Sandbox's.)
     const res = await pg.fetch("/languages/ruby/sandboxes/gw-two/execute", json({ code: "1 + 1" }));
     assert.equal(res.status, 200);
     const r = await res.json();

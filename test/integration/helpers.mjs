@@ -232,7 +232,7 @@ export async function jsonBody(res) {
   return JSON.parse(await res.text());
 }
 
-/** Asserts an ErrorResponse (SPEC §3.6) with exactly these status/code/message; returns the body. */
+/** Asserts an ErrorResponse (protocol §3.6) with exactly these status/code/message; returns the body. */
 export async function assertErrorResponse(res, status, message, code = "VALIDATION_FAILED") {
   const text = await res.text();
   assert.equal(res.status, status, `status (body: ${text.slice(0, 300)})`);

@@ -136,7 +136,7 @@ for (const [language, c] of Object.entries(cases)) {
   });
 }
 
-// Fresh engine state per call (SPEC, POST /execute): whatever one request leaves in a pooled instance — environment
+// Fresh engine state per call (protocol §1, POST /execute): whatever one request leaves in a pooled instance — environment
 // variables, globals, files it tried to write, the fuel it burned — the next request on that instance must not see.
 // Each check's answer on a reused instance must equal its answer on a newly instantiated one (an Engine object of its
 // own with the pool turned off), and the reused requests must not have instantiated anything (so the reuse really

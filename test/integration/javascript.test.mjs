@@ -1,5 +1,5 @@
 // The real runtime Worker from wrangler.jsonc — the JavaScript engine (QuickJS in Wasm, driven by the core over the
-// wasmify ABI) — in workerd: SPEC §10.3 items 24-50, one fresh engine instance per request.
+// wasmify ABI) — in workerd: protocol §10.3 items 24-50, one fresh engine instance per request.
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
 import vm from "node:vm";
@@ -65,7 +65,7 @@ describe("JavaScript runtime: instances start from the boot image", () => {
   });
 });
 
-describe("§10.3 JavaScript stateless results", () => {
+describe("protocol §10.3 JavaScript stateless results", () => {
   it("24: 1 + 1; → text 2, metered, 50,000,000 fuel", async () => {
     const r = await js("1 + 1;");
     assert.equal(r.language, "javascript");

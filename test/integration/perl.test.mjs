@@ -1,6 +1,6 @@
-// The Perl runtime Worker (engines/perl/wrangler.jsonc) in workerd through Miniflare: stateless results (SPEC §10.3
+// The Perl runtime Worker (engines/perl/wrangler.jsonc) in workerd through Miniflare: stateless results (protocol §10.3
 // items 58-62), hostile and odd input, and code contexts through a caller Worker with a real getFiles callback and
-// on-disk Durable Object storage, across a restart (§10.5 items 123-126).
+// on-disk Durable Object storage, across a restart (protocol §10.5 items 123-126).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { jsonBody } from "./helpers.mjs";
@@ -141,7 +141,7 @@ describe("the Perl runtime Worker: hostile and odd input ends as an error inside
   hostileCases((code) => rt.exec(code), cases);
 });
 
-describe("Perl code contexts (SPEC §10.5 items 123-126)", () => {
+describe("Perl code contexts (protocol §10.5 items 123-126)", () => {
   const run = (contextId, code, extra = {}) => rt.run({ key: "pl", contextId, code, ...extra });
 
   it("item 123: our variables and subs persist; my variables do not", async () => {

@@ -1,6 +1,6 @@
-// The Python runtime Worker (engines/python/wrangler.jsonc) in workerd through Miniflare: stateless results (SPEC
-// §10.3 items 51-57), hostile and odd input, and code contexts through a caller Worker with a real getFiles callback
-// and on-disk Durable Object storage, across a restart (§10.5 items 115-122, 127).
+// The Python runtime Worker (engines/python/wrangler.jsonc) in workerd through Miniflare: stateless results
+// (protocol §10.3 items 51-57), hostile and odd input, and code contexts through a caller Worker with a real getFiles callback
+// and on-disk Durable Object storage, across a restart (protocol §10.5 items 115-122, 127).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { jsonBody } from "./helpers.mjs";
@@ -184,7 +184,7 @@ describe("the Python runtime Worker: hostile and odd input ends as an error insi
   hostileCases((code) => rt.exec(code), cases);
 });
 
-describe("Python code contexts (SPEC §10.5 items 115-122, 127)", () => {
+describe("Python code contexts (protocol §10.5 items 115-122, 127)", () => {
   const run = (contextId, code, extra = {}) => rt.run({ key: "py", contextId, code, ...extra });
 
   it("item 115: globals persist between executes", async () => {

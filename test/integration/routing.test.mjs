@@ -1,4 +1,4 @@
-// SPEC §10.1 (probe and routing) over HTTP, plus the §2.5 forwarding preconditions, against the real runtime
+// protocol §10.1 (probe and routing) over HTTP, plus the §2.5 forwarding preconditions, against the real runtime
 // Worker's shim and core with the calc example engine, and variant Workers built from test/integration/fixtures.
 import { before, after, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -21,7 +21,7 @@ async function assertPlainText(res, status, text) {
   assert.equal(await res.text(), text);
 }
 
-describe("§10.1 GET /interpreter (capability probe)", () => {
+describe("protocol §10.1 GET /interpreter (capability probe)", () => {
   it("item 1: sessions engine with INTERPRETER bound → contexts: true, protocol 1, no-store", async () => {
     const res = await rt.fetch("https://ido.test/interpreter");
     assert.equal(res.status, 200);
@@ -57,7 +57,7 @@ describe("§10.1 GET /interpreter (capability probe)", () => {
   });
 });
 
-describe("§10.1 routing", () => {
+describe("protocol §10.1 routing", () => {
   it("item 4: GET /nope → 404 plain text 'Not found'", async () => {
     await assertPlainText(await rt.fetch("/nope"), 404, "Not found");
   });
@@ -85,7 +85,7 @@ describe("§10.1 routing", () => {
   });
 });
 
-describe("§2.5 /interpreters/:key/* preconditions and forwarding", () => {
+describe("protocol §2.5 /interpreters/:key/* preconditions and forwarding", () => {
   it("item 70: invalid key → 400 'Invalid interpreter key' (checked before the session check)", async () => {
     await assertErrorResponse(await rt.fetch("/interpreters/bad!key/contexts", { method: "POST" }), 400, "Invalid interpreter key");
     await assertErrorResponse(await rt.fetch(`/interpreters/${"k".repeat(129)}/contexts`, { method: "POST" }), 400, "Invalid interpreter key");
@@ -128,7 +128,7 @@ describe("§2.5 /interpreters/:key/* preconditions and forwarding", () => {
   });
 });
 
-describe("§3.6 generic fallback", () => {
+describe("protocol §3.6 generic fallback", () => {
   it("an invalid Engine description → every request is 502 INTERNAL_ERROR 'Engine execution failed'", async () => {
     await assertErrorResponse(await rt.fetch("https://bad.test/interpreter"), 502, "Engine execution failed", "INTERNAL_ERROR");
     await assertErrorResponse(

@@ -1,5 +1,5 @@
 // The Ruby runtime Worker (engines/ruby/wrangler.jsonc) in workerd through Miniflare: the probe, stateless results
-// (SPEC §10.3 items 63-68), code contexts refused (item 71 and executeInContext), result forms, logs, ENV, limits,
+// (protocol §10.3 items 63-68), code contexts refused (item 71 and executeInContext), result forms, logs, ENV, limits,
 // isolation between requests, and the hostile-code table of engines/ruby/README.md.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -35,7 +35,7 @@ describe("the Ruby runtime Worker: probe and code contexts", () => {
   });
 });
 
-describe("the Ruby runtime Worker: stateless results (SPEC §10.3)", () => {
+describe("the Ruby runtime Worker: stateless results (protocol §10.3)", () => {
   it("item 63: puts goes to stdout; a Hash is json; envVars are ENV", async () => {
     const r = await rt.exec('puts "hello"\n{name: ENV["NAME"], sum: (0...10).sum}', { NAME: "世界" });
     assert.equal(r.error, undefined, JSON.stringify(r.error));

@@ -41,7 +41,7 @@ function callerOptions(name, bindings = {}, routes, direct = false) {
     modules: collectModules(path.join(FIXTURES, "client-caller.js"), rules),
     durableObjects: { Sandbox: { className: "Sandbox", useSQLite: true } },
     serviceBindings,
-    // A plain-text binding: present in env, but no Service Binding (SPEC §7.4 "Unknown binding").
+    // A plain-text binding: present in env, but no Service Binding (protocol §7.4 "Unknown binding").
     bindings: { NOTABINDING: "just text", ...bindings },
     ...(routes ? { routes } : {}),
   };

@@ -1,7 +1,7 @@
 // The caller's Sandbox Durable Object (worker-shim/sandbox.js over cpp/sandbox) in workerd: a caller Worker exporting
 // it (fixtures/sandbox-caller.js) and the real JavaScript runtime Worker bound as JAVASCRIPT, in one Miniflare with
-// on-disk storage. A smoke test of the whole path — SPEC §7.4 context creation with the probe, §7.5 execute through
-// executeInContext with the getFiles pull and the result's workspace diff, §7.7 files API. The full client suite is
+// on-disk storage. A smoke test of the whole path — protocol §7.4 context creation with the probe, §7.5 execute through
+// executeInContext with the getFiles pull and the result's workspace diff, protocol §7.7 files API. The full client suite is
 // test/integration/sandbox*.test.mjs of the client work.
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";

@@ -2,7 +2,7 @@
 // Object over on-disk storage, with the real JavaScript and Python runtime Workers behind recording pass-throughs and
 // scripted misbehaving runtimes (sandbox-harness.mjs). Every test goes through the client API in the caller Worker
 // (getSandbox(...).interpreter.runCode, writeFile, ...) unless it is about the Sandbox's wire itself (then /wire).
-// Items are SPEC §10.6 (caller Sandbox), §10.7 (files API) and §10.9 (client), plus issue 11's bad-input rows.
+// Items are protocol §10.6 (caller Sandbox), §10.7 (files API) and §10.9 (client), plus issue 11's bad-input rows.
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -86,8 +86,8 @@ function sandbox(id, options = {}) {
 }
 
 /**
- * What the Sandbox of `id` (caller Worker `caller`) holds in its on-disk SQLite storage, read beside workerd (SPEC
- * §7.10): the tables, the meta row, the files rows and the context rows.
+ * What the Sandbox of `id` (caller Worker `caller`) holds in its on-disk SQLite storage, read beside workerd
+ * (protocol §7.10): the tables, the meta row, the files rows and the context rows.
  */
 function storageOf(caller, id) {
   const dir = path.join(persist, "do", `${caller}-Sandbox`);
@@ -150,7 +150,7 @@ const text = (result) => {
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-describe("client (SPEC §10.9, §7.1, §7.2)", () => {
+describe("client (protocol §10.9, §7.1, §7.2)", () => {
   it("@sandbox-workers/core exports every name of the seed's client, ErrorCode and Operation as values, createErrorFromResponse with the seed's arguments", async () => {
     const e = await w.exports();
     const want = {
@@ -313,7 +313,7 @@ describe("client (SPEC §10.9, §7.1, §7.2)", () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-describe("Sandbox Durable Object (SPEC §10.6)", () => {
+describe("Sandbox Durable Object (protocol §10.6)", () => {
   it("answers 400 VALIDATION_FAILED for a missing x-sandbox-id, www, -abc and a 64-character id (128)", async () => {
     const missing = await w.wire({ method: "GET", path: "/" });
     assert.equal(missing.status, 400);
@@ -710,7 +710,7 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     assert.equal(ok(await s.getInfo()).expiresAt, null);
   });
 
-  it("an idle sandbox expires by its alarm: files, env and contexts wiped, each binding's Interpreter deleted (§7.9)", async () => {
+  it("an idle sandbox expires by its alarm: files, env and contexts wiped, each binding's Interpreter deleted (protocol §7.9)", async () => {
     const s = sandbox(fresh("expires"), { caller: "caller-ttl" });
     ok(await s.setEnvVars({ A: "1" }));
     ok(await s.writeFile("/workspace/f.txt", "x"));
@@ -738,7 +738,7 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
     assert.equal(b, a);
   });
 
-  it("storage format 1: a files row per file, a data-NULL row per directory, the meta sandbox row, a contexts row (§7.10)", async () => {
+  it("storage format 1: a files row per file, a data-NULL row per directory, the meta sandbox row, a contexts row (protocol §7.10)", async () => {
     const s = sandbox(fresh("storage"));
     ok(await s.setEnvVars({ A: "1" }));
     ok(await s.mkdir("/workspace/empty"));
@@ -784,7 +784,7 @@ describe("Sandbox Durable Object (SPEC §10.6)", () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-describe("files API (SPEC §10.7)", () => {
+describe("files API (protocol §10.7)", () => {
   it("unknown op, missing path, rename without newPath, encoding latin1 → 400 with the spec's messages (157)", async () => {
     const h = { "x-sandbox-id": "files-shape", "content-type": "application/json" };
     const op = await w.wire({ id: "files-shape", method: "POST", path: "/files", headers: h, body: { op: "chmod", path: "/workspace/a" } });

@@ -1,5 +1,5 @@
-// SPEC §10.2 (POST /execute validation, items 6-23) over HTTP against the runtime Worker's shim and core (config from
-// wrangler.jsonc) with the calc example engine, plus 'javascript' / 'python' echo Workers for the language alias table (§2.4) and for seeing the payload
+// protocol §10.2 (POST /execute validation, items 6-23) over HTTP against the runtime Worker's shim and core (config from
+// wrangler.jsonc) with the calc example engine, plus 'javascript' / 'python' echo Workers for the language alias table (protocol §2.4) and for seeing the payload
 // exactly as the engine receives it, and a caller Worker that reaches the runtime through a Service Binding.
 import { before, after, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -34,7 +34,7 @@ const echo = async (body, init = {}) => {
 };
 const utf8Length = (s) => Buffer.byteLength(s, "utf8");
 
-describe("§10.2 Content-Type (step 1)", () => {
+describe("protocol §10.2 Content-Type (step 1)", () => {
   it("item 6: text/plain → 415", async () => {
     await assertErrorResponse(await post({ code: "1" }, { headers: { "content-type": "text/plain" } }), 415, "Content-Type must be application/json");
   });
@@ -61,7 +61,7 @@ describe("§10.2 Content-Type (step 1)", () => {
   });
 });
 
-describe("§10.2 request size (steps 2 and 4)", () => {
+describe("protocol §10.2 request size (steps 2 and 4)", () => {
   it("item 8: Content-Length: 98305 with a small body → 413 before the body is read", async () => {
     // undici refuses to send a Content-Length that does not match the body, so this goes over a raw socket:
     // the headers promise 98,305 bytes, 12 are sent, and the 413 must come back without the rest.
@@ -145,7 +145,7 @@ describe("§10.2 request size (steps 2 and 4)", () => {
   });
 });
 
-describe("§10.2 body presence and JSON (steps 3, 5, 6)", () => {
+describe("protocol §10.2 body presence and JSON (steps 3, 5, 6)", () => {
   it("step 3: a POST without any body (Service Binding, request.body === null) → 400 'JSON body required'", async () => {
     await assertErrorResponse(await rt.fetch("https://caller.test/execute?nobody=1", { method: "POST", headers: JSON_HEADERS }), 400, "JSON body required");
   });
@@ -192,7 +192,7 @@ describe("§10.2 body presence and JSON (steps 3, 5, 6)", () => {
   });
 });
 
-describe("§10.2 input and language (steps 7, 8)", () => {
+describe("protocol §10.2 input and language (steps 7, 8)", () => {
   it("item 12: { code: '1', input: null } → 400", async () => {
     await assertErrorResponse(await post({ code: "1", input: null }), 400, "input is no longer supported; pass data with envVars");
   });
@@ -245,7 +245,7 @@ describe("§10.2 input and language (steps 7, 8)", () => {
   });
 });
 
-describe("§10.2 code (steps 9, 10)", () => {
+describe("protocol §10.2 code (steps 9, 10)", () => {
   it("item 17: code missing, 42, '', '   \\n' → 400 'Non-empty code is required'", async () => {
     for (const body of [{}, { code: 42 }, { code: "" }, { code: "   \n" }, { code: null }, { code: ["1"] }, { code: { a: 1 } }, { code: true }]) {
       await assertErrorResponse(await post(body), 400, "Non-empty code is required");
@@ -291,7 +291,7 @@ describe("§10.2 code (steps 9, 10)", () => {
   });
 });
 
-describe("§10.2 envVars (steps 11, 12)", () => {
+describe("protocol §10.2 envVars (steps 11, 12)", () => {
   it("item 19: envVars [], null, 'x' (and 1, true) → 400 'envVars must be an object'", async () => {
     for (const envVars of [[], null, "x", 1, true, ["A"]]) {
       await assertErrorResponse(await post({ code: "1", envVars }), 400, "envVars must be an object");
@@ -364,7 +364,7 @@ describe("§10.2 envVars (steps 11, 12)", () => {
   });
 });
 
-describe("§10.2 item 23: every 4xx above is an ErrorResponse", () => {
+describe("protocol §10.2 item 23: every 4xx above is an ErrorResponse", () => {
   it("shape: code, message, context {}, httpStatus = status, ISO timestamp, no-store (checked by every case above)", async () => {
     const body = await assertErrorResponse(await post("{"), 400, "Invalid JSON");
     assert.equal(Object.keys(body).length, 5);

@@ -1,6 +1,6 @@
 // A WasmifyDriver written in JavaScript (the wasmify counter engine, test/integration/fixtures/wasmify-counter/) run by
 // ./wasmify: the driver's hooks are JavaScript, the wasmify ABI and the session bookkeeping are the core's C++. In Node:
-// runEngineConformance including `stateful`, every SPEC §5.3 rule through the real core, and the ABI's rules (the
+// runEngineConformance including `stateful`, every protocol §5.3 rule through the real core, and the ABI's rules (the
 // zero-handle rule, the response limit, the protobuf subset, traps and limits, which hooks may be asynchronous) as the
 // core enforces them for a JavaScript driver; in workerd: the same rules through Miniflare with a caller Worker and on-disk storage.
 import { describe, it, before, after } from "node:test";
@@ -73,7 +73,7 @@ describe("a WasmifyDriver written in JavaScript, in Node", () => {
     });
   });
 
-  it("SPEC §5.3: every InterpreterServer rule holds, the fuel backstop invalidating the instance", async () => {
+  it("protocol §5.3: every InterpreterServer rule holds, the fuel backstop invalidating the instance", async () => {
     const caller = nodeCaller(createTestState(), "c1");
     await caller.createContext();
     await checkSessionRules({ run: (code, o) => caller.run(code, o), restart: () => caller.restart() },
@@ -117,7 +117,7 @@ describe("a WasmifyDriver written in JavaScript, in Node", () => {
     image.close();
   });
 
-  it("SPEC §5.6 rules hold for a JavaScript driver: a zero handle, the response limit, the protobuf subset", () => {
+  it("protocol §5.6 rules hold for a JavaScript driver: a zero handle, the response limit, the protobuf subset", () => {
     const a = fresh();
     assert.throws(() => bootWasmifySession(a.wasi, a.instance, makeCounterDriver({ start: 999 })),
       /Interpreter initialization failed/);
@@ -226,7 +226,7 @@ describe("a WasmifyDriver written in JavaScript, in Node", () => {
     b.wasi.close();
   });
 
-  it("an Engine whose driver's sessionExecute is asynchronous passes conformance and every SPEC §5.3 rule", async () => {
+  it("an Engine whose driver's sessionExecute is asynchronous passes conformance and every protocol §5.3 rule", async () => {
     const asyncEngine = makeWasmifyCounterEngine(guest, { driver: asyncCounterDriver, build: "wasmify-counter-async" });
     await runEngineConformance(asyncEngine, {
       programs: {
@@ -286,7 +286,7 @@ for (const [title, entry] of runtimes) describe(`a WasmifyDriver written in Java
     assert.deepEqual(r.logs.stdout, ["x"]);
   });
 
-  it("SPEC §5.3: every rule, with executeInContext from a caller Worker and restarts of workerd", async () => {
+  it("protocol §5.3: every rule, with executeInContext from a caller Worker and restarts of workerd", async () => {
     const created = await rt.fetch("https://runtime.test/interpreters/k/contexts", {
       method: "POST",
       headers: { "content-type": "application/json" },

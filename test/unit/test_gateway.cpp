@@ -1,4 +1,4 @@
-// cpp/gateway: the Playground gateway's routes (SPEC §8; §10.9 items 185-188), driven through its Exchange as
+// cpp/gateway: the Playground gateway's routes (protocol §8; §10.9 items 185-188), driven through its Exchange as
 // gateway/worker.js drives it. The same routes run in workerd in test/integration/gateway.test.mjs.
 #include <catch2/catch.hpp>
 
@@ -110,7 +110,7 @@ TEST_CASE("gateway: POST /execute/<language> applies the runtime's own validatio
     CHECK(a->response.status == c.status);
     CHECK(messageOf(a->response) == c.message);
   }
-  // "python3" is an alias of python (SPEC §2.4): accepted on /execute/python.
+  // "python3" is an alias of python (protocol §2.4): accepted on /execute/python.
   gateway::Exchange alias;
   CHECK(postJson(alias, "/execute/python", R"({"code":"1","language":"python3"})").kind == ActionKind::Relay);
   // More than 96 KiB of body, undeclared: 413 once the 98,305th byte arrives.

@@ -1,4 +1,4 @@
-// cpp/http: header blocks, URL paths and the runtime Worker's router (SPEC §2.1).
+// cpp/http: header blocks, URL paths and the runtime Worker's router (protocol §2.1).
 #include <catch2/catch.hpp>
 
 #include "http/http.h"
@@ -105,7 +105,7 @@ TEST_CASE("http: urlPath") {
   CHECK(urlPath("?x") == "/");
 }
 
-TEST_CASE("http: route (SPEC 2.1, in evaluation order)") {
+TEST_CASE("http: route (protocol §2.1, in evaluation order)") {
   SECTION("probe: exactly /interpreter, any method") {
     for (const char* m : {"GET", "POST", "DELETE", "HEAD", "PATCH"}) {
       INFO(m);

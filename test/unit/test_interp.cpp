@@ -338,7 +338,7 @@ const json::Value& field(const json::Value& v, std::initializer_list<const char*
 
 }  // namespace
 
-TEST_CASE("interp: context routes (SPEC §2.6, §10.4 items 74-81)", "[interp]") {
+TEST_CASE("interp: context routes (protocol §2.6, §10.4 items 74-81)", "[interp]") {
   Fixture f;
   auto [s1, b1] = f.http("POST", "/contexts", R"({"id":"ctx-1"})");
   CHECK(s1 == 201);
@@ -386,7 +386,7 @@ TEST_CASE("interp: context routes (SPEC §2.6, §10.4 items 74-81)", "[interp]")
   CHECK(f.http("DELETE", "/contexts/n1").first == 404);
 }
 
-TEST_CASE("interp: executeInContext validation order (§2.7, items 82-85)", "[interp]") {
+TEST_CASE("interp: executeInContext validation order (protocol §2.7, §10.4 items 82-85)", "[interp]") {
   Fixture f;
   f.createContext();
   auto msg = [&](std::string key, std::string args) {
@@ -485,7 +485,7 @@ TEST_CASE("interp: an engine-defined snapshot extra round-trips to restore; an o
   CHECK_FALSE(f.interp->hasResident());
 }
 
-TEST_CASE("interp: limit, invalid, stale and host-bug rounds (items 96-98, SPEC §5.3)", "[interp]") {
+TEST_CASE("interp: limit, invalid, stale and host-bug rounds (items 96-98, protocol §5.3)", "[interp]") {
   Fixture f;
   f.createContext();
   auto r1 = f.execute("set 1");
@@ -658,7 +658,7 @@ TEST_CASE("interp: deleting the resident's context; sequential contexts share on
   CHECK(Fixture::text(f.execute("get", "", "a")) == "0");  // fresh
 }
 
-TEST_CASE("interp: idle expiry (items 102-103, SPEC §4.7)", "[interp]") {
+TEST_CASE("interp: idle expiry (items 102-103, protocol §4.7)", "[interp]") {
   CHECK(interp::parseIdleTtl(std::nullopt) == 86400000);
   CHECK(interp::parseIdleTtl("") == 86400000);
   CHECK(interp::parseIdleTtl("0") == 0);

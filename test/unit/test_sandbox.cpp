@@ -1,5 +1,5 @@
 #if !defined(__EMSCRIPTEN__) && defined(SW_HAVE_SANDBOX_DO)  // libsqlite3 backs these tests natively
-// cpp/sandbox: the caller's Sandbox Durable Object state machine (SPEC §7.3-§7.10, checklist §10.6) over real SQLite
+// cpp/sandbox: the caller's Sandbox Durable Object state machine (protocol §7.3-§7.10, checklist §10.6) over real SQLite
 // (libsqlite3) with fake runtime Workers standing in for the bindings: each answers the probe, the interpreter's
 // context routes, a stateless POST /execute and executeInContext (with a small mirror that pulls through getFiles,
 // re-entering the Sandbox while its exchange waits). The real thing in workerd: test/integration/sandbox-smoke.test.mjs.
@@ -733,7 +733,7 @@ TEST_CASE("sandbox: SANDBOX_IDLE_TTL_MS 0 disables expiry; touches within TTL/10
   CHECK(f.request("GET", "/")["expiresAt"].asNumber() == double(f.clock.epoch) + 100000);
 }
 
-TEST_CASE("sandbox: the alarm re-arms while in use and destroys after the TTL (SPEC §7.9)") {
+TEST_CASE("sandbox: the alarm re-arms while in use and destroys after the TTL (protocol §7.9)") {
   Fixture f(false, 100000);
   std::string id = f.createContext();
   REQUIRE(f.files(R"({"op":"write","path":"/workspace/a.txt","content":"x"})").status == 200);
@@ -752,7 +752,7 @@ TEST_CASE("sandbox: the alarm re-arms while in use and destroys after the TTL (S
   CHECK(f.countRows("meta") == 0);
 }
 
-TEST_CASE("sandbox: storage format 1 is kept; other layouts are wiped on start (SPEC §7.10)") {
+TEST_CASE("sandbox: storage format 1 is kept; other layouts are wiped on start (protocol §7.10)") {
   Fixture f;
   std::string id = f.createContext();
   REQUIRE(f.files(R"({"op":"write","path":"/workspace/a.txt","content":"x"})").status == 200);

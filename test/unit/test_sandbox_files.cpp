@@ -1,4 +1,4 @@
-// cpp/sandbox: the caller Sandbox's /workspace and files API (SPEC §7.5 step 8, §7.7, §7.10, §7.11; checklist items
+// cpp/sandbox: the caller Sandbox's /workspace and files API (protocol §7.5 step 8, §7.7, §7.10, §7.11; checklist items
 // 157-177 at the unit level). The HTTP mapping (status, code, context) is the Durable Object's and is tested there.
 #include <catch2/catch.hpp>
 

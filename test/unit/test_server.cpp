@@ -1,6 +1,6 @@
 // cpp/server: the runtime Worker's protocol logic, driven through Exchange exactly as the shim drives it.
-// Covers SPEC §10.1 (probe and routing), §10.2 (POST /execute validation), §2.4 (aliases), §2.5 (forwarding
-// checks), §3.1-§3.6 (ExecutionResult assembly, limits, ErrorResponse).
+// Covers protocol §10.1 (probe and routing), §10.2 (POST /execute validation), §2.4 (aliases), §2.5 (forwarding
+// checks), protocol §3.1-§3.6 (ExecutionResult assembly, limits, ErrorResponse).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -114,7 +114,7 @@ void checkJsonHeaders(const http::Response& r) {
   CHECK(headerOf(r, "cache-control") == std::optional<std::string>("no-store"));
 }
 
-// An ErrorResponse (SPEC §3.6): exact code/message, httpStatus == status, ISO timestamp from the fake clock.
+// An ErrorResponse (protocol §3.6): exact code/message, httpStatus == status, ISO timestamp from the fake clock.
 void checkError(const Action& a, int status, std::string_view message, std::string_view code = "VALIDATION_FAILED",
                 std::string_view timestamp = kTimestamp) {
   INFO("body: " << a.response.body);
@@ -219,7 +219,7 @@ void toRunEngine(Rig& rig, std::string_view body = R"({"code":"1 + 1;"})") {
 }  // namespace
 
 // =====================================================================================================================
-// §10.1 Runtime Worker: probe and routing
+// protocol §10.1 Runtime Worker: probe and routing
 // =====================================================================================================================
 
 TEST_CASE("10.1.1 GET /interpreter with sessions and INTERPRETER bound: contexts true") {
@@ -305,7 +305,7 @@ TEST_CASE("10.1.5 GET /execute is 405 plain text 'Method not allowed'") {
 }
 
 // =====================================================================================================================
-// §10.2 Runtime Worker: POST /execute validation
+// protocol §10.2 Runtime Worker: POST /execute validation
 // =====================================================================================================================
 
 TEST_CASE("10.2.6 a non-JSON Content-Type is 415") {
@@ -787,7 +787,7 @@ TEST_CASE("10.2.23 every 4xx is an ErrorResponse; the timestamp is the clock's, 
 }
 
 // =====================================================================================================================
-// §2.5 /interpreters/:key/*
+// protocol §2.5 /interpreters/:key/*
 // =====================================================================================================================
 
 TEST_CASE("2.5 a valid key forwards to the Interpreter DO") {
@@ -826,7 +826,7 @@ TEST_CASE("2.5 no route changes meaning under URL normalization (issue 23): refu
     Action a = rig.start(makeHead("DELETE", path, {}, false), true);
     REQUIRE(a.kind == ActionKind::Respond);
     CHECK(a.response.status == 404);
-    CHECK(a.response.body == "Not found");  // the plain 404 of any unknown route (SPEC §11 item 4 as decided)
+    CHECK(a.response.body == "Not found");  // the plain 404 of any unknown route (protocol §11 item 4 as decided)
   }
   for (const char* path : {"/interpreters/K/contexts/%2e%2e", "/interpreters/K/contexts/..", "/interpreters/K/contexts/.",
                            "/interpreters/K/contexts/%2E", "/interpreters/K/../x"}) {
@@ -905,7 +905,7 @@ TEST_CASE("key and env-var patterns") {
 }
 
 // =====================================================================================================================
-// §3.1 ExecutionResult assembly
+// protocol §3.1 ExecutionResult assembly
 // =====================================================================================================================
 
 TEST_CASE("3.1 a finished run: {code, language, engine, durationMs, logs, results, usage}") {
@@ -1012,7 +1012,7 @@ TEST_CASE("3.1 the outcome can be handed in through the exchange's padded input 
 }
 
 // =====================================================================================================================
-// §2.3 engine failures (engineThrew)
+// protocol §2.3 engine failures (engineThrew)
 // =====================================================================================================================
 
 TEST_CASE("2.3 an ExecutionLimitError thrown by the engine") {
@@ -1119,7 +1119,7 @@ TEST_CASE("2.3 an outcome JSON.stringify refused is an EngineError that says why
 }
 
 // =====================================================================================================================
-// §3.2-§3.3 output and result limits (assembleOutcome)
+// protocol §3.2-§3.3 output and result limits (assembleOutcome)
 // =====================================================================================================================
 
 TEST_CASE("3.3 more than 200 log lines: Output limit exceeded, the first 200 kept, results dropped") {

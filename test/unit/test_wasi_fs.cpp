@@ -4,7 +4,7 @@
 using namespace sw::wasi;
 using namespace sw::wasi::testing;
 
-TEST_CASE("wasi fs: preopens in the fixed order of SPEC 5.4") {
+TEST_CASE("wasi fs: preopens in the fixed order of protocol §5.4") {
   Guest g;
   CHECK(g.host->fdBase() == 6);
   const char* names[] = {"/stdlib", "/dev", "/workspace"};
@@ -156,7 +156,7 @@ TEST_CASE("wasi fs: unlink, rmdir and rename follow POSIX") {
   CHECK(g.workspace->entryCount() == 3);  // d, e, b
 }
 
-TEST_CASE("wasi fs: workspace limits (SPEC 7.11)") {
+TEST_CASE("wasi fs: workspace limits (protocol §7.11)") {
   SECTION("1 MiB per file") {
     Guest g;
     uint32_t fd = 0;
@@ -229,7 +229,7 @@ TEST_CASE("wasi fs: a disabled workspace answers EACCES on every access, read li
   CHECK(fd_close(*g.host, fd) == Errno::Success);
 }
 
-TEST_CASE("wasi fs: /stdlib and /dev are read-only; reference policy overrides (SPEC 5.4)") {
+TEST_CASE("wasi fs: /stdlib and /dev are read-only; reference policy overrides (protocol §5.4)") {
   std::string error;
   auto archive = Archive::parse(makeZip({{"lib/os.py", "import sys\n"}}), error);
   REQUIRE(archive);

@@ -1,4 +1,4 @@
-// cpp/wasi: `sandbox.charge(units)` (SPEC 5.5, docs/fuel.md): the same rules as `sandbox.tick`, `units` at a time.
+// cpp/wasi: `sandbox.charge(units)` (protocol §5.5, docs/fuel.md): the same rules as `sandbox.tick`, `units` at a time.
 // The tick-only cases live in test_wasi_limits.cpp.
 #include <cstdint>
 #include <limits>

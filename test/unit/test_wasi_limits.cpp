@@ -1,4 +1,4 @@
-// cpp/wasi: stdio capture limits (SPEC 3.3), the fuel meter (SPEC 5.5), clocks, random, args, environ, exit.
+// cpp/wasi: stdio capture limits (protocol §3.3), the fuel meter (protocol §5.5), clocks, random, args, environ, exit.
 #include "test_wasi_support.h"
 
 using namespace sw::wasi;
@@ -150,7 +150,7 @@ TEST_CASE("wasi stdio: passthrough streams large writes in pieces") {
   CHECK(pieces == 4);
 }
 
-TEST_CASE("wasi fuel: interrupt mode signals once, the backstop traps (SPEC 5.5)") {
+TEST_CASE("wasi fuel: interrupt mode signals once, the backstop traps (protocol §5.5)") {
   Guest g;
   uint32_t flag = g.alloc(4), bits = g.alloc(4);
   detail::put32(g.memory.bytes().data() + bits, 0x10);

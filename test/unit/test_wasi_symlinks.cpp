@@ -1,5 +1,5 @@
 // cpp/wasi: symbolic links (reference policy off, the runner's --full-wasi), the EBADF-first order and the other
-// rules our conformance suite (test/wasi/conformance/) found. Under the reference policy of SPEC §5.4 none of this
+// rules our conformance suite (test/wasi/conformance/) found. Under the reference policy of protocol §5.4 none of this
 // is reachable: path_symlink stays EPERM.
 #include "test_wasi_support.h"
 
@@ -41,7 +41,7 @@ constexpr uint8_t kTypeFile = 4, kTypeDir = 3, kTypeLink = 7;
 TEST_CASE("wasi symlinks: the reference policy keeps path_symlink EPERM, whatever the descriptor") {
   Guest g;
   CHECK(symlink(g, "x", kWorkspaceFd, "l") == Errno::Perm);
-  CHECK(symlink(g, "x", 99, "l") == Errno::Perm);  // SPEC §5.4: EPERM unconditionally
+  CHECK(symlink(g, "x", 99, "l") == Errno::Perm);  // protocol §5.4: EPERM unconditionally
   uint32_t used = g.alloc(4);
   REQUIRE(g.workspace->writeFile("f", "x") == Errno::Success);
   CHECK(path_readlink(*g.host, kWorkspaceFd, g.put("f"), 1, g.alloc(8), 8, used) == Errno::Inval);

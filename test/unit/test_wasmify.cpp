@@ -154,7 +154,7 @@ TEST_CASE("wasmify: MessageWriter and parseMessage round trip", "[wasmify]") {
   CHECK(findField(twice.value(), 1)->varint == 2);
 }
 
-TEST_CASE("wasmify: parseMessage errors are SPEC 5.6's", "[wasmify]") {
+TEST_CASE("wasmify: parseMessage errors are protocol §5.6's", "[wasmify]") {
   auto err = [](const std::string& msg) {
     auto r = parseMessage(msg);
     return r.ok() ? std::string("ok") : r.failure().message;
@@ -180,7 +180,7 @@ TEST_CASE("wasmify: JavaScript messages (nanopb) round trip", "[wasmify]") {
   REQUIRE(nr.ok());
   CHECK(nr->heapLimit == 33554432);
   CHECK(nr->stackLimit == 1048576);
-  // The layout is SPEC 5.6's: [1: heap, 2: stack].
+  // The layout is protocol §5.6's: [1: heap, 2: stack].
   const std::string newMsg = js::encodeNewRequest({33554432, 1048576});
   auto fields = parseMessage(newMsg);
   REQUIRE(fields.ok());
@@ -197,7 +197,7 @@ TEST_CASE("wasmify: JavaScript messages (nanopb) round trip", "[wasmify]") {
   auto ef = parseMessage(evalMsg);  // fields are views into the message
   REQUIRE(ef.ok());
   CHECK(findField(ef.value(), 2)->bytes == "1+1");
-  CHECK(findField(ef.value(), 3)->varint == 3);  // the UTF-8 byte length, SPEC 5.6's field 3
+  CHECK(findField(ef.value(), 3)->varint == 3);  // the UTF-8 byte length, protocol §5.6's field 3
   CHECK(findField(ef.value(), 4) == nullptr);
 
   auto res = js::decodeEvalResponse(js::encodeEvalResponse({"{\"results\":[]}", ""}));

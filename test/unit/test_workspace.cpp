@@ -1,4 +1,4 @@
-// cpp/workspace: hashBytes / SHA-256, path normalization, and the Interpreter's mirror (SPEC §2.8, §2.9, §7.11).
+// cpp/workspace: hashBytes / SHA-256, path normalization, and the Interpreter's mirror (protocol §2.8, §2.9, §7.11).
 #include <catch2/catch.hpp>
 
 #include <functional>
@@ -137,7 +137,7 @@ TEST_CASE("workspace: wasi::Workspace stat, remove, clear, forceDirectories, res
 // --- hashes ---------------------------------------------------------------------------------------------------------
 
 TEST_CASE("workspace hashBytes matches the JavaScript reference bit for bit", "[workspace]") {
-  // Values from test/unit/test_workspace_hash_reference.mjs (SPEC §7.11 written in JavaScript, run with node).
+  // Values from test/unit/test_workspace_hash_reference.mjs (protocol §7.11 written in JavaScript, run with node).
   std::string bytes256;
   for (int i = 0; i < 256; ++i) bytes256.push_back(char(i));
   CHECK(workspace::hashBytes("") == "811c9dc501000193");
@@ -186,7 +186,7 @@ TEST_CASE("workspace hashLike answers in the form of the manifest entry", "[work
 
 // --- paths ----------------------------------------------------------------------------------------------------------
 
-TEST_CASE("workspace normalizePath (SPEC §7.11)", "[workspace]") {
+TEST_CASE("workspace normalizePath (protocol §7.11)", "[workspace]") {
   std::string out;
   Error err;
   auto ok = [&](std::string_view cwd, std::string_view path) {
@@ -199,7 +199,7 @@ TEST_CASE("workspace normalizePath (SPEC §7.11)", "[workspace]") {
     REQUIRE_FALSE(workspace::normalizePath(cwd, path, out, err));
     return err.errnoName + " " + err.message;
   };
-  CHECK(ok("/workspace/sub", "file.txt") == "/workspace/sub/file.txt");  // §10.8 item 171
+  CHECK(ok("/workspace/sub", "file.txt") == "/workspace/sub/file.txt");  // protocol §10.8 item 171
   CHECK(ok("/workspace", "/workspace") == "/workspace");
   CHECK(ok("/workspace", "/workspace/") == "/workspace");
   CHECK(ok("/workspace", ".") == "/workspace");
@@ -231,7 +231,7 @@ TEST_CASE("workspace updatedAt <-> mtime", "[workspace]") {
 
 // --- reconciliation -------------------------------------------------------------------------------------------------
 
-TEST_CASE("workspace reconcile: an empty mirror asks for every file, then holds them (§10.4 items 86-88)",
+TEST_CASE("workspace reconcile: an empty mirror asks for every file, then holds them (protocol §10.4 items 86-88)",
           "[workspace]") {
   Mirror m;
   std::vector<File> source = {{"/workspace/b.txt", "bee", 1700000000002.0},
@@ -267,7 +267,7 @@ TEST_CASE("workspace reconcile: an empty mirror asks for every file, then holds 
   CHECK(m.hashedBytes() == hashed + 3);  // c.txt's pulled bytes; b.txt's cached hash answered
 }
 
-TEST_CASE("workspace reconcile deletes unlisted files, then unlisted directories deepest first (§10.4 item 91)",
+TEST_CASE("workspace reconcile deletes unlisted files, then unlisted directories deepest first (protocol §10.4 item 91)",
           "[workspace]") {
   Mirror m;
   sync(m, {"/workspace/keep", "/workspace/gone", "/workspace/gone/sub", "/workspace/gone/sub/x"},
@@ -346,7 +346,7 @@ TEST_CASE("workspace reconcile: paths are normalized; escapes are EACCES before 
   CHECK(m.dirs() == Strings{"/workspace/d", "/workspace/relative"});
 }
 
-TEST_CASE("workspace reconcile: limits of SPEC §7.11 on written files", "[workspace]") {
+TEST_CASE("workspace reconcile: limits of protocol §7.11 on written files", "[workspace]") {
   SECTION("EFBIG over 1 MiB") {
     Mirror m;
     std::string big(1048577, 'x');
@@ -453,7 +453,7 @@ TEST_CASE("workspace reconcile: both hash forms, per entry, cached separately", 
 
 namespace {
 
-// A guest whose host mounts the mirror's workspace at fd 5 (the fixed layout of SPEC §5.4).
+// A guest whose host mounts the mirror's workspace at fd 5 (the fixed layout of protocol §5.4).
 struct MountedGuest {
   wasi::testing::Guest guest;
   explicit MountedGuest(Mirror& m) : guest(options(m)) {}
@@ -482,7 +482,7 @@ struct MountedGuest {
 
 }  // namespace
 
-TEST_CASE("workspace diff: created, updated and deleted files since the checkpoint (§10.4 item 92)", "[workspace]") {
+TEST_CASE("workspace diff: created, updated and deleted files since the checkpoint (protocol §10.4 item 92)", "[workspace]") {
   Mirror m;
   sync(m, {"/workspace/d"},
        {{"/workspace/same.txt", "same", 10}, {"/workspace/upd.txt", "old", 10}, {"/workspace/del.txt", "bye", 10},
@@ -533,7 +533,7 @@ TEST_CASE("workspace diff: created, updated and deleted files since the checkpoi
   CHECK(d.deleted.empty());
 }
 
-TEST_CASE("workspace rollback restores in place, with exact accounting (§10.4 item 93)", "[workspace]") {
+TEST_CASE("workspace rollback restores in place, with exact accounting (protocol §10.4 item 93)", "[workspace]") {
   Mirror m;
   sync(m, {"/workspace/d", "/workspace/d/e", "/workspace/kind"},
        {{"/workspace/keep.txt", "keep", 100}, {"/workspace/upd.txt", std::string(5000, 'u'), 200},

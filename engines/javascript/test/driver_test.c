@@ -1,5 +1,5 @@
-/* Native tests of the JavaScript driver at its C API: SPEC §10.3 items 24-50 (47: Intl, from the chunks run.sh
- * extracts from build/stdlib.tar into SW_JS_INTL_DIR), and sessions (SPEC §6.2, §10.5 items 106-113 as far as they run natively). Outcomes are compared as exact EngineOutcome JSON text where the text is
+/* Native tests of the JavaScript driver at its C API: protocol §10.3 items 24-50 (47: Intl, from the chunks run.sh
+ * extracts from build/stdlib.tar into SW_JS_INTL_DIR), and sessions (protocol §6.2, §10.5 items 106-113 as far as they run natively). Outcomes are compared as exact EngineOutcome JSON text where the text is
  * fully determined, by substring otherwise. Built with ASan+UBSan by run.sh. */
 #include <malloc.h>
 #include <stdio.h>
@@ -64,7 +64,7 @@ static void expect_has(const char *what, const char *code, char *got, const char
   NOLOGS "\"results\":[],\"error\":{\"name\":\"ExecutionLimitError\",\"message\":\"Execution fuel " \
          "exhausted\",\"traceback\":[]}}"
 
-/* --- sessions (SPEC §6.2 "Sessions (REPL)", §10.5 items 106-114 as far as they run natively) --------------------- */
+/* --- sessions (protocol §6.2 "Sessions (REPL)", §10.5 items 106-114 as far as they run natively) --------------------- */
 
 static SwJs *g_session;
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The JavaScript engine's tests: build engine.wasm (scripts/build-engines.sh), then
-#   1. the driver's native tests (driver_test.c + QuickJS, gcc, ASan+UBSan): SPEC §10.3 items 24-46, 48-50, sessions;
+#   1. the driver's native tests (driver_test.c + QuickJS, gcc, ASan+UBSan): protocol §10.3 items 24-46, 48-50, sessions;
 #      and intl_test.c: the collator and case mapping (intl_collator.c) over the host's ICU 72.1, with hostile inputs;
 #   2. QuickJS's own tests/test_*.js natively with upstream's qjs (and, step 6, the language-only ones through OUR
 #      engine.wasm under our host: upstream-engine.test.mjs);
 #   3. the smoke test: engine.wasm under our WASI host (the C++ core) in Node;
 #   4. the wasmify ABI end to end: engine.wasm driven through cpp/wasmify (docs/abi.md);
-#   5. sessions end to end (SPEC §10.5 items 106-114, 127): cpp/wasmify's session host over engine.wasm with a workspace;
+#   5. sessions end to end (protocol §10.5 items 106-114, 127): cpp/wasmify's session host over engine.wasm with a workspace;
 #   6. QuickJS's test_closure/language/loop/bigint/builtin/cyclic_import.js through that session host.
 # Every part runs; the exit code is non-zero if any failed.
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"

@@ -1,4 +1,4 @@
-// JavaScript sessions at the engine level (SPEC §5.2, §6.2 "Sessions (REPL)", §10.5 items 106-114 and 127):
+// JavaScript sessions at the engine level (protocol §5.2, §6.2 "Sessions (REPL)", §10.5 items 106-114 and 127):
 // engine.wasm under OUR WASI host (the C++ core) with a mounted /workspace, driven entirely by the core's C++
 // (cpp/wasmify: bootWasmifySession / restoreWasmifySession / WasmifySession::execute, through the
 // sw_wasmify_js_session_* test exports). JavaScript here only instantiates the guest, registers it with the core,
@@ -25,7 +25,7 @@ function result() {
   return decoder.decode(core.HEAPU8.subarray(p, p + n));
 }
 
-// A WASI host as a session gets it (SPEC §5.4): args ["sandbox"], an empty environment, /workspace mounted (fd 5).
+// A WASI host as a session gets it (protocol §5.4): args ["sandbox"], an empty environment, /workspace mounted (fd 5).
 function newHost() {
   const config = { args: ['sandbox'], env: [], workspace: true, preopens: [], stdio: 'capture', referencePolicy: true };
   const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, 0));
@@ -89,7 +89,7 @@ class Session {
   get cwd() { core._sw_wasmify_session_cwd(this.s); return result(); }
   get handle() { return core._sw_wasmify_session_handle(this.s); }
   get memory() { return this.instance.exports.memory; }
-  // SPEC §5.2: no guest descriptor beyond the fixed preopens, and not invalid.
+  // protocol §5.2: no guest descriptor beyond the fixed preopens, and not invalid.
   canSnapshot() { return !this.invalid && core._sw_wasi_has_open_guest_fds(this.host) === 0; }
 
   // The host's side of the workspace (cpp/wasi/exports.cpp).
@@ -331,7 +331,7 @@ test('nothing but fs and require is added to the realm', () => {
   s.close();
 });
 
-// SPEC §10.5 item 127 at the engine level: the memory of a session instance, copied into a brand-new instance of the
+// protocol §10.5 item 127 at the engine level: the memory of a session instance, copied into a brand-new instance of the
 // same engine.wasm (memory grown to the same page count, every byte written; no _initialize, wasm_init or New), is a
 // working session after restoreWasmifySession. No mutable global needs copying: the module's only mutable global is
 // __stack_pointer, which is back at its initial value (the top of the 1 MiB stack) whenever no call is running.
@@ -354,7 +354,7 @@ test('127 a copied memory image restored into a brand-new instance keeps globals
   const b = instantiate(host);
   assert.equal(b.exports.__stack_pointer.value, spAtRest, '__stack_pointer at rest = its initial value');
   const mem = b.exports.memory;
-  // The SPEC §4.5 contract writes only the stored pages and relies on the rest being zero. A fresh instance is not
+  // The protocol §4.5 contract writes only the stored pages and relies on the rest being zero. A fresh instance is not
   // all zero (its data segments), so pages the image has as zero must be written too, as here (docs/abi.md).
   let zeroInImageNonZeroFresh = 0;
   const fresh = new Uint8Array(mem.buffer);

@@ -19,7 +19,7 @@ let t0 = performance.now();
 const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
 const compileMs = performance.now() - t0;
 
-// One engine instance under one WASI host (SPEC §5.4: args ["sandbox"], empty environment for JavaScript).
+// One engine instance under one WASI host (protocol §5.4: args ["sandbox"], empty environment for JavaScript).
 function boot({ chargeCalls } = {}) {
   const t = performance.now();
   const config = { args: ['sandbox'], env: [], workspace: false, preopens: [], stdio: 'capture', referencePolicy: true };
@@ -75,7 +75,7 @@ function check(name, fn) {
   try { fn(); console.log(`ok   ${name}`); } catch (e) { failed++; console.log(`FAIL ${name}\n  ${e?.stack ?? e}`); }
 }
 
-const BUDGET = 50_000_000;  // the production budget (SPEC §5.5)
+const BUDGET = 50_000_000;  // the production budget (protocol §5.5)
 const FUEL_OUT = {
   logs: { stdout: [], stderr: [] }, results: [],
   error: { name: 'ExecutionLimitError', message: 'Execution fuel exhausted', traceback: [] },
@@ -111,7 +111,7 @@ for (const [name, code] of fuelCases) {
     assert.deepEqual(e.evaluate('40 + 2').outcome.results, [{ text: '42' }]);
   });
 }
-// SPEC §10.3 items 39/40 at the real budget: both end as the limit error with exactly the budget consumed, and the
+// protocol §10.3 items 39/40 at the real budget: both end as the limit error with exactly the budget consumed, and the
 // instance keeps its globals and stays usable. That the budget stands for 50,000,000 operations (not for 1,000 times
 // more, a mis-scaled meter) is pinned by the fuel-scale check below; the times are printed, never asserted
 // (docs/fuel.md keeps the calibration).

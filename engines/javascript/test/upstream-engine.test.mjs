@@ -7,7 +7,7 @@
 //   test_cyclic_import.js                                            import()ed from /workspace (a module graph)
 //
 // Not run: test_std.js, test_worker.js (QuickJS's `std`/`os` modules, workers) and test_bjson.js (a native .so
-// module): the sandbox has none of these by design (SPEC §6.2: no timers, no host modules).
+// module): the sandbox has none of these by design (protocol §6.2: no timers, no host modules).
 //
 // test_builtin.js expects qjs --std: `std.gc()` and `os.setTimeout`. The sandbox exposes neither, so a prelude defines
 // them in this harness's session only: `std.gc()` makes QuickJS run its own cycle collector (JS_RunGC) the way any

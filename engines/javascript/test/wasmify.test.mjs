@@ -20,7 +20,7 @@ const Status = {
   [abi.WASMIFY_OK]: 'ok', [abi.WASMIFY_ENGINE_FAILED]: 'engine', [abi.WASMIFY_LIMIT]: 'limit', [abi.WASMIFY_TRAP]: 'trap',
 };
 
-// One stateless run: a fresh WASI host + engine instance (SPEC §5.4: args ["sandbox"], empty WASI environment for
+// One stateless run: a fresh WASI host + engine instance (protocol §5.4: args ["sandbox"], empty WASI environment for
 // JavaScript; env vars travel in the Eval request), then one core call.
 function run(code, { envVars, fuel = 50_000_000 } = {}) {
   const config = { args: ['sandbox'], env: [], workspace: false, preopens: [], stdio: 'capture', referencePolicy: true };

@@ -1,4 +1,4 @@
-// engines/javascript/ts/strip.js: the TypeScript stripper that runs inside the JavaScript engine (SPEC §6.2).
+// engines/javascript/ts/strip.js: the TypeScript stripper that runs inside the JavaScript engine (protocol §6.2).
 // scripts/engines/javascript.sh bundles this with sucrase (esbuild, CommonJS, minified), wraps the bundle into a script
 // whose completion value is `strip`, and compiles it to QuickJS bytecode embedded in engine.wasm. driver.c loads it
 // only when a script fails to parse as JavaScript; it never touches globalThis.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python engine's tests: build engine.wasm and stdlib.tar (scripts/engines/python.sh, cached), then
 #   1. the smoke test: engine.wasm under Node's own node:wasi, driven through its wasmify exports by hand (no core):
-#      SPEC §10.3 items 51-57, fuel in the eval loop and inside builtins, sessions, the bad-input list;
+#      protocol §10.3 items 51-57, fuel in the eval loop and inside builtins, sessions, the bad-input list;
 #   2. CPython's own test modules through our engine under OUR host (the core in Node), when upstream.test.mjs exists.
 # The Worker itself (workerd, boot image, contexts) is test/integration/python.test.mjs.
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"

@@ -1,8 +1,8 @@
 // Smoke test of the Python engine without the C++ core: engines/python/build/engine.wasm under node:wasi, driven
 // through its wasmify exports with hand-encoded protobuf (test/harness.mjs), /stdlib from an extracted stdlib.tar,
 // a temp dir as /workspace for sessions, and `sandbox.charge` as a JS meter that throws (the hard-mode trap) once the
-// budget of 100,000,000 units is overdrawn. Covers SPEC §10.3 items 51-57, fuel exhaustion, the builtin-work cases,
-// §10.5 items 115, 117, 119-121, the bad-input list and the wasmify failure paths.
+// budget of 100,000,000 units is overdrawn. Covers protocol §10.3 items 51-57, fuel exhaustion, the builtin-work cases,
+// protocol §10.5 items 115, 117, 119-121, the bad-input list and the wasmify failure paths.
 //
 //   node --no-turbo-fast-api-calls engines/python/test/smoke.mjs [engine.wasm]
 import fs from 'node:fs';
@@ -298,7 +298,7 @@ check('fuel: a small program uses a small part of the budget', () => {
   assert.ok(r.fuel < BUDGET / 10);
 });
 
-// Sessions (SPEC §6.3, §10.5): /workspace is a temp dir.
+// Sessions (protocol §6.3, §10.5): /workspace is a temp dir.
 const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-py-ws-'));
 process.on('exit', () => fs.rmSync(ws, { recursive: true, force: true }));
 const s = boot(module, { workspace: ws });

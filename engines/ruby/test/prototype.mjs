@@ -36,7 +36,7 @@ function exportsByName(instance) {
   return byName;
 }
 
-// Every non-WASI import. Mode "throw" (what the C++ host will do, SPEC §6.5): each rb-js-abi-host function throws
+// Every non-WASI import. Mode "throw" (what the C++ host will do, protocol §6.5): each rb-js-abi-host function throws
 // DISABLED, which unwinds the whole export call (the instance is then unusable: asyncify/VM state is mid-call). The
 // canonical_abi resource functions are the identity (a handle is the guest pointer itself) and the drop is a no-op.
 function makeImports(module, state, mode) {

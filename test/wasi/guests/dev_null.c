@@ -6,7 +6,7 @@ int main(void) {
   char buf[4];
   CHECK(read(fd, buf, sizeof buf) == 0);
   close(fd);
-  // fopen "w" asks for O_CREAT|O_TRUNC, which SPEC 5.4 refuses outside /workspace (EPERM); "r+" works.
+  // fopen "w" asks for O_CREAT|O_TRUNC, which protocol §5.4 refuses outside /workspace (EPERM); "r+" works.
   CHECK_ERRNO(fopen("/dev/null", "w"), EPERM);
   FILE* f = fopen("/dev/null", "r+");
   CHECK(f != NULL);
