@@ -11,6 +11,7 @@ APT_PACKAGES=(
   emscripten clang-16 lld-16 wasi-libc libc++-16-dev-wasm32 libc++abi-16-dev-wasm32 libclang-rt-16-dev-wasm32
   libclang-rt-16-dev libsimdjson-dev nanopb libnanopb-dev protobuf-compiler catch2 libsqlite3-dev wabt binaryen
   icu-devtools  # icupkg, derb, genrb, genccode: the collator data filter (scripts/engines/icu.sh)
+  ccache  # compiled objects cached outside the checkout by content (scripts/lib.sh SW_CC_LAUNCHER)
   chromium  # the Playground page test drives it headless with playwright-core (test/playground/page.test.mjs)
 )
 

@@ -7,14 +7,9 @@ cd "$SW_ROOT"
 mkdir -p build/tmp
 export TMPDIR="$SW_ROOT/build/tmp"   # keep emcc's temporary files inside the project
 
-# Compiled objects are cached outside the checkout by ccache (keyed by the preprocessed source, the flags and the
-# compiler), like the engines: a fresh clone whose sources match an earlier build compiles nothing. BASEDIR and
-# NOHASHDIR make the key independent of where the clone lives; the sloppiness lets clang's precompiled Catch2
-# header (CMakeLists.txt) be cached too. SW_CCACHE=0 turns it off.
-if [ "${SW_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
-  export CCACHE_DIR="$SW_CACHE/ccache" CCACHE_BASEDIR="$SW_ROOT" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=4G \
-    CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime CCACHE_COMPILERCHECK=content
-  LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# ccache (SW_CC_LAUNCHER, scripts/lib.sh) compiles each object once per content, whatever the clone.
+if [ -n "$SW_CC_LAUNCHER" ]; then
+  LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER="$SW_CC_LAUNCHER" -DCMAKE_CXX_COMPILER_LAUNCHER="$SW_CC_LAUNCHER")
 else
   LAUNCHER=(-UCMAKE_C_COMPILER_LAUNCHER -UCMAKE_CXX_COMPILER_LAUNCHER)
 fi

@@ -12,6 +12,25 @@ export SW_ROOT SW_CACHE SW_DEPS SW_NODE
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"   # Emscripten 3.1.6's acorn-optimizer needs Debian's acorn
 export WRANGLER_SEND_METRICS=false
 
+# Native and Emscripten objects of our own code and tests are cached by ccache outside the checkout, like the
+# engines: keyed by the preprocessed source, the flags and the compiler, never by where the clone lives (BASEDIR,
+# NOHASHDIR), so a fresh clone whose sources match an earlier build compiles nothing. SW_CC_LAUNCHER is the prefix
+# for a compiler call ("ccache", or empty when it is missing or SW_CCACHE=0).
+SW_CC_LAUNCHER=""
+if [ "${SW_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+  SW_CC_LAUNCHER=ccache
+  export CCACHE_DIR="$SW_CACHE/ccache" CCACHE_BASEDIR="$SW_ROOT" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=4G \
+    CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime CCACHE_COMPILERCHECK=content
+  # COMPILERCHECK=content hashes the compiler binary; emcc is a script, so the Debian changelogs of Emscripten and of
+  # the clang it drives join every key: a package update recompiles.
+  sw_extra=""
+  for f in /usr/share/doc/emscripten/changelog.Debian.gz /usr/share/doc/libclang-cpp14/changelog.Debian.gz; do
+    [ -f "$f" ] && sw_extra="${sw_extra:+$sw_extra:}$f"
+  done
+  export CCACHE_EXTRAFILES="$sw_extra"
+  unset sw_extra
+fi
+
 sw_now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 sw_fmt_ms() { printf '%d.%01ds' $(( $1 / 1000 )) $(( ($1 % 1000) / 100 )); }
 

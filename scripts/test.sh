@@ -42,15 +42,38 @@ suite "build engines" bash scripts/build-engines.sh
 suite "build wasm (and the engines' boot images)" bash scripts/build.sh wasm
 suite "unit tests (Emscripten build under Node)" /usr/bin/node build/wasm/sw_unit_tests.cjs --use-colour no
 suite "build fuzz" bash -c 'bash scripts/build.sh fuzz && bash scripts/fuzz-seeds.sh build/fuzz/seeds'
-suite "fuzz: request parser and validator (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_request test/fuzz/corpus/request
-suite "fuzz: WASI path resolution (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasi_paths build/fuzz/seeds/paths
-suite "fuzz: Interpreter Durable Object (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_interpreter test/fuzz/corpus/interpreter
-suite "fuzz: caller Sandbox Durable Object (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_sandbox test/fuzz/corpus/sandbox
-suite "fuzz: snapshot reader and boot images (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_snapshot build/fuzz/seeds/snapshot
-suite "fuzz: wasm fuel tool (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasm_fuel build/fuzz/seeds/wasm
-suite "fuzz: /stdlib archive parser (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_archive build/fuzz/seeds/archive
-suite "fuzz: wasmify host decoders against a hostile guest (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_wasmify build/fuzz/seeds/wasmify
-suite "fuzz: Interpreter workspace mirror (${FUZZ_SECONDS}s)" run_fuzzer sw_fuzz_mirror test/fuzz/corpus/mirror
+# libFuzzer targets are single-threaded: they run two at a time (CI has two cores), each for FUZZ_SECONDS, started
+# together in the background; each row of the summary waits for its own target.
+FUZZERS=(
+  "sw_fuzz_request test/fuzz/corpus/request request parser and validator"
+  "sw_fuzz_wasi_paths build/fuzz/seeds/paths WASI path resolution"
+  "sw_fuzz_interpreter test/fuzz/corpus/interpreter Interpreter Durable Object"
+  "sw_fuzz_sandbox test/fuzz/corpus/sandbox caller Sandbox Durable Object"
+  "sw_fuzz_snapshot build/fuzz/seeds/snapshot snapshot reader and boot images"
+  "sw_fuzz_wasm_fuel build/fuzz/seeds/wasm wasm fuel tool"
+  "sw_fuzz_archive build/fuzz/seeds/archive /stdlib archive parser"
+  "sw_fuzz_wasmify build/fuzz/seeds/wasmify wasmify host decoders against a hostile guest"
+  "sw_fuzz_mirror test/fuzz/corpus/mirror Interpreter workspace mirror"
+)
+export -f run_fuzzer
+export FUZZ_SECONDS SW_ROOT
+mkdir -p build/fuzz && rm -f build/fuzz/*.rc
+for f in "${FUZZERS[@]}"; do read -r target corpus _ <<<"$f"; echo "$target $corpus"; done |
+  xargs -P 2 -L 1 bash -c 'run_fuzzer "$0" "$1" >"build/fuzz/$0.out" 2>&1; echo $? >"build/fuzz/$0.rc"' &
+fuzz_pool=$!
+wait_fuzzer() {
+  while [ ! -f "build/fuzz/$1.rc" ]; do
+    kill -0 "$fuzz_pool" 2>/dev/null || { [ -f "build/fuzz/$1.rc" ] || { echo "$1 never ran"; return 1; }; }
+    sleep 1
+  done
+  cat "build/fuzz/$1.out"
+  return "$(cat "build/fuzz/$1.rc")"
+}
+for f in "${FUZZERS[@]}"; do
+  read -r target _ what <<<"$f"
+  suite "fuzz: $what (${FUZZ_SECONDS}s)" wait_fuzzer "$target"
+done
+wait "$fuzz_pool"
 suite "WASI host: C guests under the core (Node, then a workerd smoke subset)" bash test/wasi/run.sh
 suite "WASI conformance: our wasm32-wasip1 suite under the core with --full-wasi (node:wasi counted for comparison)" \
   "$SW_NODE" test/wasi/conformance.mjs

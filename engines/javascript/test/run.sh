@@ -26,23 +26,23 @@ build_native_test() {
   mkdir -p "$out"
   if [ "$(cat "$out/qjs.stamp" 2>/dev/null)" != "$stamp" ]; then
     local f pids=() rc=0
-    for f in quickjs libregexp libunicode cutils dtoa; do gcc "${flags[@]}" -w -c "$src/$f.c" -o "$out/$f.o" & pids+=($!); done
+    for f in quickjs libregexp libunicode cutils dtoa; do $SW_CC_LAUNCHER gcc "${flags[@]}" -w -c "$src/$f.c" -o "$out/$f.o" & pids+=($!); done
     for f in "${pids[@]}"; do wait "$f" || rc=1; done
     [ $rc -eq 0 ] || return 1
     echo "$stamp" >"$out/qjs.stamp"
   fi
-  gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" -I "$SW_ROOT/engines/common" -c "$dir/driver.c" -o "$out/driver.o" &&
+  $SW_CC_LAUNCHER gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" -I "$SW_ROOT/engines/common" -c "$dir/driver.c" -o "$out/driver.o" &&
   # The TypeScript stripper's bytecode, as scripts/engines/javascript.sh generated it for engine.wasm.
-  gcc -O1 -c "$dir/build/ts/ts-strip.c" -o "$out/ts-strip.o" &&
-  gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" "$dir/test/driver_test.c" "$out/driver.o" "$out/ts-strip.o" \
+  $SW_CC_LAUNCHER gcc -O1 -c "$dir/build/ts/ts-strip.c" -o "$out/ts-strip.o" &&
+  $SW_CC_LAUNCHER gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" "$dir/test/driver_test.c" "$out/driver.o" "$out/ts-strip.o" \
     "$out"/{quickjs,libregexp,libunicode,cutils,dtoa}.o -lm -o "$out/driver_test" &&
   # The collator (intl_collator.c) natively against the host's ICU 72.1 (libicu-dev), for intl_test.c.
   local icu_data; icu_data=$(bash scripts/engines/icu.sh --out-dirs | cut -d' ' -f2) &&
-  gcc "${flags[@]}" -DSW_JS_HAVE_ICU_COLLATOR -Wall -Wextra -Werror -isystem "$src" -I "$SW_ROOT/engines/common" \
+  $SW_CC_LAUNCHER gcc "${flags[@]}" -DSW_JS_HAVE_ICU_COLLATOR -Wall -Wextra -Werror -isystem "$src" -I "$SW_ROOT/engines/common" \
     -I "$icu_data" -c "$dir/driver.c" -o "$out/driver-icu.o" &&
-  gcc "${flags[@]}" -DSW_JS_HAVE_ICU_COLLATOR -Wall -Wextra -Werror -isystem "$src" -I "$icu_data" \
+  $SW_CC_LAUNCHER gcc "${flags[@]}" -DSW_JS_HAVE_ICU_COLLATOR -Wall -Wextra -Werror -isystem "$src" -I "$icu_data" \
     -c "$dir/intl_collator.c" -o "$out/intl_collator.o" &&
-  gcc "${flags[@]}" -Wall -Wextra -Werror "$dir/test/intl_test.c" "$out/driver-icu.o" "$out/intl_collator.o" "$out/ts-strip.o" \
+  $SW_CC_LAUNCHER gcc "${flags[@]}" -Wall -Wextra -Werror "$dir/test/intl_test.c" "$out/driver-icu.o" "$out/intl_collator.o" "$out/ts-strip.o" \
     "$out"/{quickjs,libregexp,libunicode,cutils,dtoa}.o -licui18n -licuuc -licudata -lm -o "$out/intl_test"
 }
 

@@ -9,7 +9,7 @@ src=$(bash "$SW_ROOT/scripts/engines/javascript.sh" --src-dir)
 out="$SW_ROOT/engines/javascript/build/upstream-$(basename "$src")"
 if [ ! -x "$out/qjs" ] || [ ! -f "$out/tests/bjson.so" ]; then
   rm -rf "$out" && cp -r "$src" "$out"
-  (cd "$out" && make -j2 qjs tests/bjson.so >make.log 2>&1) || { tail -20 "$out/make.log"; exit 1; }
+  (cd "$out" && make -j2 CC="${SW_CC_LAUNCHER:+$SW_CC_LAUNCHER }gcc" qjs tests/bjson.so >make.log 2>&1) || { tail -20 "$out/make.log"; exit 1; }
 fi
 cd "$out"
 tests=("tests/test_closure.js" "tests/test_language.js" "--std tests/test_builtin.js" "tests/test_loop.js"
