@@ -6,6 +6,7 @@
 // so the fuel charges (`sandbox.charge`) cost a call into the host on both sides.
 //
 //   node --no-turbo-fast-api-calls bench/python-compute.mjs [--runs 9] [--loops 20000] [--engine a.wasm --engine b.wasm]
+//   --code FILE: run FILE's program instead of the pystone-style loop (its last expression is the compared result).
 //   --engine (repeatable): engine.wasm files to run under our host side by side (e.g. the module before and after
 //            the Wasm-level meter, docs/fuel.md), interleaved with node:wasi over the first; ratios to the first.
 import fs from "node:fs";
@@ -17,7 +18,7 @@ import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbind
 import { boot as bootNodeWasi, loadModule } from "../engines/python/test/harness.mjs";
 
 const { values: opts } = parseArgs({ options: { runs: { type: "string", default: "9" }, loops: { type: "string", default: "20000" },
-  engine: { type: "string", multiple: true } } });
+  engine: { type: "string", multiple: true }, code: { type: "string" } } });
 const RUNS = Number(opts.runs);
 
 // pystone's shape (records, attribute access, small functions, integer and string work) in a few lines.
@@ -125,7 +126,7 @@ for (let i = 0; i < RUNS + 1; i++) {
   const names = Object.keys(variants);
   for (let k = 0; k < names.length; k++) {
     const name = names[(i + k) % names.length];
-    const { ms, outcome } = variants[name].run(PYSTONE);
+    const { ms, outcome } = variants[name].run(opts.code ? fs.readFileSync(opts.code, "utf8") : PYSTONE);
     if (outcome.error) throw new Error(`${name}: ${JSON.stringify(outcome.error)}`);
     const result = outcome.results[0]?.text;
     expected ??= result;
