@@ -48,6 +48,11 @@ export declare class WasiHost {
   usage(): ExecutionUsage;
   /** The start of an execute: meter refilled, captured output and its limits' counters cleared. */
   reset(): void;
+  /**
+   * For a module metered by our fuel tool: charges the rest of its count (under one batch of 1,024 units) when a run
+   * returns, so usage is exact. False when that charge overdrew the budget (report ExecutionLimitError).
+   */
+  flushFuel(): boolean;
   /** True while the guest holds a descriptor beyond the fixed preopens. */
   hasOpenGuestFds(): boolean;
   /** Releases the host (idempotent); the guest's later WASI calls fail with EBADF. */

@@ -5,6 +5,7 @@
 import { getCore, ExecutionLimitError, withCoreBytes, cString } from "./core.js";
 import { makeImportObject, bindGuestMemory, unbindGuestMemory, TrapKind } from "./generated/wasi_imports.mjs";
 import { workspaceOf } from "./js_sessions.js";
+import { WASMIFY_LIMIT } from "./generated/abi.mjs";
 
 export { ExecutionLimitError };
 
@@ -91,6 +92,7 @@ export class WasiHost {
     const memory = instance?.exports?.memory;
     if (!(memory instanceof WebAssembly.Memory)) throw new Error("the instance exports no memory");
     bindGuestMemory(this.#core, this.#live(), memory);
+    this.#core.wasmifyBind(this.#live(), instance); // flushFuel reads the fuel tool's exported globals through it
     this.#memory = memory;
   }
 
@@ -158,6 +160,19 @@ export class WasiHost {
     this.#core._sw_wasi_engine_reset(this.#live(), this.#meter?.fuel ?? 0, 1);
   }
 
+  /**
+   * A module metered by our fuel tool (docs/fuel-tool.md) charges the host once per batch of 1,024 units: call this
+   * when a run returns to charge the rest of its count, so that usage is exact and a run that overdrew the budget in
+   * its last batch is caught. Returns true, or false when that charge overdrew the budget (report
+   * ExecutionLimitError `Execution fuel exhausted`). A module without the tool's globals: true, nothing charged.
+   */
+  flushFuel() {
+    const status = this.#core._sw_wasmify_flush_fuel(this.#live());
+    if (status === 0) return true;
+    if (status === WASMIFY_LIMIT) return false;
+    throw new Error("the engine's fuel counter is corrupt");
+  }
+
   /** True while the guest holds a descriptor beyond the fixed preopens (then a snapshot must not be taken). */
   hasOpenGuestFds() {
     return this.#core._sw_wasi_has_open_guest_fds(this.#live()) !== 0;
@@ -169,6 +184,7 @@ export class WasiHost {
     if (h === 0) return;
     this.#binding.host = 0;
     unbindGuestMemory(this.#core, h);
+    this.#core.wasmifyUnbind(h);
     const bound = meterHosts.get(this.#meter);
     if (bound?.host === h) meterHosts.delete(this.#meter);
     this.#core._sw_wasi_host_free(h);

@@ -705,6 +705,18 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_restore_driver(uint32_t host, u
   });
 }
 
+// Charges what a guest instrumented by our fuel tool counted since its last `sandbox.charge` (at most one batch) to
+// its WASI host's meter, exactly as the built-in engines' runs end (HostGuestCaller::flushFuel): an engine written in
+// JavaScript calls it through ./wasi's WasiHost.flushFuel() when a run returns, so its usage and its limit are exact.
+// The instance must be registered with wasmifyBind. A guest without the tool's globals is left alone.
+// Returns 0, WASMIFY_LIMIT when the charge overdrew the budget, WASMIFY_TRAP when the guest's counter is corrupt.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_flush_fuel(uint32_t host) {
+  HostGuestCaller guest(host);
+  const Result<Unit> r = guest.flushFuel();
+  if (r) return 0;
+  return r.failure().kind == FailureKind::Limit ? sw::abi::WASMIFY_LIMIT : sw::abi::WASMIFY_TRAP;
+}
+
 }  // extern "C"
 
 #endif  // __EMSCRIPTEN__

@@ -41,7 +41,7 @@ function put(exports, bytes) {
  * (ExecutionLimitError, empty logs: the captured lines live in the dead instance); any other trap is rethrown (the
  * runtime reports an EngineError; a session is dropped and restored from its last snapshot).
  */
-function evaluate(exports, handle, code, envVars, session) {
+function evaluate(wasi, exports, handle, code, envVars, session) {
   const c = encoder.encode(code);
   const e = encoder.encode(JSON.stringify(envVars ?? {}));
   const cp = put(exports, c);
@@ -62,6 +62,11 @@ function evaluate(exports, handle, code, envVars, session) {
   const len = Number(packed & 0xffffffffn);
   const outcome = JSON.parse(decoder.decode(new Uint8Array(exports.memory.buffer, ptr, len)));
   exports.sw_lua_free(ptr);
+  // The meter charges the host once per batch: the rest of this run's count is charged now, so usage is exact and a
+  // run that ended past the budget within its last batch is a limit like any other.
+  if (!wasi.flushFuel()) {
+    return { outcome: { logs: noLogs(), results: [], error: failure("ExecutionLimitError", "Execution fuel exhausted") }, dead: true };
+  }
   return { outcome };
 }
 
@@ -71,6 +76,7 @@ function bootInstance(wasi) {
   wasi.initialize(instance); // _initialize: wasi-libc's constructors record the preopens
   const handle = instance.exports.sw_lua_new(); // the standard libraries, sandboxed; chdir("/workspace"); seeded
   if (!handle) throw new Error("lua engine: sw_lua_new failed");
+  wasi.flushFuel(); // the boot's last partial batch, so that the first execute's count starts at zero
   return { instance, handle };
 }
 
@@ -116,7 +122,7 @@ class LuaSession {
     this.#wasi.reset(); // protocol §5.5: the meter refilled for every execute
     let result;
     try {
-      result = evaluate(this.#instance.exports, this.#handle, code, envVars, true);
+      result = evaluate(this.#wasi, this.#instance.exports, this.#handle, code, envVars, true);
     } catch (e) {
       this.invalid = true; // any other trap: the instance can no longer be trusted
       throw e;
@@ -155,7 +161,7 @@ export const luaEngine = {
     try {
       const { instance, handle } = bootInstance(wasi);
       wasi.reset(); // the boot is not the request's fuel
-      const { outcome } = evaluate(instance.exports, handle, payload.code, payload.envVars, false);
+      const { outcome } = evaluate(wasi, instance.exports, handle, payload.code, payload.envVars, false);
       return { ...outcome, usage: usageOf(meter, instance.exports.memory) };
     } finally {
       wasi.close();

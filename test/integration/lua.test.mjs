@@ -31,6 +31,18 @@ describe("the Lua runtime Worker: probe and stateless results", () => {
     assert.ok(r.usage.memoryBytes > 0, JSON.stringify(r.usage));
   });
 
+  it("usage counts every unit: the meter's last partial batch is charged when a run returns (WasiHost.flushFuel)", async () => {
+    // The metered module charges the host once per 1,024 units; without the flush, fuel moved in steps of 1,024.
+    const fuel = async (n) => {
+      const r = await rt.exec(`local x = 0 for i = 1, ${n} do x = x + i end return x`);
+      assert.deepEqual(r.results, [{ text: String((n * (n + 1)) / 2) }]);
+      return r.usage.fuelConsumed;
+    };
+    const a = await fuel(100), b = await fuel(200), again = await fuel(100);
+    assert.equal(again, a, "the same program, the same fuel");
+    assert.ok(a > 0 && b > a && b - a < 1024, `100 iterations: ${a}, 200 iterations: ${b}`);
+  });
+
   it("results: the last expression is the result; strings raw, numbers as Lua prints them, nil is no result", async () => {
     assert.deepEqual((await rt.exec("1 + 1")).results, [{ text: "2" }]);
     assert.deepEqual((await rt.exec('"hi " .. "world"')).results, [{ text: "hi world" }]);
