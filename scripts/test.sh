@@ -84,7 +84,9 @@ suite "Lua engine: its C ABI under our WASI host and node:wasi" \
 suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
 suite "CLI: sandbox-workers init (run directly and through its installed bin), then npm run pack tarballs installed and bundled by wrangler --dry-run" \
   "$SW_NODE" --test --test-force-exit --test-timeout=600000 --test-reporter=spec test/cli/init.test.mjs
-suite "integration tests (workerd via Miniflare)" "$SW_NODE" --test --test-force-exit --test-timeout=600000 --test-reporter=spec test/integration/*.test.mjs
+# Two files at a time (node's default on two cores is one): one file's waits (workerd starting, Wasm compiling, a
+# restart) overlap another's work. Each file is its own process with its own Miniflare and storage directory.
+suite "integration tests (workerd via Miniflare), two files at a time" "$SW_NODE" --test --test-concurrency=2 --test-force-exit --test-timeout=600000 --test-reporter=spec test/integration/*.test.mjs
 suite "Playground page in headless Chromium (playwright-core, the gateway and every runtime in workerd)" \
   "$SW_NODE" --test --test-force-exit --test-timeout=600000 --test-reporter=spec test/playground/page.test.mjs
 
