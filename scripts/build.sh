@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds one or more flavours: native (unit tests, ASan+UBSan), wasm (the core module + unit tests for Node),
-# fuzz (libFuzzer targets). Default: native and wasm. After the core module: the boot image of every engine built so
-# far (scripts/boot-images.mjs; build the engines first, scripts/build-engines.sh).
+# fuzz (libFuzzer targets), asan (the core with ASan + UBSan in build/wasm-asan, for scripts/asan-core.sh). Default:
+# native and wasm. After the core module: the boot image of every engine built so far (scripts/boot-images.mjs; build
+# the engines first, scripts/build-engines.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SW_ROOT"
 mkdir -p build/tmp
@@ -31,6 +32,7 @@ for f in "${flavours[@]}"; do
     core) step "build: wasm core module" build_preset wasm --target sw_core &&
           step "boot images" "$SW_NODE" scripts/boot-images.mjs ;;
     fuzz) step "build: fuzz targets (clang-16, libFuzzer)" build_preset fuzz ;;
-    *) echo "unknown flavour: $f (native, wasm, core, fuzz)"; exit 2 ;;
+    asan) step "build: wasm core with ASan + UBSan (build/wasm-asan; never shipped)" build_preset wasm-asan --target sw_core ;;
+    *) echo "unknown flavour: $f (native, wasm, core, fuzz, asan)"; exit 2 ;;
   esac
 done

@@ -12,6 +12,8 @@ import {
   SESSION_PROMISE,
   SESSION_UNSERIALIZABLE,
   SESSION_INVALID,
+  ReplyHead,
+  ReplyField,
 } from "./generated/abi.mjs";
 
 const encoder = new TextEncoder();
@@ -67,21 +69,22 @@ function isLimit(error) {
   return error?.name === "ExecutionLimitError";
 }
 
-// The reply buffer of abi.def "sessions": u32 status, u32 count, then u32 length + bytes per field. 0 if out of memory.
+// A reply buffer (abi.def sw_reply_head, sw_reply_field; the core decodes it with cpp/abi/reply.h). 0 if out of memory.
 export function reply(core, status, fields = []) {
   const encoded = fields.map((f) => encoder.encode(f));
-  let size = 8;
-  for (const bytes of encoded) size += 4 + bytes.length;
+  let size = ReplyHead.BYTES;
+  for (const bytes of encoded) size += ReplyField.BYTES + bytes.length;
   const p = core._malloc(size);
   if (p === 0) return 0;
   const dv = new DataView(core.HEAPU8.buffer, p, size);
-  dv.setUint32(0, status, true);
-  dv.setUint32(4, encoded.length, true);
-  let o = 8;
+  dv.setUint32(ReplyHead.bytes, size, true);
+  dv.setUint32(ReplyHead.status, status, true);
+  dv.setUint32(ReplyHead.count, encoded.length, true);
+  let o = ReplyHead.BYTES;
   for (const bytes of encoded) {
-    dv.setUint32(o, bytes.length, true);
-    core.HEAPU8.set(bytes, p + o + 4);
-    o += 4 + bytes.length;
+    dv.setUint32(o + ReplyField.len, bytes.length, true);
+    core.HEAPU8.set(bytes, p + o + ReplyField.BYTES);
+    o += ReplyField.BYTES + bytes.length;
   }
   return p;
 }

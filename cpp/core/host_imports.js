@@ -52,7 +52,7 @@ mergeInto(LibraryManager.library, {
   },
 });
 // Sessions of an Engine written in JavaScript (cpp/core/js_sessions.cpp; worker-shim/js_sessions.js runs them). Every
-// call that answers returns a reply buffer in core memory (abi.def "sessions"); the core frees it.
+// call that answers returns a reply buffer in core memory (abi.def sw_reply_head); the core frees it.
 mergeInto(LibraryManager.library, {
   sw_host_session_open: function (server, session, workspace, cwdPtr, cwdLen, restorePtr, restoreLen, source) {
     return Module['hostSessionOpen'](server, session, workspace, cwdPtr >>> 0, cwdLen >>> 0, restorePtr >>> 0,

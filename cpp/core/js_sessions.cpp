@@ -21,13 +21,14 @@
 #include <vector>
 
 #include "../abi/abi.h"
+#include "../abi/reply.h"
 #include "../json/json.h"
 #include "../wasi/bridge.h"
 #include "exchange_view.h"
 #include "guest.h"
 
 extern "C" {
-// host_imports.js -> worker-shim/js_sessions.js. Each returns a reply buffer (abi.def "sessions"), 0 when the shim
+// host_imports.js -> worker-shim/js_sessions.js. Each returns a reply buffer (abi.def sw_reply_head), 0 when the shim
 // could not allocate one.
 uint32_t sw_host_session_open(uint32_t server, uint32_t session, uint32_t workspace, const char* cwd, uint32_t cwdLen,
                               const char* restore, uint32_t restoreLen, uint32_t source);
@@ -46,36 +47,9 @@ namespace sw::core {
 
 namespace {
 
-// A reply buffer from the shim: status and fields (abi.def).
-struct Reply {
-  uint32_t status = abi::SESSION_FAILED;
-  std::vector<std::string> fields;
-  std::string field(std::size_t i) const { return i < fields.size() ? fields[i] : std::string(); }
-};
+using abi::Reply;
 
-Reply takeReply(uint32_t p) {
-  Reply r;
-  if (p == 0) {
-    r.fields.push_back("the engine's answer could not be copied into the core");
-    return r;
-  }
-  auto* bytes = reinterpret_cast<const uint8_t*>(uintptr_t(p));
-  auto u32 = [&](std::size_t at) {
-    uint32_t v;
-    std::memcpy(&v, bytes + at, 4);
-    return v;
-  };
-  r.status = u32(0);
-  const uint32_t count = u32(4);
-  std::size_t at = 8;
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint32_t len = u32(at);
-    r.fields.emplace_back(reinterpret_cast<const char*>(bytes + at + 4), len);
-    at += 4 + len;
-  }
-  std::free(reinterpret_cast<void*>(uintptr_t(p)));
-  return r;
-}
+Reply takeReply(uint32_t p) { return abi::takeReply(p, "the engine's answer could not be copied into the core"); }
 
 // A decimal u64 (the snapshot handle), nothing else.
 bool parseHandle(const std::string& text, uint64_t& out) {

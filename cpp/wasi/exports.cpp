@@ -399,7 +399,7 @@ EMSCRIPTEN_KEEPALIVE const char* sw_wasi_fs_dump(uint32_t h, const char* path, u
     box->scratch.clear();
     box->scratch.reserve(total);
     ws->forEach([&](const Workspace::Entry& e) {
-      box->scratch.push_back(e.directory ? 1 : ws->isSymlink(e.path) ? 3 : 2);
+      box->scratch.push_back(e.directory ? 1 : e.symlink ? 3 : 2);
       appendU32(box->scratch, uint32_t(e.path.size()));
       box->scratch += e.path;
       appendU32(box->scratch, uint32_t(e.data.size()));

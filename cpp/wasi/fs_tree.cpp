@@ -324,14 +324,6 @@ Errno Workspace::makeSymlink(std::string_view relPath, std::string_view target) 
   return Errno::Success;
 }
 
-bool Workspace::isSymlink(std::string_view relPath) const {
-  std::vector<std::string_view> parts;
-  Node* dir = nullptr;
-  if (findParent(root_.get(), relPath, parts, dir) != Errno::Success) return false;
-  auto it = dir->children.find(parts.back());
-  return it != dir->children.end() && it->second->isSymlink();
-}
-
 Errno Workspace::readFile(std::string_view relPath, std::string& out) const {
   std::vector<std::string_view> parts;
   Node* dir = nullptr;
@@ -355,6 +347,7 @@ Errno Workspace::stat(std::string_view relPath, Entry& out) const {
   out.data = node.isDir() ? std::string_view()
                           : std::string_view(reinterpret_cast<const char*>(node.bytes()), std::size_t(node.size()));
   out.mtimeNs = node.mtim;
+  out.symlink = node.isSymlink();
   return Errno::Success;
 }
 
@@ -470,7 +463,7 @@ void walkBelow(const Node& top, std::string path, const std::function<void(const
     path.resize(frame.prefixLen);
     if (!path.empty()) path.push_back('/');
     path.append(name);
-    Workspace::Entry entry{path, child->isDir(), {}, child->mtim};
+    Workspace::Entry entry{path, child->isDir(), {}, child->mtim, child->isSymlink()};
     if (!child->isDir()) {
       entry.data = std::string_view(reinterpret_cast<const char*>(child->bytes()), std::size_t(child->size()));
     }
@@ -500,7 +493,7 @@ Errno Workspace::forEachUnder(std::string_view relPath, const std::function<void
     if (!path.empty()) path.push_back('/');
     path.append(part);
   }
-  Entry entry{path, node.isDir(), {}, node.mtim};
+  Entry entry{path, node.isDir(), {}, node.mtim, node.isSymlink()};
   if (!node.isDir()) {
     entry.data = std::string_view(reinterpret_cast<const char*>(node.bytes()), std::size_t(node.size()));
   }

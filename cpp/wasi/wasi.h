@@ -144,14 +144,13 @@ class Workspace {
   // A symbolic link to the relative `target` (the runner copying a host directory in --full-wasi mode); parents must
   // exist. Exist when the path is taken, NotCapable for an absolute target.
   Errno makeSymlink(std::string_view relPath, std::string_view target);
-  // Whether relPath names a symbolic link (only with the reference policy off can there be one).
-  bool isSymlink(std::string_view relPath) const;
   Errno readFile(std::string_view relPath, std::string& out) const;
   struct Entry {
     std::string path;  // relative, '/'-separated
     bool directory;
-    std::string_view data;  // a symlink's target (isSymlink)
+    std::string_view data;  // a symlink's target
     uint64_t mtimeNs;
+    bool symlink = false;   // only with the reference policy off (HostOptions::referencePolicy)
   };
   // Pre-order, children sorted by name, root excluded.
   void forEach(const std::function<void(const Entry&)>& visit) const;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../abi/abi.h"
+#include "../abi/reply.h"
 #include "../json/json.h"
 #include "../server/server.h"
 #include "../wasi/bridge.h"
@@ -37,7 +38,7 @@ const char* sw_wasi_usage(uint32_t h);
 uint32_t sw_wasi_scratch_len(uint32_t h);
 // wasmify_bridge.js -> worker-shim/wasmify.js: hook `hook` (WASMIFY_HOOK_*) of the WasmifyDriver written in JavaScript
 // registered as `driver`, called with `call` (what its ctx.invoke passes back to sw_wasmify_hook_invoke), the
-// interpreter handle and the argument text. Returns a reply buffer (abi.def "sessions": SESSION_* status and fields),
+// interpreter handle and the argument text. Returns a reply buffer (abi.def sw_reply_head: a SESSION_* status, fields),
 // 0 when the shim could not allocate one.
 uint32_t sw_host_wasmify_hook(uint32_t driver, uint32_t hook, uint32_t call, double handle, const char* arg,
                               uint32_t argLen);
@@ -265,35 +266,9 @@ struct HookCall {
   std::optional<Failure> invokeFailure;
 };
 
-struct Reply {
-  uint32_t status = sw::abi::SESSION_FAILED;
-  std::vector<std::string> fields;
-  std::string field(std::size_t i) const { return i < fields.size() ? fields[i] : std::string(); }
-};
+using sw::abi::Reply;
 
-Reply takeReply(uint32_t p) {
-  Reply r;
-  if (p == 0) {
-    r.fields.push_back("the driver's answer could not be copied into the core");
-    return r;
-  }
-  auto* bytes = reinterpret_cast<const uint8_t*>(uintptr_t(p));
-  auto u32 = [&](std::size_t at) {
-    uint32_t v;
-    std::memcpy(&v, bytes + at, 4);
-    return v;
-  };
-  r.status = u32(0);
-  const uint32_t count = u32(4);
-  std::size_t at = 8;
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint32_t len = u32(at);
-    r.fields.emplace_back(reinterpret_cast<const char*>(bytes + at + 4), len);
-    at += 4 + len;
-  }
-  std::free(reinterpret_cast<void*>(uintptr_t(p)));
-  return r;
-}
+Reply takeReply(uint32_t p) { return sw::abi::takeReply(p, "the driver's answer could not be copied into the core"); }
 
 // Calls a hook with `call`; the shim's reply.
 Reply hookReply(uint32_t driver, uint32_t hook, HookCall& call, std::string_view arg) {
@@ -642,7 +617,7 @@ uint32_t executeJs(SessionBox* box, const ExecuteRequest& request, uint32_t& sta
 
 extern "C" {
 
-// The settled answer of a pending sessionExecute (WASMIFY_PENDING), as the shim's reply buffer (abi.def "sessions"):
+// The settled answer of a pending sessionExecute (WASMIFY_PENDING), as the shim's reply buffer (abi.def sw_reply_head):
 // WASMIFY_OK with the SessionOutcome JSON as the result -- a failure is in it and sets the session invalid, as for an
 // answer at once; WASMIFY_ENGINE_FAILED when nothing was pending.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_settled(uint32_t s, uint32_t replyBuffer) {

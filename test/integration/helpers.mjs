@@ -57,6 +57,14 @@ function moduleType(rules, file) {
 // Static `import … from "x"`, `export … from "x"` and bare `import "x"` specifiers of an ES module.
 const IMPORT_RE = /(?:^|[;}\s])(?:import|export)\s*(?:[\w*{}\s,$]+?\s*from\s*)?["']([^"']+)["']/g;
 
+// SW_CORE_DIR: a directory holding another build of the core (core.mjs + core.wasm), served under the module names
+// of worker-shim/generated/ -- the ASan core of scripts/asan-core.sh, without touching the shipped one.
+const CORE_MODULES = new Set(["core.mjs", "core.wasm"].map((f) => path.join(ROOT, "worker-shim/generated", f)));
+function coreOverride(file) {
+  const dir = process.env.SW_CORE_DIR;
+  return dir && CORE_MODULES.has(file) ? path.resolve(dir, path.basename(file)) : null;
+}
+
 /** Every module reachable from `entry` through relative static imports, entry first: `[{ type, path }]`. */
 export function collectModules(entry, rules) {
   const modules = [];
@@ -66,7 +74,8 @@ export function collectModules(entry, rules) {
     seen.add(file);
     if (!existsSync(file)) throw new Error(`module not found: ${path.relative(ROOT, file)}`);
     const type = moduleType(rules, file);
-    modules.push({ type, path: file });
+    const swapped = coreOverride(file);
+    modules.push(swapped ? { type, path: file, contents: readFileSync(swapped) } : { type, path: file });
     if (type !== "ESModule") return;
     const source = readFileSync(file, "utf8");
     for (const m of source.matchAll(IMPORT_RE)) {
