@@ -24,6 +24,8 @@
 //                  full GC in that idle time (the previous Interpreters' engine memories are garbage by then).
 //   (c) sizes      engine.wasm, engine-nodata.wasm, stdlib.tar, boot-image.bin raw and gzip -9.
 //   (d) instantiate new WebAssembly.Instance of engine.wasm (with data segments) and of engine-nodata.wasm, ms p50.
+//   (e) first touch  24 MiB written into a new WebAssembly.Memory, and into the same memory again: what the machine
+//                  charges for faulting in the pages a new instance's image (or data segments) fills, ms p50.
 //
 //   node bench/engines.mjs [--requests 60] [--contexts 15] [--fresh 5] [--engines javascript,python,perl,ruby]
 //                          [--no-http] [--json out.json]
@@ -256,6 +258,22 @@ function instantiate(dir) {
   return Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, p50(xs)]));
 }
 
+// (e) the page-fault cost of this machine.
+function firstTouch() {
+  const src = new Uint8Array(24 << 20).fill(1);
+  const fresh = [], again = [];
+  for (let i = 0; i < 7; i++) {
+    const g = new Uint8Array(new WebAssembly.Memory({ initial: 512 }).buffer);
+    let t0 = performance.now();
+    g.set(src);
+    fresh.push(performance.now() - t0);
+    t0 = performance.now();
+    g.set(src);
+    again.push(performance.now() - t0);
+  }
+  return { fresh: p50(fresh), again: p50(again) };
+}
+
 function size(file) {
   if (!fs.existsSync(file)) return null;
   const bytes = fs.readFileSync(file);
@@ -349,4 +367,6 @@ console.log("\n(d) new WebAssembly.Instance, ms p50: engine.wasm (data segments)
 for (const [name, r] of Object.entries(results)) {
   if (r.instantiate) console.log(`${name.padEnd(10)} ${fmt(r.instantiate["data segments"])} / ${fmt(r.instantiate["no data"])}`);
 }
-if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(results, null, 2));
+const touch = firstTouch();
+console.log(`\n(e) 24 MiB written into a new WebAssembly.Memory ${fmt(touch.fresh)} ms, into the same memory again ${fmt(touch.again)} ms (p50 of 7)`);
+if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ ...results, firstTouch: touch }, null, 2));
