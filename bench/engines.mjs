@@ -4,23 +4,31 @@
 //
 //   (a) stateless  cold POST /execute of `1 + 1` through worker-shim/core.js handleRequest — what the Worker's fetch
 //                  handler does per request, without the HTTP transport: a fresh WASI host and fresh engine state per
-//                  request, booted (_initialize, wasm_init, New: "boot"), or started from the boot image in a newly
-//                  instantiated module ("image, new instance": the instance pool turned off), in the previous
-//                  request's instance reset to the image ("image, pooled instance"), or with the Worker's spare
-//                  instance (prepared after each response, off the timed path: "image, spare ready" — what sequential
-//                  requests to an idle isolate see). p50 / p99, interleaved.
+//                  request, booted (_initialize, wasm_init, New: "boot", from engine.wasm: booting needs the data
+//                  segments), or started from the boot image in a newly instantiated module ("image, new instance": the
+//                  instance pool turned off; of the module the Worker ships, engine-nodata.wasm, which has no data
+//                  segments, and "image, new instance, data segments": of engine.wasm, which has them, as shipped
+//                  before), in the previous request's instance reset to the image ("image, pooled instance"), or with
+//                  the Worker's spare instance (prepared after each response, off the timed path: "image, spare
+//                  ready" — what sequential requests to an idle isolate see). p50 / p99, interleaved.
 //   (a') http      the same in workerd (Miniflare): sequential POST /execute to a Worker per variant
-//                  (test/integration/fixtures/engine-variant.js), boot vs image, each with and without the spare.
+//                  (test/integration/fixtures/engine-variant-<name>.js), boot vs image, each with and without the spare.
+//   (a'') first    the first request of a fresh isolate in workerd: a new Miniflare per sample and module (engine.wasm
+//                  or engine-nodata.wasm, each with the image), ms p50 / p99 of its first POST /execute `1 + 1`
+//                  (core and engine instantiated, image decoded and applied, pristine memory captured; whatever V8
+//                  compiles on first use), and the Miniflare start (the script load, which compiles the modules).
 //   (b) contexts   the first execute of a new context (image vs boot, includes its first full snapshot), a small
 //                  execute's snapshot (rows, KiB, ms), and a restore into a new Interpreter over the same storage
 //                  (eviction): executeInContext latency p50 / p99, the restore taking a newly instantiated module
 //                  (pool off) or, after the isolate was idle (its spare prepared), a pooled instance, also with a
 //                  full GC in that idle time (the previous Interpreters' engine memories are garbage by then).
-//   (c) sizes      engine.wasm, stdlib.tar, boot-image.bin raw and gzip -9.
-//   (d) instantiate new WebAssembly.Instance of engine.wasm as shipped, and of the same module with an empty data
-//                  section (what instantiation costs beyond copying the data segments), ms p50.
+//   (c) sizes      engine.wasm, engine-nodata.wasm, stdlib.tar, boot-image.bin raw and gzip -9.
+//   (d) instantiate new WebAssembly.Instance of engine.wasm (with data segments) and of engine-nodata.wasm, ms p50.
+//   (e) first touch  24 MiB written into a new WebAssembly.Memory, and into the same memory again: what the machine
+//                  charges for faulting in the pages a new instance's image (or data segments) fills, ms p50.
 //
-//   node bench/engines.mjs [--requests 60] [--contexts 15] [--engines javascript,python,perl,ruby] [--json out.json]
+//   node bench/engines.mjs [--requests 60] [--contexts 15] [--fresh 5] [--engines javascript,python,perl,ruby]
+//                          [--no-http] [--json out.json]
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -44,11 +52,14 @@ const { values: opts } = parseArgs({
     requests: { type: "string", default: "60" },
     contexts: { type: "string", default: "15" },
     engines: { type: "string", default: "javascript,python,perl,ruby" },
+    fresh: { type: "string", default: "5" },
+    "no-http": { type: "boolean", default: false },
     json: { type: "string" },
   },
 });
 const REQUESTS = Number(opts.requests);
 const CONTEXTS = Number(opts.contexts);
+const FRESH = Number(opts.fresh);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 
 const ENGINES = {
@@ -151,19 +162,23 @@ async function contexts(engine, label, { idle = false, gc = false } = {}) {
   return { first, snapMs, storedKiB: kib.at(-1), restore, rows, bytes };
 }
 
+// One variant Worker of `name` (test/integration/fixtures/engine-variant.js) for Miniflare.
+const variantWorker = (name, v, i) => runtimeWorkerOptions({
+  name: `v${i}`, entry: `engine-variant-${name}.js`, routes: [`${v.host}/*`],
+  bindings: { VARIANT_MODULE: v.module ?? "nodata", VARIANT_IMAGE: v.image, VARIANT_SPARE: v.spare, VARIANT_POOL: v.pool },
+});
+
 // (a') sequential requests over HTTP to one Worker per variant, interleaved.
 async function http(name) {
   const variants = [
     { label: "image, spare ready", image: "1", spare: "1", pool: "1" },
     { label: "image, pooled instance", image: "1", spare: "0", pool: "1" },
     { label: "image, new instance", image: "1", spare: "0", pool: "0" },
-    { label: "boot + spare", image: "0", spare: "1", pool: "0" },
-    { label: "boot", image: "0", spare: "0", pool: "0" },
+    { label: "image, new instance, data segments", module: "data", image: "1", spare: "0", pool: "0" },
+    { label: "boot + spare", module: "data", image: "0", spare: "1", pool: "0" },
+    { label: "boot", module: "data", image: "0", spare: "0", pool: "0" },
   ].map((v, i) => ({ ...v, host: `${name}-${i}.bench` }));
-  const mf = await startMiniflare(variants.map((v, i) => runtimeWorkerOptions({
-    name: `v${i}`, entry: "engine-variant.js", routes: [`${v.host}/*`],
-    bindings: { VARIANT_ENGINE: name, VARIANT_IMAGE: v.image, VARIANT_SPARE: v.spare, VARIANT_POOL: v.pool },
-  })));
+  const mf = await startMiniflare(variants.map((v, i) => variantWorker(name, v, i)));
   const one = async (host) => {
     const t0 = performance.now();
     const res = await mf.dispatchFetch(`https://${host}/execute`, {
@@ -187,30 +202,51 @@ async function http(name) {
   return Object.fromEntries(variants.map((v, j) => [v.label, { p50: p50(times[j]), p99: p99(times[j]) }]));
 }
 
-// (d) new WebAssembly.Instance of the module as shipped and with its data section emptied (imports stubbed; nothing
-// is called), interleaved.
-function instantiate(file) {
-  const bytes = fs.readFileSync(file);
-  const sections = [];
-  for (let p = 8; p < bytes.length;) {
-    let q = p + 1, n = 0, shift = 0, b;
-    do { b = bytes[q++]; n += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80);
-    sections.push({ id: bytes[p], start: p, end: q + n });
-    p = q + n;
+// (a'') the first request of a fresh isolate: a new Miniflare per sample with one Worker (the image, no spare, no pool),
+// alternating the module with and without data segments.
+async function fresh(name) {
+  const variants = { "data segments": "data", "no data segments": "nodata" };
+  const times = Object.fromEntries(Object.keys(variants).map((k) => [k, { start: [], first: [], second: [] }]));
+  for (let i = 0; i < FRESH; i++) {
+    for (const [label, module] of Object.entries(variants)) {
+      const v = { module, image: "1", spare: "0", pool: "0", host: `${name}-fresh.bench` };
+      const t0 = performance.now();
+      const mf = await startMiniflare([variantWorker(name, v, 0)]);
+      const t1 = performance.now();
+      const one = async () => {
+        const s = performance.now();
+        const res = await mf.dispatchFetch(`https://${v.host}/execute`, {
+          method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: "1 + 1" }),
+        });
+        const body = await res.json();
+        if (body.results?.[0]?.text !== "2") throw new Error(`fresh ${name}: ${JSON.stringify(body).slice(0, 300)}`);
+        return performance.now() - s;
+      };
+      times[label].first.push(await one());
+      times[label].second.push(await one());
+      times[label].start.push(t1 - t0);
+      await mf.dispose();
+    }
   }
-  const empty = (buf, id) => {
-    const s = sections.find((x) => x.id === id);
-    return s ? Buffer.concat([buf.subarray(0, s.start), Buffer.from([id, 1, 0]), buf.subarray(s.end)]) : buf;
+  return Object.fromEntries(Object.entries(times).map(([k, t]) => [k, {
+    first: { p50: p50(t.first), p99: p99(t.first) }, second: { p50: p50(t.second), p99: p99(t.second) },
+    start: { p50: p50(t.start), p99: p99(t.start) },
+  }]));
+}
+
+// (d) new WebAssembly.Instance of engine.wasm (with data segments) and engine-nodata.wasm (imports stubbed; nothing
+// is called), interleaved.
+function instantiate(dir) {
+  const modules = {
+    "data segments": new WebAssembly.Module(fs.readFileSync(path.join(dir, "engine.wasm"))),
+    "no data": new WebAssembly.Module(fs.readFileSync(path.join(dir, "engine-nodata.wasm"))),
   };
-  // Section 11 is the data section, 12 its count; emptied from the end so the earlier offsets stay valid.
-  const noData = empty(empty(bytes, 11), 12);
-  const modules = { shipped: new WebAssembly.Module(bytes), "no data": new WebAssembly.Module(noData) };
   const stubs = (m) => {
     const o = {};
     for (const i of WebAssembly.Module.imports(m)) (o[i.module] ??= {})[i.name] = () => 0;
     return o;
   };
-  const times = { shipped: [], "no data": [] };
+  const times = { "data segments": [], "no data": [] };
   for (let i = 0; i < 20; i++) {
     for (const [k, m] of Object.entries(modules)) {
       const imports = stubs(m);
@@ -222,6 +258,22 @@ function instantiate(file) {
   return Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, p50(xs)]));
 }
 
+// (e) the page-fault cost of this machine.
+function firstTouch() {
+  const src = new Uint8Array(24 << 20).fill(1);
+  const fresh = [], again = [];
+  for (let i = 0; i < 7; i++) {
+    const g = new Uint8Array(new WebAssembly.Memory({ initial: 512 }).buffer);
+    let t0 = performance.now();
+    g.set(src);
+    fresh.push(performance.now() - t0);
+    t0 = performance.now();
+    g.set(src);
+    again.push(performance.now() - t0);
+  }
+  return { fresh: p50(fresh), again: p50(again) };
+}
+
 function size(file) {
   if (!fs.existsSync(file)) return null;
   const bytes = fs.readFileSync(file);
@@ -231,10 +283,15 @@ function size(file) {
 const results = {};
 for (const name of opts.engines.split(",")) {
   const withImage = await ENGINES[name]();
+  const dir = path.join(ROOT, "engines", name, "build");
+  // The module with data segments (engine.wasm): what booting needs, and what the Worker shipped before.
+  const withData = withImage.builtin ? new WebAssembly.Module(fs.readFileSync(path.join(dir, "engine.wasm"))) : null;
   // Each variant is another Engine object: its own server, so no variant's spare or pool serves another.
-  const withoutImage = withImage.builtin ? withPool({ ...withImage, bootImage: undefined }, 0) : withImage; // no image (and so no pool)
+  const withoutImage = withImage.builtin ? withPool({ ...withImage, module: withData, bootImage: undefined }, 0) : withImage; // no image (and so no pool)
+  const dataImage = () => withPool({ ...withImage, module: withData }, 0);
   const variants = !withImage.builtin ? { "fresh instance": [withImage, false] } : {
     boot: [withoutImage, false],
+    "image, new instance, data segments": [dataImage(), false],
     "image, new instance": [withPool(withImage, 0), false],
     "image, pooled instance": [withPool(withImage, 1), false],
     "image, spare ready": [withPool(withImage, 1), true],
@@ -250,25 +307,28 @@ for (const name of opts.engines.split(",")) {
   }
   const memoryBytes = lastUsage?.memoryBytes;
   const ctx = !withImage.sessions ? {} : !withImage.builtin ? { "fresh instance": await contexts(withImage, name) } : {
+    "image, new instance, data segments": await contexts(dataImage(), `${name} image, data segments`),
     "image, new instance": await contexts(withPool(withImage, 0), `${name} image`),
     "image, pooled instance": await contexts(withPool(withImage, 1), `${name} image, pooled`, { idle: true }),
     "image, pooled, GC while idle": await contexts(withPool(withImage, 1), `${name} pooled, gc`, { idle: true, gc: true }),
     boot: await contexts(withoutImage, `${name} boot`),
   };
-  const overHttp = withImage.builtin ? await http(name) : {};
-  const dir = path.join(ROOT, "engines", name, "build");
+  const overHttp = withImage.builtin && !opts["no-http"] ? await http(name) : {};
+  const firstRequest = withImage.builtin && !opts["no-http"] && FRESH > 0 ? await fresh(name) : {};
   results[name] = {
     stateless: Object.fromEntries(Object.entries(times).map(([v, xs]) => [v, { p50: p50(xs), p99: p99(xs) }])),
     http: overHttp,
+    fresh: firstRequest,
     memoryBytes,
     contexts: Object.fromEntries(Object.entries(ctx).map(([v, c]) => [v, {
       firstP50: p50(c.first), snapshotMsP50: p50(c.snapMs), storedKiB: c.storedKiB,
       rowsP50: p50(c.rows), bytesP50: p50(c.bytes),
       restoreP50: p50(c.restore), restoreP99: p99(c.restore),
     }])),
-    instantiate: instantiate(path.join(dir, "engine.wasm")),
+    instantiate: withImage.builtin ? instantiate(dir) : null,
     sizes: {
       engine: size(path.join(dir, "engine.wasm")),
+      "engine-nodata": size(path.join(dir, "engine-nodata.wasm")),
       stdlib: size(path.join(dir, "stdlib.tar")),
       bootImage: size(path.join(dir, "boot-image.bin")),
     },
@@ -286,6 +346,12 @@ console.log("\n(a') the same over HTTP in workerd (Miniflare dispatchFetch, sequ
 for (const [name, r] of Object.entries(results)) {
   console.log(`${name.padEnd(10)} | ` + Object.entries(r.http).map(([v, x]) => `${v} ${fmt(x.p50)} / ${fmt(x.p99)}`).join(" | "));
 }
+console.log("\n(a'') the first request of a fresh isolate in workerd (a new Miniflare per sample), ms p50 / p99: first request | second request | Miniflare start:");
+for (const [name, r] of Object.entries(results)) {
+  for (const [v, x] of Object.entries(r.fresh)) {
+    console.log(`${name.padEnd(10)} ${v.padEnd(17)} | first ${fmt(x.first.p50)} / ${fmt(x.first.p99)} | second ${fmt(x.second.p50)} / ${fmt(x.second.p99)} | start ${fmt(x.start.p50)} / ${fmt(x.start.p99)}`);
+  }
+}
 console.log("\n(b) contexts, ms (first execute of a new context incl. its full snapshot; small execute's snapshot; restore into a new Interpreter p50 / p99):");
 for (const [name, r] of Object.entries(results)) {
   for (const [v, c] of Object.entries(r.contexts)) {
@@ -297,8 +363,10 @@ for (const [name, r] of Object.entries(results)) {
   for (const [what, s] of Object.entries(r.sizes)) if (s) console.log(`${name.padEnd(10)} ${what.padEnd(9)} ${s.raw} / ${s.gzip}`);
   console.log(`${name.padEnd(10)} memory    ${r.memoryBytes}`);
 }
-console.log("\n(d) new WebAssembly.Instance, ms p50: the module as shipped / with an empty data section:");
+console.log("\n(d) new WebAssembly.Instance, ms p50: engine.wasm (data segments) / engine-nodata.wasm:");
 for (const [name, r] of Object.entries(results)) {
-  console.log(`${name.padEnd(10)} ${fmt(r.instantiate.shipped)} / ${fmt(r.instantiate["no data"])}`);
+  if (r.instantiate) console.log(`${name.padEnd(10)} ${fmt(r.instantiate["data segments"])} / ${fmt(r.instantiate["no data"])}`);
 }
-if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(results, null, 2));
+const touch = firstTouch();
+console.log(`\n(e) 24 MiB written into a new WebAssembly.Memory ${fmt(touch.fresh)} ms, into the same memory again ${fmt(touch.again)} ms (p50 of 7)`);
+if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ ...results, firstTouch: touch }, null, 2));

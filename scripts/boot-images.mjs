@@ -1,13 +1,17 @@
 // Builds the boot image of every built-in engine that has been built (docs/boot-images.md): the engine is instantiated
 // under OUR WASI host (the core, worker-shim/generated) exactly as the Worker instantiates it, booted (_initialize,
-// wasm_init, New), and the 4 KiB blocks boot changed relative to the fresh module are written, compressed, to
-// engines/<name>/build/boot-image.bin. scripts/build.sh runs this after every core build, so an image always matches
-// the core and the engine it ships with; at run time an image whose build differs from the engine's is ignored.
+// wasm_init, New), and every non-zero 4 KiB block of its memory is written, compressed, to
+// engines/<name>/build/boot-image.bin. With it, the module the Worker ships: engines/<name>/build/engine-nodata.wasm,
+// engine.wasm without its data segments (sw-wasm-fuel --strip-data), whose id the image records: the two are made
+// together from the same engine.wasm, and the core starts that module from no other image.
+// scripts/build.sh runs this after every core build, so an image always matches the core and the engine it ships
+// with; at run time an image whose build or module differs from the engine's is refused.
 //
 //   node scripts/boot-images.mjs [name...]      default: every engines/<name>/build/engine-build.json
 //                                               (engines the core does not know as built-in are skipped)
 import fs from "node:fs";
 import path from "node:path";
+import { execFileSync } from "node:child_process";
 import { core, root, encoder, decoder, makeImportObject, importStubsOf, bindGuestMemory, unbindGuestMemory, withBytes, engineArg } from
   "../engines/javascript/test/core-harness.mjs";
 
@@ -30,6 +34,15 @@ function mutableGlobals(exports) {
   return globals;
 }
 
+// engine.wasm without its data segments, written to `out`; returns the text of the sw.nodata section the tool wrote.
+function stripData(dir, out) {
+  const tool = execFileSync("bash", [path.join(root, "scripts/tools/wasm-fuel.sh")], { encoding: "utf8" }).trim();
+  const text = execFileSync(tool, ["--strip-data", path.join(dir, "engine.wasm"), out],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  if (!text.startsWith("sw-nodata1;")) throw new Error(`${dir}: unexpected sw-wasm-fuel output: ${text}`);
+  return text;
+}
+
 export function makeBootImage(name) {
   const dir = path.join(root, "engines", name, "build");
   const { build } = JSON.parse(fs.readFileSync(path.join(dir, "engine-build.json"), "utf8"));
@@ -42,6 +55,9 @@ export function makeBootImage(name) {
     throw error;
   }
   const module = new WebAssembly.Module(fs.readFileSync(path.join(dir, "engine.wasm")));
+  // Written under a temporary name and put in place only with its image.
+  const nodataPath = path.join(dir, "engine-nodata.wasm");
+  const nodata = encoder.encode(stripData(dir, `${nodataPath}.new`));
   const stdlibPath = path.join(dir, "stdlib.tar");
   let archive = 0;
   if (fs.existsSync(stdlibPath)) {
@@ -62,13 +78,17 @@ export function makeBootImage(name) {
     const bootMs = performance.now() - t0;
     const globals = encoder.encode(JSON.stringify(mutableGlobals(instance.exports)));
     const buildBytes = encoder.encode(build);
-    const len = withBytes(buildBytes, (bp, bn) => withBytes(globals, (gp, gn) => core._sw_boot_image_finish(maker, bp, bn, gp, gn)));
+    const len = withBytes(buildBytes, (bp, bn) => withBytes(nodata, (mp, mn) => withBytes(globals,
+      (gp, gn) => core._sw_boot_image_finish(maker, bp, bn, mp, mn, gp, gn))));
     if (!len) throw new Error(`${name}: image failed: ${message()}`);
     const bytes = core.HEAPU8.slice(core._sw_boot_image_data(), core._sw_boot_image_data() + len);
     fs.writeFileSync(path.join(dir, "boot-image.bin"), bytes);
+    fs.renameSync(`${nodataPath}.new`, nodataPath);
     unbindGuestMemory(core, host);
-    return { name, bytes: bytes.length, memoryBytes: instance.exports.memory.buffer.byteLength, bootMs };
+    return { name, bytes: bytes.length, memoryBytes: instance.exports.memory.buffer.byteLength, bootMs,
+      module: fs.statSync(path.join(dir, "engine-nodata.wasm")).size };
   } finally {
+    fs.rmSync(`${nodataPath}.new`, { force: true });
     core._sw_wasi_host_free(host);
     if (archive) core._sw_wasi_archive_free(archive);
   }
@@ -87,6 +107,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       console.log(`    engines/${name}: not a built-in engine of the core, no boot image`);
       continue;
     }
-    console.log(`    engines/${name}/build/boot-image.bin: ${r.bytes} bytes (memory ${r.memoryBytes} bytes, boot ${r.bootMs.toFixed(1)} ms)`);
+    console.log(`    engines/${name}/build/boot-image.bin: ${r.bytes} bytes (memory ${r.memoryBytes} bytes, boot ${r.bootMs.toFixed(1)} ms); engine-nodata.wasm ${r.module} bytes`);
   }
 }

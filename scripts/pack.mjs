@@ -33,7 +33,10 @@ function engineFiles(language, withWorker) {
   const dir = `engines/${language}`;
   const files = [];
   if (withWorker) for (const name of ["worker.js", "engine.js", "engine.d.ts"]) if (existsSync(join(root, dir, name))) files.push(`${dir}/${name}`);
-  for (const name of ["engine.wasm", "stdlib.tar", "boot-image.bin", "engine-build.js"]) {
+  // A built-in engine's Worker imports engine-nodata.wasm (no data segments; boot-image.bin carries them:
+  // docs/boot-images.md), an Engine written in JavaScript (Lua) engine.wasm.
+  const module = existsSync(join(root, dir, "build", "engine-nodata.wasm")) ? "engine-nodata.wasm" : "engine.wasm";
+  for (const name of [module, "stdlib.tar", "boot-image.bin", "engine-build.js"]) {
     if (existsSync(join(root, dir, "build", name))) files.push(`${dir}/build/${name}`);
   }
   return files;

@@ -330,10 +330,31 @@ export function serverFor(core, engine) {
         (p, n) => core._sw_builtin_set_stdlib(server, p, n))) {
         console.error("[sandbox-workers] invalid Engine: engine.stdlib is not a stored zip or tar archive");
       }
+      // A module stripped of its data segments carries a sw.nodata section (docs/boot-images.md): the core then starts
+      // it only from the boot image taken with its id. Passed before the image.
+      const nodata = engine.builtin && engine.module instanceof WebAssembly.Module ?
+        WebAssembly.Module.customSections(engine.module, "sw.nodata") : [];
+      for (const section of nodata) {
+        if (!withCoreBytes(core, new Uint8Array(section), (p, n) => core._sw_builtin_set_module_nodata(server, p, n))) {
+          console.error("[sandbox-workers] invalid Engine: engine.module's sw.nodata section is malformed or repeated");
+        }
+      }
       // Its boot image (docs/boot-images.md): instances start from it instead of booting.
-      if (engine.builtin && engine.bootImage && !withCoreBytes(core, new Uint8Array(engine.bootImage),
-        (p, n) => core._sw_builtin_set_boot_image(server, p, n))) {
-        console.warn("[sandbox-workers] engine.bootImage ignored: malformed or from another engine build");
+      let imageUsed = 0;
+      if (engine.builtin && engine.bootImage) {
+        const bytes = new Uint8Array(engine.bootImage);
+        const p = core._sw_builtin_boot_image_buffer(server, bytes.length); // copied into the core once
+        if (p) {
+          core.HEAPU8.set(bytes, p);
+          imageUsed = core._sw_builtin_set_boot_image(server);
+        }
+      }
+      if (engine.builtin && engine.bootImage && !imageUsed) {
+        console.warn("[sandbox-workers] engine.bootImage ignored: malformed or from another engine build or module");
+      }
+      if (nodata.length && !imageUsed) {
+        console.error("[sandbox-workers] invalid Engine: engine.module has no data segments and no boot image of its " +
+          "own (engines/<name>/build/engine-nodata.wasm ships with that build's boot-image.bin); it cannot start");
       }
     }
     core.servers.set(engine, server);

@@ -1,7 +1,7 @@
 // The JavaScript runtime: QuickJS 2025-04-26 built for wasm32-wasi (engines/javascript), driven by the core itself
 // over the wasmify ABI. Each POST /execute runs on a fresh engine instance; code contexts keep one instance per
 // Interpreter Durable Object, snapshotted into its SQLite storage (docs/snapshots.md).
-import engineModule from "../engines/javascript/build/engine.wasm";
+import engineModule from "../engines/javascript/build/engine-nodata.wasm";
 import bootImage from "../engines/javascript/build/boot-image.bin";
 import stdlib from "../engines/javascript/build/stdlib.tar";
 import { engineName, build } from "../engines/javascript/build/engine-build.js";
@@ -14,7 +14,7 @@ export const javascriptEngine = {
   builtin: "javascript",
   // Code contexts: the core boots and restores sessions of a built-in engine itself (cpp/core/sessions.cpp).
   sessions: { builtin: true },
-  module: engineModule,
+  module: engineModule, // engine.wasm without its data segments: it starts only from bootImage (docs/boot-images.md)
   stdlib, // /stdlib: the Intl chunks and ICU's collation data (docs/intl.md), read only by programs that use them
   bootImage, // the engine's memory after boot (docs/boot-images.md)
 };

@@ -205,6 +205,8 @@ export function createWasi(module, archive, meter, envVars, workspaceDir, option
   const core = coreFor(workspace);
   const config = { env: envVars ?? {}, fuel: meter?.fuel ?? 0 };
   if (workspace) config.workspace = workspace.id;
+  // A module stripped of its data segments (docs/boot-images.md): the core restores it, never boots it.
+  if (WebAssembly.Module.customSections(module, "sw.nodata").length) config.noDataSegments = true;
   const archiveHandle = archiveId(core, archive);
   const host = withCoreBytes(core, encoder.encode(JSON.stringify(config)),
     (p, n) => core._sw_wasi_engine_host_new(p, n, archiveHandle));

@@ -92,8 +92,19 @@ void GuestScope::park() {
   }
 }
 
-bool GuestScope::open(uint32_t s, wasi::HostOptions options, bool allowRecycled) {
+bool mayBoot(uint32_t server) {
+  auto it = resources().find(server);
+  return it == resources().end() || it->second.noDataModule.empty();
+}
+
+bool GuestScope::open(uint32_t s, wasi::HostOptions options, bool allowRecycled, bool fromSnapshot) {
   server = s;
+  // A module stripped of its data segments would run on memory that lacks them: only its own boot image, or a
+  // snapshot (which holds every non-zero block), makes it whole.
+  if (!fromSnapshot && !mayBoot(server) && !builtinBootImage(server)) {
+    failure = kNoImage;
+    return false;
+  }
   host = wasi::newHostHandle(std::move(options));
   if (!host) return false;
   if (allowRecycled) {
@@ -144,12 +155,22 @@ wasi::HostOptions builtinHostOptions(uint32_t server) {
   auto it = resources().find(server);
   if (it != resources().end()) {
     o.stdlib = it->second.stdlib;
+    o.noDataSegments = !it->second.noDataModule.empty();
     if (it->second.bootImage) {
       o.workspace = std::make_shared<wasi::Workspace>();
       o.workspace->setDisabled(true);
     }
   }
   return o;
+}
+
+void setBootImage(BuiltinResources& r, std::shared_ptr<snapshot::BootImage> image) {
+  r.bootImage = std::move(image);
+  r.pristine.clear();  // captured again from the new image; pooled instances were reset to the old one
+  r.pristinePages = 0;
+  r.pristineBlocks.clear();
+  for (uint32_t id : r.parked) sw_host_drop_parked(id);
+  r.parked.clear();
 }
 
 const snapshot::BootImage* builtinBootImage(uint32_t server) {
@@ -173,27 +194,55 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
     }
   } else {
     GuestMemoryView memory(host);
-    const uint32_t freshPages = memory.pages();  // the module's own memory: its data segments lie within it
+    const uint32_t freshPages = memory.pages();  // the module's own memory: any data segments lie within it
+    // A module without data segments starts all zero. Checked here, once: every later fresh instance of the module
+    // is the same, and the pristine runs below leave its zero pages alone on the strength of it.
+    const bool noData = !r.noDataModule.empty();
+    std::vector<uint64_t> zeroHashes;
+    if (noData && !dirty) {
+      std::vector<uint8_t> chunk(256 * 1024);
+      for (uint64_t at = 0, size = uint64_t(freshPages) * snapshot::kPageBytes; at < size; at += chunk.size()) {
+        const uint32_t n = uint32_t(std::min<uint64_t>(chunk.size(), size - at));
+        if (!memory.read(at, chunk.data(), n) || !snapshot::isZero(chunk.data(), n)) {
+          error = "Engine initialization failed: the engine module says it has no data segments, but its memory is "
+                  "not empty";
+          return false;
+        }
+      }
+      zeroHashes.assign(std::size_t(freshPages) * snapshot::kBlocksPerPage, 0);
+      memory.setKnownBlocks(zeroHashes);  // so the image's restore does not read it again
+    }
     if (dirty || !snapshot::applyBootImage(image, memory, error)) {
       error = "Engine initialization failed: the boot image does not apply: " + error;
       return false;
     }
-    // The first instance of this server: keep its memory as the starting point of every later one.
+    memory.setKnownBlocks({});
+    // The first instance of this server: keep its memory as the starting point of every later one. Read in pieces
+    // (hashes first, then the runs straight into their buffers): no second copy of the whole memory, which for Ruby
+    // is 54 MiB of mostly zero pages.
     const uint32_t pages = memory.pages();
-    std::vector<uint8_t> copy(std::size_t(pages) * snapshot::kPageBytes);
-    if (!memory.read(0, copy.data(), uint32_t(copy.size()))) {
-      error = "Engine initialization failed: the boot image could not be read back";
-      return false;
-    }
-    const std::size_t blocks = copy.size() / snapshot::kBlockBytes;
-    const std::size_t freshBlocks = std::size_t(freshPages) * snapshot::kBlocksPerPage;
+    const std::size_t blocks = std::size_t(pages) * snapshot::kBlocksPerPage;
+    // Where a fresh instance's memory may differ from zero: its data segments' pages (none without data segments).
+    const std::size_t freshBlocks = noData ? 0 : std::size_t(freshPages) * snapshot::kBlocksPerPage;
     std::vector<uint64_t> hashes(blocks);
-    for (std::size_t b = 0; b < blocks; b++) {
-      const uint8_t* block = copy.data() + b * snapshot::kBlockBytes;
-      hashes[b] = snapshot::isZero(block, snapshot::kBlockBytes) ? 0 : snapshot::blockHash(block);
+    {
+      std::vector<uint8_t> piece(64 * snapshot::kBlockBytes);
+      const std::size_t perPiece = piece.size() / snapshot::kBlockBytes;
+      for (std::size_t first = 0; first < blocks; first += perPiece) {
+        const std::size_t n = std::min(perPiece, blocks - first);
+        if (!memory.read(uint64_t(first) * snapshot::kBlockBytes, piece.data(), uint32_t(n * snapshot::kBlockBytes))) {
+          error = "Engine initialization failed: the boot image could not be read back";
+          return false;
+        }
+        for (std::size_t i = 0; i < n; i++) {
+          const uint8_t* block = piece.data() + i * snapshot::kBlockBytes;
+          hashes[first + i] = snapshot::isZero(block, snapshot::kBlockBytes) ? 0 : snapshot::blockHash(block);
+        }
+      }
     }
-    // Runs of blocks to write: the fresh module's pages whole (beyond them a fresh memory is zero already), then
-    // every non-zero block, runs closer than kGapBlocks joined (fewer copies for a few zero blocks more).
+    // Runs of blocks to write: the fresh module's pages whole if it has data segments (beyond them a fresh memory is
+    // zero already), then every non-zero block, runs closer than kGapBlocks joined (fewer copies for a few zero
+    // blocks more).
     constexpr std::size_t kGapBlocks = 16;
     std::vector<BuiltinResources::Run> runs;
     std::size_t b = 0;
@@ -208,14 +257,21 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
         else if (++zeros > kGapBlocks) break;
       }
       while (end > b + 1 && end > freshBlocks && !hashes[end - 1]) end--;  // no trailing zero blocks
-      const uint8_t* from = copy.data() + b * snapshot::kBlockBytes;
-      runs.push_back({uint64_t(b) * snapshot::kBlockBytes,
-                      std::vector<uint8_t>(from, from + (end - b) * snapshot::kBlockBytes)});
+      BuiltinResources::Run run{uint64_t(b) * snapshot::kBlockBytes,
+                                std::vector<uint8_t>((end - b) * snapshot::kBlockBytes)};
+      if (!memory.read(run.offset, run.bytes.data(), uint32_t(run.bytes.size()))) {
+        error = "Engine initialization failed: the boot image could not be read back";
+        return false;
+      }
+      runs.push_back(std::move(run));
       b = end;
     }
     r.pristine = std::move(runs);
     r.pristinePages = pages;
     r.pristineBlocks = std::move(hashes);
+    // Every later instance starts from the pristine memory: the image's rows (the whole booted memory, raw) are no
+    // longer needed in the core. Its header fields stay.
+    r.bootImage->dropRows();
   }
   if (!setGuestGlobals(host, image.globals)) {
     error = "Engine initialization failed: the boot image's globals do not apply";
@@ -278,6 +334,7 @@ wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, const G
   const snapshot::BootImage* image = builtinBootImage(server);
   if (!image) {
     if (scope.recycled) return wasmify::engineFailure("Engine initialization failed: a pooled instance cannot boot");
+    if (!mayBoot(server)) return wasmify::engineFailure(kNoImage);
     return wasmify::bootInstance(guest, driver);
   }
   std::string error;
@@ -315,7 +372,7 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
     run = driver->runOnce(instance, execute);
   } else {
     if (!scope.open(serverHandle, builtinHostOptions(serverHandle)))
-      return exchange.engineThrew(false, "Engine initialization failed: instantiation");
+      return exchange.engineThrew(false, scope.failure ? scope.failure : "Engine initialization failed: instantiation");
     wasmify::HostGuestCaller guest(scope.host);
     auto instance = startBuiltinInstance(serverHandle, scope, guest, *driver, fuelBudget(engine));
     run = instance ? driver->runOnce(instance.value(), execute) : wasmify::Result<std::string>(instance.failure());
@@ -387,22 +444,49 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_set_stdlib(uint32_t serverHandle, const
   }
 }
 
-// The engine's boot image (boot_image.h), copied once into the core. 1 = in use; 0 = malformed, or taken from another
-// engine or build (every instance then boots; the shim says so).
-EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_set_boot_image(uint32_t serverHandle, const uint8_t* data, uint32_t len) {
+// Where the shim copies the engine's boot image (`len` bytes) for sw_builtin_set_boot_image: the image is copied into
+// the core once, not staged in a buffer of its own first (Perl's is 23 MB). 0 = out of memory.
+EMSCRIPTEN_KEEPALIVE uint8_t* sw_builtin_boot_image_buffer(uint32_t serverHandle, uint32_t len) {
+  try {
+    std::vector<uint8_t>& staged = sw::core::builtinResources(serverHandle).stagedImage;
+    staged.assign(len, 0);
+    return staged.data();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+// The engine's boot image (boot_image.h), as the shim wrote it into sw_builtin_boot_image_buffer. 1 = in use; 0 =
+// malformed, or taken from another engine, build or module (an engine module with data segments then boots every
+// instance; one without them cannot start; the shim says so).
+EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_set_boot_image(uint32_t serverHandle) {
   try {
     const auto& engine = reinterpret_cast<sw::server::InterpreterServer*>(uintptr_t(serverHandle))->engine();
     std::string error;
-    auto image = sw::snapshot::parseBootImage(std::vector<uint8_t>(data, data + len), error);
+    auto image = sw::snapshot::parseBootImage(std::move(sw::core::builtinResources(serverHandle).stagedImage), error);
+    sw::core::builtinResources(serverHandle).stagedImage = {};
     if (!image || image->engine != engine.builtin || image->build != engine.build) return 0;
     sw::core::BuiltinResources& r = sw::core::builtinResources(serverHandle);
-    r.bootImage = std::move(image);
-    r.pristine.clear();  // captured again from the new image; pooled instances were reset to the old one
-    r.pristinePages = 0;
-    r.pristineBlocks.clear();
-    for (uint32_t id : r.parked) sw_host_drop_parked(id);
-    r.parked.clear();
+    // A module without data segments: only the image taken from the module it was stripped from.
+    if (!r.noDataModule.empty() && image->module != r.noDataModule) return 0;
+    sw::core::setBootImage(r, std::move(image));
     return 1;
+  } catch (...) {
+    return 0;
+  }
+}
+
+// The engine module's sw.nodata section (cpp/tools/wasm_fuel.h; the shim passes each one it finds, before the boot
+// image): the module has no data segments, and only the boot image with its id may start it. 1 = recorded; 0 =
+// malformed or a second section: the module then never starts. A boot image already set with another id is dropped.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_set_module_nodata(uint32_t serverHandle, const char* text, uint32_t len) {
+  try {
+    sw::core::BuiltinResources& r = sw::core::builtinResources(serverHandle);
+    const std::string id = sw::snapshot::noDataModuleId(std::string_view(text, len));
+    const bool ok = !id.empty() && r.noDataModule.empty();
+    r.noDataModule = ok ? id : "!";
+    if (r.bootImage && r.bootImage->module != r.noDataModule) sw::core::setBootImage(r, nullptr);
+    return ok ? 1 : 0;
   } catch (...) {
     return 0;
   }
@@ -416,7 +500,6 @@ struct ImageMaker {
   uint32_t host = 0;
   std::string engine;
   uint64_t handle = 0;
-  sw::snapshot::Tracker pristine;
 };
 std::string g_image;  // the last made image, or the last failure's message
 
@@ -433,7 +516,7 @@ struct RowCollector final : sw::snapshot::ChunkWriter {
 }  // namespace
 
 // Step 1, on a guest of built-in engine `engine` just instantiated under WASI host `host` (session layout: /stdlib and
-// /workspace mounted), nothing run yet: hashes its fresh memory, then boots it (_initialize, wasm_init, New),
+// /workspace mounted) from its module with data segments, nothing run yet: boots it (_initialize, wasm_init, New),
 // unmetered. Returns a maker for step 2, or 0 with the message in sw_boot_image_data/len.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_boot_image_begin(uint32_t host, const char* engine, uint32_t engineLen) {
   try {
@@ -445,8 +528,6 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_boot_image_begin(uint32_t host, const char* eng
     auto maker = std::make_unique<ImageMaker>();
     maker->host = host;
     maker->engine.assign(engine, engineLen);
-    sw::core::GuestMemoryView memory(host);
-    if (!sw::snapshot::pristineTracker(memory, maker->pristine, g_image)) return 0;
     sw_wasi_clear_trap(host);
     sw_wasi_fuel_reset(host, -1);
     sw::wasmify::HostGuestCaller guest(host);
@@ -463,28 +544,38 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_boot_image_begin(uint32_t host, const char* eng
   }
 }
 
-// Step 2, after the caller read the guest's exported mutable globals (`globals`, a JSON object): takes the blocks boot
-// changed and encodes the image for engine build `build`. Frees the maker. Returns the image's length (its bytes at
-// sw_boot_image_data), or 0 with the message there instead.
+// Step 2, after the caller read the guest's exported mutable globals (`globals`, a JSON object): takes every non-zero
+// block of the booted memory and encodes the image for engine build `build` and for the module stripped from this one
+// (`nodata`: that module's sw.nodata section text; empty when none ships). Frees the maker. Returns the image's length
+// (its bytes at sw_boot_image_data), or 0 with the message there instead.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_boot_image_finish(uint32_t makerHandle, const char* build, uint32_t buildLen,
-                                                   const char* globals, uint32_t globalsLen) {
+                                                   const char* nodata, uint32_t nodataLen, const char* globals,
+                                                   uint32_t globalsLen) {
   std::unique_ptr<ImageMaker> maker(reinterpret_cast<ImageMaker*>(uintptr_t(makerHandle)));
   try {
+    std::string module;
+    if (nodataLen) {
+      module = sw::snapshot::noDataModuleId(std::string_view(nodata, nodataLen));
+      if (module.empty()) {
+        g_image = "not a sw.nodata section";
+        return 0;
+      }
+    }
     sw::core::GuestMemoryView memory(maker->host);
     sw::snapshot::Tracker after;
     RowCollector rows;
     sw::snapshot::Stats stats;
     sw::snapshot::Options options;
     options.smallSegments = 1u << 20;  // one pass, no compaction: nothing was stored before
-    if (!sw::snapshot::take(memory, maker->pristine, after, rows, stats, g_image, options)) return 0;
-    std::vector<uint32_t> zero;
-    for (uint32_t b = 0; b < after.hashes.size(); b++) {
-      if (b < maker->pristine.hashes.size() && maker->pristine.hashes[b] && !after.hashes[b]) zero.push_back(b);
-    }
+    // Blocks raw: the Worker upload is gzipped, and gzip compresses raw memory (the data segments' 20 MB of Perl
+    // library, say) far better than per-block LZ output: Perl's upload would grow by 1.6 MB, raw shrinks it a little.
+    options.compress = false;
+    // From an unseeded tracker: every non-zero block, the data segments' included.
+    if (!sw::snapshot::take(memory, sw::snapshot::Tracker{}, after, rows, stats, g_image, options)) return 0;
     std::vector<sw::snapshot::StoredChunk> chunks;
     for (const auto& [id, bytes] : rows.rows) chunks.push_back({id, bytes.data(), uint32_t(bytes.size())});
-    g_image = sw::snapshot::encodeBootImage(std::string_view(build, buildLen), maker->engine, maker->handle,
-                                        std::string_view(globals, globalsLen), after.manifest(), zero, chunks);
+    g_image = sw::snapshot::encodeBootImage(std::string_view(build, buildLen), maker->engine, module, maker->handle,
+                                            std::string_view(globals, globalsLen), after.manifest(), chunks);
     return uint32_t(g_image.size());
   } catch (const std::exception& x) {
     g_image = x.what();

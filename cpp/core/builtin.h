@@ -18,7 +18,12 @@ namespace sw::core {
 // What the core keeps for a server whose engine is built in. Created by the first sw_builtin_* call for the server.
 struct BuiltinResources {
   std::shared_ptr<const wasi::Archive> stdlib;   // the engine's /stdlib (null: an empty directory)
-  std::shared_ptr<const snapshot::BootImage> bootImage;    // null: every instance boots
+  std::shared_ptr<snapshot::BootImage> bootImage;    // null: every instance boots (its rows go once pristine is set)
+  std::vector<uint8_t> stagedImage;  // sw_builtin_boot_image_buffer: the image the shim is copying in
+  // The engine module's id when it was stripped of its data segments (its sw.nodata section, cpp/tools/wasm_fuel.h;
+  // "!" for a malformed one): only the boot image taken with this id supplies that memory, so without it no instance
+  // of the module is ever started (GuestScope::open), and an image with another id is refused.
+  std::string noDataModule;
   // The whole guest memory right after the boot image was first applied (captured then, once): every later instance
   // starts from one copy of it, and it is what lets a used instance be reset and reused (the pool below).
   // Kept as runs of non-zero blocks (the first one covers at least the module's own memory, where a fresh instance has
@@ -49,18 +54,27 @@ struct GuestScope {
   bool instantiated = false;
   bool recycled = false;  // the instance came from the pool: its memory holds a previous run until it is reset
   uint32_t server = 0;
+  const char* failure = nullptr;  // why open() failed, when it can say
   GuestScope() = default;
   GuestScope(uint32_t h, bool inst, uint32_t s = 0) : host(h), instantiated(inst), server(s) {}
   GuestScope(const GuestScope&) = delete;
   GuestScope& operator=(const GuestScope&) = delete;
   ~GuestScope();
   // A fresh host with `options` and an instance of the server's engine under it (a pooled one when `allowRecycled`
-  // and one is parked: its memory must then be fully rewritten before use); false if either failed.
-  bool open(uint32_t server, wasi::HostOptions options, bool allowRecycled = true);
+  // and one is parked: its memory must then be fully rewritten before use); false if either failed, or if the module
+  // has no data segments and the server no boot image for it, unless the instance is for a snapshot restore
+  // (`failure` says so).
+  bool open(uint32_t server, wasi::HostOptions options, bool allowRecycled = true, bool fromSnapshot = false);
   // Parks the instance in the server's pool if it can be reset by one copy of the pristine memory and the pool has
   // room; the host is still released by the destructor. Called by the destructor too.
   void park();
 };
+
+inline constexpr const char* kNoImage =
+    "Engine initialization failed: the engine module has no data segments and no boot image of its build";
+// False when the server's engine module has no data segments (BuiltinResources::noDataModule): it must never boot,
+// only start from its boot image or a snapshot.
+bool mayBoot(uint32_t server);
 
 // The engine's fuel budget for the WASI host's meter: limits.fuel, or -1 (unmetered) when it is 0.
 double fuelBudget(const server::EngineInfo& engine);
@@ -72,6 +86,8 @@ double fuelBudget(const server::EngineInfo& engine);
 // Sessions replace it with the Interpreter's mirror.
 wasi::HostOptions builtinHostOptions(uint32_t server);
 
+// Replaces the server's boot image (nullptr: none); the pristine memory and the pool, taken from the old one, go.
+void setBootImage(BuiltinResources& r, std::shared_ptr<snapshot::BootImage> image);
 // The server's boot image, or nullptr.
 const snapshot::BootImage* builtinBootImage(uint32_t server);
 // Writes the server's boot image into the guest under `host` (fresh, or recycled from the pool): the pristine memory

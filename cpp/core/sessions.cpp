@@ -20,12 +20,14 @@ class BuiltinSession final : public interp::Session {
  public:
   // `allowRecycled`: the instance may come from the server's pool (builtin.h); its memory is then rewritten in full by
   // boot() (the boot image) or by the restore's fill (every block of the snapshot, the rest zeroed).
+  // `fromSnapshot`: the memory will come from a context's snapshot (restore), not from booting or the boot image.
   BuiltinSession(uint32_t server, const server::EngineInfo& engine, const wasmify::WasmifyDriver& driver,
-                 const std::shared_ptr<wasi::Workspace>& workspace, bool allowRecycled = true)
+                 const std::shared_ptr<wasi::Workspace>& workspace, bool allowRecycled, bool fromSnapshot)
       : engine_(engine), driver_(driver) {
     wasi::HostOptions o = builtinHostOptions(server);
     o.workspace = workspace;  // the mirror: the same tree for every instance of this Interpreter
-    if (!guestScope_.open(server, std::move(o), allowRecycled)) throw std::runtime_error("Engine initialization failed");
+    if (!guestScope_.open(server, std::move(o), allowRecycled, fromSnapshot))
+      throw std::runtime_error(guestScope_.failure ? guestScope_.failure : "Engine initialization failed");
     host_ = guestScope_.host;
     guest_ = std::make_unique<wasmify::HostGuestCaller>(host_);
     memory_ = std::make_unique<GuestMemoryView>(host_);
@@ -49,6 +51,7 @@ class BuiltinSession final : public interp::Session {
       return;
     }
     if (guestScope_.recycled) throw std::runtime_error("Engine initialization failed: a pooled instance cannot boot");
+    if (!mayBoot(server)) throw std::runtime_error(kNoImage);
     auto s = wasmify::bootWasmifySession(*guest_, driver_, options(cwd));
     if (!s) throw std::runtime_error(s.failure().message);
     session_.emplace(std::move(s.value()));
@@ -118,7 +121,7 @@ class BuiltinFactory final : public interp::SessionFactory {
       : server_(server), engine_(engine), driver_(driver) {}
   std::unique_ptr<interp::Session> boot(const std::shared_ptr<wasi::Workspace>& workspace,
                                         std::string_view cwd) override {
-    auto s = std::make_unique<BuiltinSession>(server_, engine_, driver_, workspace);
+    auto s = std::make_unique<BuiltinSession>(server_, engine_, driver_, workspace, true, false);
     s->boot(server_, cwd);
     return s;
   }
@@ -128,7 +131,7 @@ class BuiltinFactory final : public interp::SessionFactory {
     // A pooled instance first (its memory has the boot image's size, which a snapshot of the same build never
     // undercuts); should the snapshot still not fit it, a fresh instance.
     for (bool allowRecycled : {true, false}) {
-      auto s = std::make_unique<BuiltinSession>(server_, engine_, driver_, workspace, allowRecycled);
+      auto s = std::make_unique<BuiltinSession>(server_, engine_, driver_, workspace, allowRecycled, true);
       if (!s->fill(server_, fill)) {
         if (s->recycled()) continue;
         return nullptr;

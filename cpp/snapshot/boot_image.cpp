@@ -9,7 +9,7 @@ namespace sw::snapshot {
 
 namespace {
 
-constexpr char kMagic[8] = {'S', 'W', 'B', 'O', 'O', 'T', '1', '\n'};
+constexpr char kMagic[8] = {'S', 'W', 'B', 'O', 'O', 'T', '2', '\n'};
 
 uint32_t get32(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
@@ -25,7 +25,7 @@ bool wholeNumber(const json::Value* v, double max) {
 
 }  // namespace
 
-std::shared_ptr<const BootImage> parseBootImage(std::vector<uint8_t> bytes, std::string& error) {
+std::shared_ptr<BootImage> parseBootImage(std::vector<uint8_t> bytes, std::string& error) {
   auto image = std::make_shared<BootImage>();
   image->bytes = std::move(bytes);
   const std::vector<uint8_t>& b = image->bytes;
@@ -41,21 +41,18 @@ std::shared_ptr<const BootImage> parseBootImage(std::vector<uint8_t> bytes, std:
   const json::Value& h = header.value;
   const json::Value* build = h.find("build");
   const json::Value* engine = h.find("engine");
+  const json::Value* module = h.find("module");
   const json::Value* handle = h.find("handle");
   const json::Value* manifest = h.find("manifest");
-  const json::Value* zero = h.find("zero");
-  if (!build || !build->isString() || !engine || !engine->isString() || !wholeNumber(handle, 4294967295.0) ||
-      !manifest || !manifest->isString() || !zero || !zero->isArray())
+  if (!build || !build->isString() || !engine || !engine->isString() || !module || !module->isString() ||
+      !wholeNumber(handle, 4294967295.0) || !manifest || !manifest->isString())
     return bad("header fields");
   image->build = build->asString();
   image->engine = engine->asString();
+  image->module = module->asString();
   image->handle = uint64_t(handle->asNumber());
   if (const json::Value* globals = h.find("globals")) image->globals = *globals;
   if (!Manifest::decode(manifest->asString(), image->manifest, error)) return bad(error);
-  for (const json::Value& z : zero->items()) {
-    if (!wholeNumber(&z, double(kMaxPages) * kBlocksPerPage - 1)) return bad("zero blocks");
-    image->zeroBlocks.push_back(uint32_t(z.asNumber()));
-  }
   std::size_t at = 12 + std::size_t(headerLen);
   while (at < b.size()) {
     if (b.size() - at < 8) return bad("truncated segment");
@@ -67,19 +64,17 @@ std::shared_ptr<const BootImage> parseBootImage(std::vector<uint8_t> bytes, std:
   return image;
 }
 
-std::string encodeBootImage(std::string_view build, std::string_view engine, uint64_t handle,
+std::string encodeBootImage(std::string_view build, std::string_view engine, std::string_view module, uint64_t handle,
                             std::string_view globalsJson, const Manifest& manifest,
-                            const std::vector<uint32_t>& zeroBlocks, const std::vector<StoredChunk>& rows) {
+                            const std::vector<StoredChunk>& rows) {
   std::string header;
   json::Writer w(header);
   w.beginObject();
   w.key("build").string(build);
   w.key("engine").string(engine);
+  w.key("module").string(module);
   w.key("handle").number(double(handle));
   w.key("manifest").string(manifest.encode());
-  w.key("zero").beginArray();
-  for (uint32_t z : zeroBlocks) w.number(z);
-  w.endArray();
   w.endObject();
   // The globals are the guest's own JSON (from the shim); spliced in before the closing brace.
   if (!globalsJson.empty()) header.insert(header.size() - 1, ",\"globals\":" + std::string(globalsJson));
@@ -96,8 +91,18 @@ std::string encodeBootImage(std::string_view build, std::string_view engine, uin
 
 bool applyBootImage(const BootImage& image, Memory& memory, std::string& error) {
   Tracker unused;
-  return restore(memory, image.manifest, image.chunks, unused, error,
-                           RestoreOptions{true, image.zeroBlocks});
+  return restore(memory, image.manifest, image.chunks, unused, error);
+}
+
+std::string noDataModuleId(std::string_view section) {
+  constexpr std::string_view kPrefix = "sw-nodata1;module=";
+  if (!section.starts_with(kPrefix) || section.size() < kPrefix.size() + 16) return "";
+  std::string_view id = section.substr(kPrefix.size(), 16);
+  if (section.size() > kPrefix.size() + 16 && section[kPrefix.size() + 16] != ';') return "";
+  for (char c : id) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return "";
+  }
+  return std::string(id);
 }
 
 }  // namespace sw::snapshot

@@ -204,8 +204,9 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
 // What restore() does with the blocks the manifest does not hold.
 struct RestoreOptions {
   // false: the manifest holds every non-zero block (a context's snapshot): any other block the fresh memory had
-  // non-zero is zeroed. true: the manifest holds only the blocks that differ from a fresh instance's memory (a boot
-  // image, taken with pristineTracker as the previous state): other blocks are left as they are, except
+  // non-zero is zeroed. true: the manifest holds only the blocks that differ from a fresh instance's memory (taken with
+  // pristineTracker as the previous state; boot images were such deltas until they came to hold the whole memory,
+  // docs/boot-images.md): other blocks are left as they are, except
   // `zeroBlocks`, which became zero; `tracker` comes back unseeded (the next take() writes every non-zero block).
   bool delta = false;
   std::span<const uint32_t> zeroBlocks;

@@ -3,9 +3,12 @@
 #include "tools/wasm_fuel.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <iterator>
 #include <utility>
+
+#include "snapshot/snapshot.h"  // hash64: the stripped module's id
 
 namespace sw::tools {
 namespace {
@@ -1106,6 +1109,145 @@ std::optional<std::vector<uint8_t>> instrumentFuel(std::span<const uint8_t> in, 
   FuelStats local;
   try {
     Bytes out = instrument(in, options, local);
+    if (stats) *stats = local;
+    return out;
+  } catch (const WasmError& e) {
+    if (error) *error = e.message;
+  } catch (const std::bad_alloc&) {
+    if (error) *error = "out of memory";
+  }
+  return std::nullopt;
+}
+
+
+// --- modules without data segments --------------------------------------------------------------------------------
+
+namespace {
+
+// A constant expression (a data segment's offset): instructions up to its `end`.
+void skipConstExpr(Reader& r) {
+  for (;;) {
+    if (decodeInstr(r).op == 0x0b) return;
+  }
+}
+
+// Whether any function body names a data segment (memory.init, data.drop).
+bool codeUsesDataSegments(Reader r) {
+  const uint32_t n = r.u32();
+  for (uint32_t i = 0; i < n; ++i) {
+    Reader b = r.sub(r.u32());
+    const uint32_t groups = b.u32();
+    for (uint32_t g = 0; g < groups; ++g) {
+      b.u32();
+      skipValType(b);
+    }
+    while (!b.atEnd()) {
+      const Instr in = decodeInstr(b);
+      if (in.op == 0xfc && (in.sub == 8 || in.sub == 9)) return true;
+    }
+  }
+  expectEnd(r, "code");
+  return false;
+}
+
+Bytes strip(std::span<const uint8_t> in, StripStats& stats) {
+  Reader r(in.data(), in.data() + in.size());
+  if (in.size() < 8 || std::memcmp(in.data(), "\0asm", 4) != 0) fail("not a wasm module (bad magic)");
+  r.bytes(4);
+  if (std::memcmp(r.bytes(4), "\x01\0\0\0", 4) != 0) fail("unsupported wasm version (components are not supported)");
+  struct Raw {
+    uint8_t id;
+    std::string customName;
+    const uint8_t* begin;  // the whole section: id, size, payload
+    const uint8_t* end;
+    Reader payload;
+  };
+  std::vector<Raw> sections;
+  const Raw* code = nullptr;
+  const Raw* data = nullptr;
+  int lastRank = 0;
+  while (!r.atEnd()) {
+    const uint8_t* begin = r.pos();
+    const uint8_t id = r.u8();
+    if (id > 13) fail(r.at("unknown section id " + std::to_string(id)));
+    Reader payload = r.sub(r.u32());
+    std::string name;
+    if (id == kCustom) {
+      Reader p = payload;
+      name = p.name();
+      if (name == kNoDataSection) fail("the module has no data segments already (a " + name + " section)");
+      if (name == "linking" || name.starts_with("reloc.")) fail("relocatable object files are not supported");
+    } else {
+      if (sectionRank(id) <= lastRank) fail(payload.at("section " + std::to_string(id) + " out of order or repeated"));
+      lastRank = sectionRank(id);
+    }
+    sections.push_back(Raw{id, std::move(name), begin, r.pos(), payload});
+  }
+  for (const Raw& s : sections) {
+    if (s.id == kCode) code = &s;
+    if (s.id == kData) data = &s;
+  }
+  stats.keptIndices = code && codeUsesDataSegments(code->payload);
+
+  // The data section: each segment's kind, and the new payload when indices must stay.
+  Bytes kept;
+  if (data) {
+    Reader d = data->payload;
+    const uint32_t n = d.u32();
+    putU32(kept, n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint8_t* start = d.pos();
+      const uint32_t flags = d.u32();
+      if (flags > 2) fail(d.at("unknown data segment flags " + std::to_string(flags)));
+      if (flags == 2) d.u32();  // memory index
+      if (flags != 1) skipConstExpr(d);
+      const uint32_t len = d.u32();
+      d.bytes(len);
+      if (flags == 1) {
+        ++stats.passiveSegments;
+        putRange(kept, start, d.pos());
+      } else {
+        ++stats.activeSegments;
+        stats.activeBytes += len;
+        kept.push_back(0x01);  // passive, empty
+        kept.push_back(0x00);
+      }
+    }
+    expectEnd(d, "data");
+  }
+
+  stats.module = snapshot::hash64(in.data(), in.size(), kNoDataSeed);
+  char id[17];
+  std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(stats.module));
+  const std::string text = std::string("sw-nodata1;module=") + id + ";segments=" + std::to_string(stats.activeSegments) +
+                           ";bytes=" + std::to_string(stats.activeBytes);
+  stats.section = text;
+
+  Bytes out(in.data(), in.data() + 8);
+  for (const Raw& s : sections) {
+    if (s.id == kData || s.id == kDataCount) {
+      if (!stats.keptIndices) continue;  // nothing names a segment: both sections go
+      if (s.id == kData) {
+        putSection(out, kData, kept);
+        continue;
+      }
+    }
+    putRange(out, s.begin, s.end);
+  }
+  Bytes payload;
+  putName(payload, kNoDataSection);
+  payload.insert(payload.end(), text.begin(), text.end());
+  putSection(out, kCustom, payload);
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::vector<uint8_t>> stripDataSegments(std::span<const uint8_t> in, std::string* error,
+                                                      StripStats* stats) {
+  StripStats local;
+  try {
+    Bytes out = strip(in, local);
     if (stats) *stats = local;
     return out;
   } catch (const WasmError& e) {

@@ -46,4 +46,30 @@ struct FuelStats {
 std::optional<std::vector<uint8_t>> instrumentFuel(std::span<const uint8_t> in, const FuelOptions& options,
                                                    std::string* error, FuelStats* stats = nullptr);
 
+// --- modules without data segments (sw-wasm-fuel --strip-data; docs/boot-images.md) ---------------------------------
+
+// The custom section a stripped module carries: "sw-nodata1;module=<16 hex>;segments=<n>;bytes=<n>", `module` being
+// hash64 (cpp/snapshot) of the whole input module with kNoDataSeed. The boot image taken from that input records the
+// same id, and the core refuses to start the stripped module from any other image or without one.
+inline constexpr char kNoDataSection[] = "sw.nodata";
+inline constexpr uint64_t kNoDataSeed = 0x53574e4f44415441ull;  // "SWNODATA"
+
+struct StripStats {
+  uint32_t activeSegments = 0;   // removed (or, when code names segments, emptied into passive ones)
+  uint64_t activeBytes = 0;      // the bytes instantiation no longer copies
+  uint32_t passiveSegments = 0;  // kept as they were (memory.init copies them at run time)
+  bool keptIndices = false;      // code uses memory.init or data.drop: every segment index stays valid
+  uint64_t module = 0;           // the id written into the section
+  std::string section;           // the section's text
+};
+
+// The module with nothing left for instantiation to copy into memory: every active data segment is dropped. When the
+// code uses memory.init or data.drop, the data section keeps its segment count: each active segment becomes an empty
+// passive one (to memory.init and data.drop the same as an active segment after instantiation, which drops it), and
+// passive segments stay whole. Otherwise the data and data count sections go entirely. Everything else is copied as
+// it is; the kNoDataSection section is appended. Only ever run the result from the input's boot image. nullopt with
+// a message in *error for a module it cannot read or one already stripped. Never throws; same input, same bytes.
+std::optional<std::vector<uint8_t>> stripDataSegments(std::span<const uint8_t> in, std::string* error,
+                                                      StripStats* stats = nullptr);
+
 }  // namespace sw::tools

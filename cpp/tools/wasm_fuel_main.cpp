@@ -1,5 +1,7 @@
 // sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N] [--weighted [--scale N]] [--existing-charge reuse|mute]:
 // the CLI around instrumentFuel (docs/fuel-tool.md).
+// sw-wasm-fuel --strip-data IN.wasm OUT.wasm: the module without its data segments (stripDataSegments,
+// docs/boot-images.md); prints the text of the sw.nodata section it wrote on stdout.
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +15,7 @@ namespace {
 
 int usage() {
   std::fprintf(stderr, "usage: sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N] [--weighted [--scale N]] "
-                       "[--existing-charge reuse|mute]\n");
+                       "[--existing-charge reuse|mute]\n       sw-wasm-fuel --strip-data IN.wasm OUT.wasm\n");
   return 2;
 }
 
@@ -55,6 +57,7 @@ bool writeFile(const std::string& path, const std::vector<uint8_t>& data) {
 int main(int argc, char** argv) {
   std::vector<const char*> files;
   sw::tools::FuelOptions options;
+  bool stripData = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--batch" || arg == "--max-pages" || arg == "--scale") {
@@ -64,6 +67,8 @@ int main(int argc, char** argv) {
       if (arg == "--batch") options.batch = v;
       else if (arg == "--scale") options.scale = v;
       else options.maxPages = v;
+    } else if (arg == "--strip-data") {
+      stripData = true;
     } else if (arg == "--weighted") {
       options.weighted = true;
     } else if (arg == "--existing-charge") {
@@ -85,6 +90,25 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::string error;
+  if (stripData) {
+    if (argc != 4) return usage();  // no other option applies
+    sw::tools::StripStats stats;
+    auto out = sw::tools::stripDataSegments(in, &error, &stats);
+    if (!out) {
+      std::fprintf(stderr, "sw-wasm-fuel: %s: %s\n", files[0], error.c_str());
+      return 1;
+    }
+    if (!writeFile(files[1], *out)) {
+      std::fprintf(stderr, "sw-wasm-fuel: cannot write %s: %s\n", files[1], std::strerror(errno));
+      return 1;
+    }
+    std::fprintf(stderr, "sw-wasm-fuel: %s: %u active data segments (%llu bytes) %s, %u passive kept; %zu -> %zu bytes\n",
+                 files[1], stats.activeSegments, static_cast<unsigned long long>(stats.activeBytes),
+                 stats.keptIndices ? "emptied (the code names segments)" : "removed", stats.passiveSegments, in.size(),
+                 out->size());
+    std::printf("%s\n", stats.section.c_str());
+    return 0;
+  }
   sw::tools::FuelStats stats;
   auto out = sw::tools::instrumentFuel(in, options, &error, &stats);
   if (!out) {

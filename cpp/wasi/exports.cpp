@@ -261,6 +261,8 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_engine_host_new(const char* config, uint32
       }
       o.workspace = std::move(ws);
     }
+    // createWasi over a module with a sw.nodata section (docs/boot-images.md): it may be restored, never booted.
+    if (const auto* n = c.find("noDataSegments"); n && n->isBool()) o.noDataSegments = n->asBool();
     const auto* fuel = c.find("fuel");
     const int64_t budget = fuelBudgetOf(fuel && fuel->isNumber() ? fuel->asNumber() : 0);
     const uint32_t h = sw::wasi::newHostHandle(std::move(o));

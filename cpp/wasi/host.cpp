@@ -112,5 +112,6 @@ Errno Host::raiseTrap(TrapKind kind, std::string message, uint32_t exitCode) {
 uint32_t Host::fdBase() const { return state_->fdBase; }
 bool Host::hasOpenGuestFds() const { return state_->fds.anyOpenFrom(state_->fdBase); }
 Workspace* Host::workspace() const { return state_->options.workspace.get(); }
+bool Host::noDataSegments() const { return state_->options.noDataSegments; }
 
 }  // namespace sw::wasi

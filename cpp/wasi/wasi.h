@@ -310,6 +310,9 @@ struct HostOptions {
   // protocol §5.4 overrides (EPERM for links, *filestat_set*, fd_allocate, fd_pwrite, sockets, poll_oneoff).
   // False runs the real implementations (native tests and the runner's --full-wasi).
   bool referencePolicy = true;
+  // The guest's module was stripped of its data segments (docs/boot-images.md): its memory is whole only once a boot
+  // image or a snapshot filled it, so it must never be booted (wasmify::GuestCaller::canBoot).
+  bool noDataSegments = false;
 };
 
 class Host {
@@ -335,6 +338,7 @@ class Host {
   // True while the guest holds any descriptor at or beyond fdBase() (the snapshot precondition).
   bool hasOpenGuestFds() const;
   Workspace* workspace() const;
+  bool noDataSegments() const;
 
   detail::HostState& state() { return *state_; }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../abi/abi.h"
+#include "../wasi/bridge.h"
 #include "../wasi/wasi.h"
 
 extern "C" {
@@ -103,6 +104,8 @@ bool HostGuestCaller::write(uint32_t guestPtr, const void* src, uint32_t len) {
 }
 
 void HostGuestCaller::setFuelInterrupt(uint32_t address) { sw_wasi_fuel_set_interrupt(host_, address, 0, 0); }
+
+bool HostGuestCaller::canBoot() const { return !wasi::hostOf(host_).noDataSegments(); }
 
 void HostGuestCaller::resetFuel(int64_t budget) {
   sw_wasi_clear_trap(host_);

@@ -40,6 +40,7 @@ class HostGuestCaller final : public GuestCaller {
   void setFuelInterrupt(uint32_t address) override;
   void resetFuel(int64_t budget) override;
   Result<Unit> flushFuel() override;
+  bool canBoot() const override;
   uint32_t host() const { return host_; }
 
  private:

@@ -143,6 +143,7 @@ Result<std::string> invoke(GuestCaller& guest, uint32_t service, uint32_t method
 // --- the interpreter host ---------------------------------------------------------------------------------------
 
 Result<Instance> bootInstance(GuestCaller& guest, const WasmifyDriver& driver) {
+  if (!guest.canBoot()) return engineFailure(kNoDataSegments);
   if (auto r = guest.call("_initialize", {}); !r) return r.failure();
   if (driver.boot) {
     auto handle = driver.boot(guest);

@@ -31,6 +31,9 @@ inline constexpr uint32_t kMaxResponseBytes = 1048576;
 
 inline constexpr std::string_view kResponseLimitExceeded = "Interpreter response limit exceeded";
 inline constexpr std::string_view kInvalidProtobuf = "Invalid protobuf";
+inline constexpr std::string_view kNoDataSegments =
+    "Engine initialization failed: the engine module has no data segments; only its boot image or a snapshot can "
+    "start it";
 inline constexpr std::string_view kTruncatedProtobuf = "Truncated protobuf";
 inline constexpr std::string_view kTruncatedProtobufField = "Truncated protobuf field";
 inline constexpr std::string_view kUnsupportedProtobufField = "Unsupported protobuf field";
@@ -98,6 +101,9 @@ class GuestCaller {
   // usage is exact and an image or snapshot stores a full batch. A Limit failure if that charge overdraws the budget.
   // Default (and for a module without the global): nothing to do.
   virtual Result<Unit> flushFuel() { return Unit{}; }
+  // False when the guest's module has no data segments (docs/boot-images.md): only memory a boot image or a snapshot
+  // filled makes it whole, so bootInstance refuses it instead of running it on memory that lacks them.
+  virtual bool canBoot() const { return true; }
 };
 
 // --- messages (the protocol §5.6 protobuf subset) -----------------------------------------------------------------

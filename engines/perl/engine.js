@@ -1,7 +1,7 @@
 // The Perl engine: zeroperl (Perl 5.42.0, prebuilt for wasm32-wasi, fuel-metered by our tool; scripts/engines/perl.sh),
 // driven by the core through its own exports (cpp/wasmify/perl.cpp) with the driver's Perl half mounted read-only at
 // /stdlib from stdlib.tar, each instance started from the boot image (docs/boot-images.md). The Worker is worker.js.
-import engineModule from "./build/engine.wasm";
+import engineModule from "./build/engine-nodata.wasm";
 import stdlib from "./build/stdlib.tar";
 import bootImage from "./build/boot-image.bin";
 import { engineName, build } from "./build/engine-build.js";
@@ -13,7 +13,7 @@ export const perlEngine = {
   limits: { fuel: 10_000_000, memoryBytes: 67_108_864, codeBytes: 65_536, requestBytes: 98_304 },
   builtin: "perl",
   sessions: { builtin: true }, // code contexts: the core boots and restores sessions itself (cpp/core/sessions.cpp)
-  module: engineModule,
+  module: engineModule, // engine.wasm without its data segments: it starts only from bootImage (docs/boot-images.md)
   stdlib,
   bootImage,
 };

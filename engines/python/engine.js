@@ -1,7 +1,7 @@
 // The Python engine: CPython 3.13 built for wasm32-wasi (scripts/engines/python.sh, engines/python/driver.c), driven
 // by the core itself over the wasmify ABI, its standard library mounted read-only at /stdlib from stdlib.tar, each
 // instance started from the boot image (docs/boot-images.md). The Worker is worker.js; ./testing imports this file.
-import engineModule from "./build/engine.wasm";
+import engineModule from "./build/engine-nodata.wasm";
 import stdlib from "./build/stdlib.tar";
 import bootImage from "./build/boot-image.bin";
 import { engineName, build } from "./build/engine-build.js";
@@ -13,7 +13,7 @@ export const pythonEngine = {
   limits: { fuel: 100_000_000, memoryBytes: 67_108_864, codeBytes: 65_536, requestBytes: 98_304 },
   builtin: "python",
   sessions: { builtin: true }, // code contexts: the core boots and restores sessions itself (cpp/core/sessions.cpp)
-  module: engineModule,
+  module: engineModule, // engine.wasm without its data segments: it starts only from bootImage (docs/boot-images.md)
   stdlib,
   bootImage,
 };

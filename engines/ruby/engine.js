@@ -3,7 +3,7 @@
 // standard library and the driver's Ruby half mounted read-only at /stdlib from stdlib.tar, each instance started from
 // the boot image (docs/boot-images.md). Stateless only (protocol §6.5): no `sessions`, so GET /interpreter reports
 // contexts: false and every code-context route answers 400. The Worker is worker.js.
-import engineModule from "./build/engine.wasm";
+import engineModule from "./build/engine-nodata.wasm";
 import stdlib from "./build/stdlib.tar";
 import bootImage from "./build/boot-image.bin";
 import { engineName, build } from "./build/engine-build.js";
@@ -14,7 +14,7 @@ export const rubyEngine = {
   build,
   limits: { fuel: 30_000_000, memoryBytes: 100_663_296, codeBytes: 65_536, requestBytes: 98_304 },
   builtin: "ruby",
-  module: engineModule,
+  module: engineModule, // engine.wasm without its data segments: it starts only from bootImage (docs/boot-images.md)
   stdlib,
   bootImage,
 };

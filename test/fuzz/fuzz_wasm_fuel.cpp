@@ -20,6 +20,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                              : sw::tools::ExistingCharge::Refuse;
   }
   std::string error;
+  // --strip-data over the same input: refuses with a message or strips, and never strips its own output again.
+  if (auto stripped = sw::tools::stripDataSegments(std::span(data, size), &error)) {
+    if (sw::tools::stripDataSegments(*stripped, &error)) std::abort();
+  } else if (error.empty()) {
+    std::abort();
+  }
+  error.clear();
   auto out = sw::tools::instrumentFuel(std::span(data, size), options, &error);
   if (!out) {
     if (error.empty()) std::abort();

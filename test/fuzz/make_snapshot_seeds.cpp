@@ -122,8 +122,8 @@ int main(int argc, char** argv) {
   save("delta", restoreInput(delta.manifest(), deltaRows, 1 | 4, {5, 47}));
   std::vector<StoredChunk> chunks;
   for (const auto& [id, bytes] : deltaRows.rows) chunks.push_back(StoredChunk{id, bytes.data(), uint32_t(bytes.size())});
-  save("boot-image", encodeBootImage("fuzz-build", "fuzz", 42, R"({"__stack_pointer":65536})", delta.manifest(),
-                                     {5}, chunks));
+  save("boot-image", encodeBootImage("fuzz-build", "fuzz", "0123456789abcdef", 42, R"({"__stack_pointer":65536})",
+                                     delta.manifest(), chunks));
 
   // One compressed block (the lzDecompress input as is).
   std::vector<uint8_t> out(kBlockBytes * 2);

@@ -317,7 +317,8 @@ describe("./wasmify over a built-in driver (the JavaScript engine's module)", ()
     const { runWasmify, bootWasmifySession, restoreWasmifySession } = await import("../../worker-shim/wasmify.js");
     const { captureMemory } = await import("../../worker-shim/snapshot.js");
     const { javascriptEngine } = await import("../../worker-shim/javascript.js");
-    const m = javascriptEngine.module;
+    // engine.wasm: booting needs the data segments the shipped module (javascriptEngine.module) lacks.
+    const m = new WebAssembly.Module(readFileSync(new URL("../../engines/javascript/build/engine.wasm", import.meta.url)));
     const host = () => createWasi(m, null, budget(javascriptEngine.limits.fuel), {}, null);
     const w = host();
     assert.equal(runWasmify(w, new WebAssembly.Instance(m, w.imports), "javascript", { code: "1 + 1" }).results[0].text, "2");
@@ -332,6 +333,21 @@ describe("./wasmify over a built-in driver (the JavaScript engine's module)", ()
     const r = restoreWasmifySession(b, new WebAssembly.Instance(m, b.imports), "javascript", image, { cwd: "/workspace" });
     assert.equal(r.execute({ code: "x + 1", envVars: {} }).results[0].text, "42");
     assert.throws(() => bootWasmifySession(host(), new WebAssembly.Instance(m, host().imports), {}), TypeError);
+    // The shipped module without data segments (docs/boot-images.md) is never booted, but restores from a memory.
+    const stripped = javascriptEngine.module;
+    const hostOf = () => createWasi(stripped, null, budget(javascriptEngine.limits.fuel), {}, null);
+    const c = hostOf();
+    assert.throws(() => runWasmify(c, new WebAssembly.Instance(stripped, c.imports), "javascript", { code: "1 + 1" }),
+      /no data segments/);
+    c.close();
+    const d = hostOf();
+    assert.throws(() => bootWasmifySession(d, new WebAssembly.Instance(stripped, d.imports), "javascript", { cwd: "/workspace" }),
+      /no data segments/);
+    d.close();
+    const e = hostOf();
+    const t = restoreWasmifySession(e, new WebAssembly.Instance(stripped, e.imports), "javascript", image, { cwd: "/workspace" });
+    assert.equal(t.execute({ code: "x + 2", envVars: {} }).results[0].text, "43");
+    t.close();
     s.close();
     r.close();
     image.close();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "snapshot/snapshot.h"
 #include "tools/wasm_fuel.h"
 
 using sw::tools::FuelOptions;
@@ -287,4 +288,102 @@ TEST_CASE("wasm fuel: --max-pages adds or lowers the memory maximum and refuses 
   auto out = instrumentFuel(module({section(5, {0x01, 0x00, 0x02})}), FuelOptions{}, &error);
   REQUIRE(out);
   CHECK(*findSection(*out, 5) == Bytes{0x01, 0x00, 0x02});
+}
+
+// --- --strip-data (stripDataSegments; docs/boot-images.md) ---------------------------------------------------------
+
+namespace {
+
+// A memory, two active segments around a passive one, the data count, and code that does or does not name them.
+Bytes dataModule(bool codeNamesSegments) {
+  const Bytes code = codeNamesSegments
+                         // memory.init 1 (dst 0, src 0, n 1), data.drop 1
+                         ? Bytes{0x00, 0x41, 0x00, 0x41, 0x00, 0x41, 0x01, 0xfc, 0x08, 0x01, 0x00, 0xfc, 0x09, 0x01, 0x0b}
+                         : Bytes{0x00, 0x41, 0x00, 0x41, 0x00, 0x41, 0x01, 0xfc, 0x0b, 0x00, 0x0b};  // memory.fill
+  return module({
+      section(1, cat({{0x01}, kVoidType})),
+      section(3, {0x01, 0x00}),
+      section(5, {0x01, 0x00, 0x02}),
+      section(7, cat({{0x01}, str("run"), {0x00, 0x00}})),
+      section(12, {0x03}),
+      section(10, cat({{0x01}, body(code)})),
+      section(11, {0x03,
+                   0x00, 0x41, 0x10, 0x0b, 0x03, 'a', 'b', 'c',        // active, memory 0, at 16
+                   0x01, 0x02, 'p', 'q',                                // passive
+                   0x02, 0x00, 0x41, 0x80, 0x02, 0x0b, 0x02, 'x', 'y'}), // active, explicit memory 0, at 256
+      section(0, cat({str("name"), {0x00, 0x04}, str("mod")})),
+  });
+}
+
+std::string sectionText(const Bytes& m) {
+  auto s = findSection(m, 0, sw::tools::kNoDataSection);
+  if (!s) return "";
+  const size_t skip = str(sw::tools::kNoDataSection).size();
+  return std::string(s->begin() + long(skip), s->end());
+}
+
+}  // namespace
+
+TEST_CASE("wasm strip-data: active segments go, the rest of the module is kept byte for byte, the id is recorded",
+          "[wasm_fuel]") {
+  const Bytes in = dataModule(false);
+  std::string error;
+  sw::tools::StripStats stats;
+  auto out = sw::tools::stripDataSegments(in, &error, &stats);
+  REQUIRE(out);
+  // No code names a segment: the data and data count sections go entirely (the passive segment is unreachable).
+  CHECK(sectionIds(*out) == std::vector<uint8_t>{1, 3, 5, 7, 10, 0, 0});
+  CHECK(!findSection(*out, 11));
+  CHECK(!findSection(*out, 12));
+  for (uint8_t id : {1, 3, 5, 7, 10}) CHECK(*findSection(*out, id) == *findSection(in, id));
+  CHECK(*findSection(*out, 0, "name") == *findSection(in, 0, "name"));
+  CHECK(stats.activeSegments == 2);
+  CHECK(stats.activeBytes == 5);
+  CHECK(stats.passiveSegments == 1);
+  CHECK_FALSE(stats.keptIndices);
+  char id[17];
+  std::snprintf(id, sizeof id, "%016llx",
+                static_cast<unsigned long long>(sw::snapshot::hash64(in.data(), in.size(), sw::tools::kNoDataSeed)));
+  CHECK(stats.module == sw::snapshot::hash64(in.data(), in.size(), sw::tools::kNoDataSeed));
+  CHECK(sectionText(*out) == std::string("sw-nodata1;module=") + id + ";segments=2;bytes=5");
+  CHECK(stats.section == sectionText(*out));
+  // Deterministic; and a module is stripped once only.
+  CHECK(*sw::tools::stripDataSegments(in, &error) == *out);
+  CHECK_FALSE(sw::tools::stripDataSegments(*out, &error));
+  CHECK(error.find("no data segments already") != std::string::npos);
+  // Another input, another id.
+  Bytes other = in;
+  other[other.size() - 1] = 'x';
+  CHECK(sw::tools::stripDataSegments(other, &error)->size() == out->size());
+  CHECK(sectionText(*sw::tools::stripDataSegments(other, &error)) != sectionText(*out));
+}
+
+TEST_CASE("wasm strip-data: code that names segments keeps every index: active ones become empty passive ones",
+          "[wasm_fuel]") {
+  const Bytes in = dataModule(true);
+  std::string error;
+  sw::tools::StripStats stats;
+  auto out = sw::tools::stripDataSegments(in, &error, &stats);
+  REQUIRE(out);
+  CHECK(stats.keptIndices);
+  CHECK(*findSection(*out, 12) == Bytes{0x03});
+  // Segment 1 (passive, named by memory.init) stays whole; 0 and 2 hold nothing and are no longer active.
+  CHECK(*findSection(*out, 11) == Bytes{0x03, 0x01, 0x00, 0x01, 0x02, 'p', 'q', 0x01, 0x00});
+  CHECK(*findSection(*out, 10) == *findSection(in, 10));
+}
+
+TEST_CASE("wasm strip-data: malformed input is refused with a message", "[wasm_fuel]") {
+  std::string error;
+  CHECK_FALSE(sw::tools::stripDataSegments(Bytes{0x00, 'a', 's'}, &error));
+  CHECK_FALSE(error.empty());
+  const Bytes in = dataModule(false);
+  for (size_t n = 9; n < in.size(); n += 3) {
+    Bytes cut(in.begin(), in.begin() + long(n));
+    error.clear();
+    if (!sw::tools::stripDataSegments(cut, &error)) CHECK_FALSE(error.empty());
+  }
+  // Unknown segment flags.
+  Bytes bad = module({section(5, {0x01, 0x00, 0x01}), section(11, {0x01, 0x07, 0x00})});
+  CHECK_FALSE(sw::tools::stripDataSegments(bad, &error));
+  CHECK(error.find("data segment flags") != std::string::npos);
 }
