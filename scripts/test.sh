@@ -34,6 +34,9 @@ step "bootstrap" bash scripts/bootstrap.sh
 # First because it needs no build and takes about a second: every "protocol §N" citation names a section of docs/protocol/.
 suite "lint: protocol citations (docs/protocol/)" \
   "$SW_NODE" --test --test-reporter=spec test/lint/protocol-citations.test.mjs
+# Also build-free: no shared file names languages side by side (engines/<id>/engine.json is the one list).
+suite "lint: language lists (engines/<id>/engine.json)" \
+  "$SW_NODE" --test --test-reporter=spec test/lint/language-lists.test.mjs
 suite "build native" bash scripts/build.sh native
 suite "wasm fuel tool (native C++): a C guest and zeroperl, instrumented, under Node" \
   "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec test/tools/wasm-fuel.test.mjs
