@@ -27,9 +27,9 @@ export function handKeptLists(root, languages, allowed = ALLOWED) {
   for (const l of languages) for (const n of [l.id, l.binding, l.name]) names.set(n, l.id);
   const alternatives = [...names.keys()].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
   // A name as a list item: a quoted literal ("perl", 'PERL', `Perl`), an object key (perl:), a shell case arm (perl)),
-  // a path into its folder (engines/perl/), a bash array key ([perl]=).
+  // a path into its folder (engines/perl/) or to a file named after it (cpp/wasmify/perl.cpp), a bash array key ([perl]=).
   const item = new RegExp(
-    `(["'\`])(${alternatives})\\1|(?:^|[\\s{,])(${alternatives})\\s*:(?!:)|^\\s*(${alternatives})\\)|engines/(${alternatives})/|\\[(${alternatives})\\]=`, "g");
+    `(["'\`])(${alternatives})\\1|(?:^|[\\s{,])(${alternatives})\\s*:(?!:)|^\\s*(${alternatives})\\)|engines/(${alternatives})/|\\[(${alternatives})\\]=|/(${alternatives})\\.(?:cpp|h|c|sh|js|mjs|py)\\b`, "g");
   const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" })
     .split("\n")
     .filter((f) => SCANNED.test(f) && EXTENSIONS.test(f) && !allowed.has(f) && !f.startsWith("engines/"));
@@ -43,7 +43,7 @@ export function handKeptLists(root, languages, allowed = ALLOWED) {
     }
     const hits = []; // [line, language]
     text.split("\n").forEach((line, i) => {
-      for (const m of line.matchAll(item)) hits.push([i + 1, names.get(m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6])]);
+      for (const m of line.matchAll(item)) hits.push([i + 1, names.get(m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6] ?? m[7])]);
     });
     for (const [line, language] of hits) {
       const near = new Set(hits.filter(([l]) => Math.abs(l - line) <= WINDOW).map(([, id]) => id));
