@@ -13,6 +13,7 @@
 #include "gateway/gateway.h"
 #include "gateway/limits.h"
 #include "json/json.h"
+#include "gateway_languages.h"
 #if !defined(__EMSCRIPTEN__)
 #include "interp/sqlite_native.h"
 #endif
@@ -116,7 +117,7 @@ TEST_CASE("gateway limits: the client key is CF-Connecting-IP, an IPv6 client it
 TEST_CASE("gateway limits: a configured Exchange asks the client's Limiter before it relays, then relays") {
   FakeClock clock;
   gateway::Exchange ex(clock);
-  ex.configure(kVars);
+  ex.configure(gateway_test::withLanguages(kVars));
   const auto& a = execute(ex, "203.0.113.7");
   REQUIRE(a.kind == ActionKind::Limit);
   CHECK(a.target == "ip:203.0.113.7");
@@ -131,7 +132,7 @@ TEST_CASE("gateway limits: a configured Exchange asks the client's Limiter befor
 
 TEST_CASE("gateway limits: a sandbox route names its sandbox to the Limiter; GET /languages and the page do not ask") {
   gateway::Exchange ex;
-  ex.configure(kVars);
+  ex.configure(gateway_test::withLanguages(kVars));
   const auto& a = ex.start(head("GET", "/languages/python/sandboxes/my-box/contexts"), true);
   REQUIRE(a.kind == ActionKind::Limit);
   CHECK(a.target == "shared");
@@ -142,21 +143,21 @@ TEST_CASE("gateway limits: a sandbox route names its sandbox to the Limiter; GET
   CHECK(forward.target == "my-box");
   CHECK(forward.path == "/contexts");
   gateway::Exchange languages;
-  languages.configure(kVars);
+  languages.configure(gateway_test::withLanguages(kVars));
   CHECK(languages.start(head("GET", "/languages"), true).kind == ActionKind::Fetch);
   gateway::Exchange page;
-  page.configure(kVars);
+  page.configure(gateway_test::withLanguages(kVars));
   CHECK(page.start(head("GET", "/index.html"), true).kind == ActionKind::Asset);
   // Validation answers first: a refused request never reaches the Limiter.
   gateway::Exchange bad;
-  bad.configure(kVars);
+  bad.configure(gateway_test::withLanguages(kVars));
   CHECK(bad.start(head("GET", "/languages/php/sandboxes/x"), true).response.status == 400);
 }
 
 TEST_CASE("gateway limits: the Limiter's refusals are 429s naming the rule, with Retry-After") {
   FakeClock clock;
   gateway::Exchange ex(clock);
-  ex.configure(kVars);
+  ex.configure(gateway_test::withLanguages(kVars));
   execute(ex, "203.0.113.7");
   const auto& r = ex.fetched(200, R"({"allowed":false,"limit":"requests","retryAfterMs":12001})");
   REQUIRE(r.kind == ActionKind::Respond);
@@ -167,7 +168,7 @@ TEST_CASE("gateway limits: the Limiter's refusals are 429s naming the rule, with
         R"("context":{"limit":"requests","max":3,"windowSeconds":60},"httpStatus":429,"timestamp":"2026-01-01T00:00:00.000Z"})");
 
   gateway::Exchange sb(clock);
-  sb.configure(kVars);
+  sb.configure(gateway_test::withLanguages(kVars));
   sb.start(head("DELETE", "/languages/lua/sandboxes/third"), true);
   const auto& s = sb.fetched(200, R"({"allowed":false,"limit":"sandboxes","retryAfterMs":0.5})");
   CHECK(s.response.status == 429);
@@ -179,7 +180,7 @@ TEST_CASE("gateway limits: the Limiter's refusals are 429s naming the rule, with
 
   // Ids kept for good (idle TTL 0) never free a slot: no Retry-After.
   gateway::Exchange forever(clock);
-  forever.configure(R"({"PLAYGROUND_MAX_SANDBOXES":"1","SANDBOX_IDLE_TTL_MS":"0"})");
+  forever.configure(gateway_test::withLanguages(R"({"PLAYGROUND_MAX_SANDBOXES":"1","SANDBOX_IDLE_TTL_MS":"0"})"));
   forever.start(head("GET", "/languages/lua/sandboxes/second"), true);
   const auto& f = forever.fetched(200, R"({"allowed":false,"limit":"sandboxes"})");
   CHECK(f.response.status == 429);
@@ -191,25 +192,25 @@ TEST_CASE("gateway limits: the Limiter's refusals are 429s naming the rule, with
 TEST_CASE("gateway limits: fail closed: a Limiter that throws or answers nonsense is 502, a bad var 500") {
   for (int status : {200, 500}) {
     gateway::Exchange ex;
-    ex.configure(kVars);
+    ex.configure(gateway_test::withLanguages(kVars));
     execute(ex, "203.0.113.7");
     const auto& r = ex.fetched(status, status == 200 ? R"({"allowed":"yes"})" : R"({"allowed":true})");
     CHECK(r.response.status == 502);
     CHECK(bodyOf(r.response).find("message")->asString() == "Engine execution failed");
   }
   gateway::Exchange threw;
-  threw.configure(kVars);
+  threw.configure(gateway_test::withLanguages(kVars));
   execute(threw, "203.0.113.7");
   CHECK(threw.fetchFailed().response.status == 502);
   gateway::Exchange bad;
-  bad.configure(R"({"PLAYGROUND_MAX_SANDBOXES":"many"})");
+  bad.configure(gateway_test::withLanguages(R"({"PLAYGROUND_MAX_SANDBOXES":"many"})"));
   const auto& r = bad.start(head("GET", "/languages/lua/sandboxes/x"), true);
   CHECK(r.response.status == 500);
   CHECK(bodyOf(r.response).find("message")->asString() ==
         R"(Invalid gateway configuration: PLAYGROUND_MAX_SANDBOXES must be an integer from 0 to 10000 (got "many"))");
   // Both limits "0": nothing to ask.
   gateway::Exchange off;
-  off.configure(R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0"})");
+  off.configure(gateway_test::withLanguages(R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0"})"));
   CHECK(execute(off, "203.0.113.7").kind == ActionKind::Relay);
 }
 
