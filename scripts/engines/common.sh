@@ -28,6 +28,39 @@ fetch_debsrc() {
   echo "$sum  $dir/$tarball" | sha256sum -c --quiet - || { echo "sha256 mismatch for $tarball"; return 1; }
 }
 
+# Third-party changes are .patch files (unified diffs, -p1 against the extracted upstream tree) under
+# engines/<name>/patches/, applied in the order of that folder's `series` file (one name a line, # comments).
+# engine_patches DIR: the paths of DIR's patches in series order; fails when series names a missing file or a .patch
+# in DIR is not in series (a patch nobody applies).
+engine_patches() {
+  local dir="$1" name listed=() f
+  [ -f "$dir/series" ] || { echo "no series file in $dir" >&2; return 1; }
+  while read -r name; do
+    name="${name%%#*}"; name="${name//[[:space:]]/}"
+    [ -n "$name" ] || continue
+    [ -f "$dir/$name" ] || { echo "$dir/series names $name, which is missing" >&2; return 1; }
+    listed+=("$dir/$name")
+  done <"$dir/series"
+  for f in "$dir"/*.patch; do
+    [[ " ${listed[*]} " == *" $f "* ]] || { echo "$f is not in $dir/series" >&2; return 1; }
+  done
+  printf '%s\n' "${listed[@]}"
+}
+
+# apply_patches TREE PATCH...: applies each patch to TREE in order. A dry run first must apply it exactly (no fuzz,
+# no offset, not already applied): a patch that no longer matches its upstream fails the build, naming the patch,
+# rather than landing somewhere nearby.
+apply_patches() {
+  local tree="$1" p out; shift
+  for p in "$@"; do
+    if ! out=$(patch -d "$tree" -p1 --dry-run --forward --fuzz=0 --no-backup-if-mismatch <"$p" 2>&1) ||
+       grep -q '^Hunk' <<<"$out"; then
+      echo "patch does not apply exactly: $p"; sed 's/^/    /' <<<"$out"; return 1
+    fi
+    patch -d "$tree" -p1 --forward --fuzz=0 --no-backup-if-mismatch -s <"$p" || { echo "patch failed: $p"; return 1; }
+  done
+}
+
 # Lines to hash into an engine's source hash: everything of the glue that reaches engine.wasm.
 wasmify_guest_hash_inputs() {
   (cd "$WASMIFY_PROTO_DIR" && sha256sum engine.proto engine.options)
