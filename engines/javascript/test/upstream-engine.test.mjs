@@ -13,7 +13,7 @@
 // them in this harness's session only: `std.gc()` makes QuickJS run its own cycle collector (JS_RunGC) the way any
 // program can — it allocates 256 KiB buffers until the automatic-GC threshold is crossed, which it detects by a
 // WeakRef to an unreachable cycle turning undefined (the threshold is always below the 32 MiB heap cap since the
-// malloc_gc_threshold patch in scripts/engines/javascript.sh, so this terminates);
+// engines/javascript/patches/gc-threshold.patch, so this terminates);
 // `os.setTimeout(f)` keeps f, and the harness calls the callbacks in the next session call — after the test's job queue
 // drained, like qjs's event loop — so an assertion inside a callback still fails the test.
 //
