@@ -6,7 +6,8 @@
 #
 # Source: Debian trixie's `lua5.4` source package, its orig tarball only (= upstream lua-5.4.7.tar.gz; trixie rather
 # than bookworm's 5.4.4 because the fixes bookworm carries as Debian patches are upstream in 5.4.7), fetched with a
-# private apt state directory. Patched at build time on an extracted copy (patch_lua), never committed.
+# private apt state directory. Patched at build time on an extracted copy (engines/lua/patches/*.patch), never
+# committed.
 # setjmp/longjmp: LLVM's Wasm exception-handling lowering with our runtime (engines/lua/sjlj/, ENGINES.md appendix).
 # Cached under $SW_CACHE/engines/lua/<source hash>/: a warm run only hashes and copies. Reproducible: no path, date or
 # random value reaches engine.wasm (-ffile-prefix-map, no __DATE__).
@@ -38,37 +39,9 @@ LUA_LDFLAGS=(--target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--stack-first -Wl
 for e in "${LUA_EXPORTS[@]}"; do LUA_LDFLAGS+=("-Wl,--export=$e"); done
 LUA_LIBS=(-lm -lwasi-emulated-process-clocks)
 
-# Patches applied to the extracted copy (every pattern must match exactly once). SW_FUEL is wasi_compat.h's.
-patch_lua() {
-  python3 - "$1" <<'PY'
-import sys, pathlib
-root = pathlib.Path(sys.argv[1]) / "src"
-def sub(name, old, new):
-    p = root / name
-    s = p.read_text()
-    if s.count(old) != 1:
-        sys.exit(f"patch failed: {name}: pattern found {s.count(old)} times: {old!r}")
-    p.write_text(s.replace(old, new))
-# Binary chunks are refused everywhere (load, loadfile, dofile, require): precompiled bytecode is not verified and can
-# break the VM's memory safety. Error: "attempt to load a binary chunk (mode is 't')".
-sub("ldo.c", 'checkmode(L, p->mode, "binary");', 'checkmode(L, "t", "binary");')
-# Lua stack slots: upstream's 1,000,000 (16 MB, reallocated by doubling) hits the 48 MiB heap cap before "stack
-# overflow"; 200,000 slots still allow ~60,000 levels of plain Lua recursion (engines/lua/README.md "Recursion").
-sub("luaconf.h", "#define LUAI_MAXSTACK\t\t1000000\n", "#define LUAI_MAXSTACK\t\t200000\n")
-# Fuel for C loops that run no Lua instruction and allocate nothing: one unit per step of the pattern matcher, per
-# candidate of a plain find (plus its compare), per sort comparison.
-sub("lstrlib.c", "  init: /* using goto to optimize tail recursion */\n",
-    "  init: /* using goto to optimize tail recursion */\n  SW_FUEL(1);\n")
-sub("lstrlib.c", "      init++;   /* 1st char is already checked */\n",
-    "      init++;   /* 1st char is already checked */\n      SW_FUEL(1 + (l2 >> 6));\n")
-sub("ltablib.c", "static int sort_comp (lua_State *L, int a, int b) {\n",
-    "static int sort_comp (lua_State *L, int a, int b) {\n  SW_FUEL(1);\n")
-# Fuel for a throw (error, coroutine.yield): a longjmp is a Wasm exception, ~1.5 us against ~0.01 us per unit of plain
-# Lua, so 200 units each; unpriced, `while true do pcall(error) end` or a yield loop ran ~25x longer per unit.
-sub("ldo.c", "l_noret luaD_throw (lua_State *L, int errcode) {\n",
-    "l_noret luaD_throw (lua_State *L, int errcode) {\n  SW_FUEL(200);\n")
-PY
-}
+# Every change to Lua, one concern a file, in the order of patches/series (each says why at its top).
+mapfile -t LUA_PATCHES < <(engine_patches "$LUA_ENGINE_DIR/patches")
+[ ${#LUA_PATCHES[@]} -gt 0 ] || exit 1
 
 install_packages() { sw_apt_install "${LUA_APT_PACKAGES[@]}"; }
 
@@ -80,7 +53,8 @@ build() {
   local key; key=$(
     {
       echo "$LUA_SHA256 ${LUA_SOURCES[*]} ${LUA_CFLAGS[*]} ${LUA_LDFLAGS[*]} ${LUA_LIBS[*]}"
-      declare -f patch_lua build
+      declare -f apply_patches build
+      cat "${LUA_PATCHES[@]}"
       clang-16 --version | head -1
       dpkg-query -W -f='${Version}\n' wasi-libc
       (cd "$LUA_ENGINE_DIR" && sha256sum driver.c wasi_compat.h sjlj/sjlj_rt.c sjlj/c_longjmp.S sjlj/include/setjmp.h)
@@ -91,7 +65,7 @@ build() {
   local work="$LUA_OUT.work.$$"
   rm -rf "$work" && mkdir -p "$work/obj"
   tar -xzf "$LUA_CACHE/apt-trixie/$LUA_TARBALL" -C "$work"
-  patch_lua "$work/$LUA_DIR" || { rm -rf "$work"; return 1; }
+  apply_patches "$work/$LUA_DIR" "${LUA_PATCHES[@]}" || { rm -rf "$work"; return 1; }
   local src="$work/$LUA_DIR/src"
   local flags=("${LUA_CFLAGS[@]}" "-ffile-prefix-map=$src=lua" "-ffile-prefix-map=$LUA_ENGINE_DIR=engines/lua")
   # Two compilers at a time (2 shared cores).
