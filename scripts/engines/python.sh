@@ -8,8 +8,9 @@
 #
 # Sources: Debian trixie source package `python3.13` (the upstream tarball) and bookworm `zlib`, fetched with a private
 # apt state directory (nothing under /etc/apt changes). Third-party sources are patched at build time on an extracted
-# copy (patch_cpython), never committed. Toolchain: Debian clang-16 + wasi-libc behind a fake "WASI SDK" directory of
-# wrappers, so CPython's own Tools/wasm recipe (config.site, wasi-env) drives the cross build (ENGINES.md appendix).
+# copy (engines/python/patches/*.patch, patch_cpython), never committed. Toolchain: Debian clang-16 + wasi-libc
+# behind a fake "WASI SDK" directory of wrappers, so CPython's own Tools/wasm recipe (config.site, wasi-env) drives the
+# cross build (ENGINES.md appendix).
 #
 # Stages, each cached under $SW_CACHE/engines/python by a hash of everything that determines it:
 #   native-<h>    the native build python (pristine source: runs CPython's build scripts, compiles the bytecode)
@@ -69,238 +70,14 @@ WASM_LDFLAGS=(--target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--stack-first "-
 for e in "${WASMIFY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
 PY_LIBS=(-lm -lwasi-emulated-signal -lwasi-emulated-getpid -lwasi-emulated-process-clocks)
 
-# Patches applied to the extracted copy (python: every pattern must match exactly once).
-# Fuel (protocol §5.5, engines/python/README.md): Include/swfuel.h defines SW_FUEL(units), a countdown in linear memory
-# that calls the `sandbox.charge` import with the units consumed every SW_FUEL_BATCH units (hard mode: the host traps
-# inside that call when the budget is overdrawn). The eval loop charges per bytecode instruction; C builtins that can
-# do unbounded work in one call charge in proportion to that work. Natively (the --src-dir test builds) it is a no-op.
+# Every change to CPython, one concern a file, in the order of patches/series (each says why at its top); then
+# engines/python/fuel_ops.py writes the bytecode weights (Python/swfuel_ops.h) into the tree. Fuel (protocol §5.5,
+# engines/python/README.md): SW_FUEL(units) counts down in linear memory and calls the `sandbox.charge` import every
+# SW_FUEL_BATCH units (hard mode); natively (the --src-dir test builds) it is a no-op.
+mapfile -t PY_PATCHES < <(engine_patches "$PY_ENGINE_DIR/patches")
+[ ${#PY_PATCHES[@]} -gt 0 ] || exit 1
 patch_cpython() {
-  python3 - "$1" <<'PY'
-import sys, pathlib
-root = pathlib.Path(sys.argv[1])
-def sub(name, old, new):
-    p = root / name
-    s = p.read_text()
-    if s.count(old) != 1:
-        sys.exit(f"patch failed: {name}: pattern found {s.count(old)} times: {old!r}")
-    p.write_text(s.replace(old, new))
-def charge_entry(name, head, units):
-    sub(name, head + "\n{\n", head + "\n{\n    SW_FUEL(" + units + ");\n")
-
-(root / "Include/swfuel.h").write_text(r'''/* sandbox-workers fuel metering (scripts/engines/python.sh, engines/python/README.md). */
-#ifndef Py_SWFUEL_H
-#define Py_SWFUEL_H
-#if defined(__wasi__)
-#include <stdint.h>
-#define SW_FUEL_BATCH 10000
-/* Units left before the next sandbox.charge call; may go negative by one charge. */
-PyAPI_DATA(int64_t) _Py_sw_fuel_countdown;
-/* Charges everything consumed since the last call (0 is fine) and restarts the countdown. */
-PyAPI_FUNC(void) _Py_sw_fuel_flush(void);
-#define SW_FUEL(n) ((void)((_Py_sw_fuel_countdown -= (int64_t)(n)) < 0 ? (_Py_sw_fuel_flush(), 0) : 0))
-#else
-#define SW_FUEL(n) ((void)0)
-#endif
-/* Weights (engines/python/README.md "Fuel"). One unit ~ one simple bytecode instruction (~2.5 ns of optimized wasm
-   on the reference machine); bytecode weights are per instruction (Python/swfuel_ops.h). */
-#define SW_FUEL_ALLOC 4                                         /* an allocation or a reallocation */
-#define SW_FUEL_FREE 2                                          /* a deallocation */
-#define SW_FUEL_BYTES(bytes) ((int64_t)(bytes) >> 5)            /* bytes allocated, grown, or written by repeat/join */
-#define SW_FUEL_ITEMS(n) ((int64_t)(n))                         /* elements copied or moved */
-#define SW_FUEL_DIGITS(n) ((int64_t)(n) >> 1)                   /* 30-bit digit multiply-adds of int arithmetic */
-#define SW_FUEL_CMP 2                                           /* a comparison (sort, contains, index, min/max) */
-#define SW_FUEL_ITER 2                                          /* one step of a builtin iterator */
-#define SW_FUEL_CALLITER 12                                     /* one step of iter(callable, sentinel): a call */
-#define SW_FUEL_SRE 4                                           /* one step of the regex matcher */
-#define SW_FUEL_JSON 20                                         /* one value encoded or decoded by _json */
-#endif
-''')
-sub("Include/Python.h", '#include "cpython/tracemalloc.h"\n', '#include "cpython/tracemalloc.h"\n#include "swfuel.h"\n')
-sub("Python/ceval.c", "int Py_EnterRecursiveCall(const char *where)\n", r'''#if defined(__wasi__)
-__attribute__((import_module("sandbox"), import_name("charge"))) int32_t sw_sandbox_charge(uint32_t units);
-int64_t _Py_sw_fuel_countdown = SW_FUEL_BATCH;
-void _Py_sw_fuel_flush(void)
-{
-    int64_t used = SW_FUEL_BATCH - _Py_sw_fuel_countdown;
-    _Py_sw_fuel_countdown = SW_FUEL_BATCH;   /* first: the host may trap inside the charge */
-    while (used > 0) {
-        uint32_t units = used > 0x40000000 ? 0x40000000 : (uint32_t)used;
-        used -= units;
-        (void)sw_sandbox_charge(units);
-    }
-}
-#endif
-
-int Py_EnterRecursiveCall(const char *where)
-''')
-# The eval loop: every instruction (generated_cases.c.h starts each one with INSTRUCTION_STATS), weighted by kind
-# (measured costs: engines/python/README.md); the weights become compile-time constants (Python/swfuel_ops.h).
-import re
-OP_WEIGHTS = [  # first matching prefix wins
-    ("CALL_PY", 12), ("CALL_BOUND_METHOD", 12), ("CALL_ALLOC_AND_ENTER_INIT", 16), ("CALL_LIST_APPEND", 3),
-    ("CALL_LEN", 3), ("CALL_ISINSTANCE", 3), ("CALL_TYPE_1", 3), ("CALL", 8), ("INSTRUMENTED_CALL", 8),
-    ("RETURN_GENERATOR", 8), ("MAKE_FUNCTION", 6), ("LOAD_BUILD_CLASS", 6), ("IMPORT_", 8),
-    ("BUILD_", 4), ("FORMAT_", 6), ("CONVERT_VALUE", 6), ("LIST_", 2), ("SET_UPDATE", 4), ("SET_ADD", 3),
-    ("DICT_", 4), ("MAP_ADD", 3), ("UNPACK_EX", 4), ("UNPACK_", 2),
-    ("LOAD_NAME", 3), ("STORE_NAME", 3), ("DELETE_NAME", 3), ("LOAD_GLOBAL", 2), ("STORE_GLOBAL", 3),
-    ("LOAD_ATTR_INSTANCE_VALUE", 2), ("LOAD_ATTR_SLOT", 2), ("LOAD_ATTR_MODULE", 2), ("LOAD_ATTR_METHOD", 2),
-    ("LOAD_ATTR", 4), ("STORE_ATTR_INSTANCE_VALUE", 2), ("STORE_ATTR", 4), ("LOAD_SUPER_ATTR", 6),
-    ("DELETE_", 3), ("BINARY_SUBSCR_GETITEM", 12), ("BINARY_SUBSCR", 2), ("STORE_SUBSCR", 3), ("BINARY_SLICE", 4),
-    ("STORE_SLICE", 4), ("BINARY_OP_ADD_INT", 2), ("BINARY_OP_SUBTRACT_INT", 2), ("BINARY_OP_MULTIPLY_INT", 2),
-    ("BINARY_OP_INPLACE_ADD_UNICODE", 3), ("BINARY_OP", 3), ("COMPARE_OP_INT", 1), ("COMPARE_OP_FLOAT", 1),
-    ("COMPARE_OP", 2), ("CONTAINS_OP", 3), ("FOR_ITER", 2), ("GET_ITER", 3), ("SEND", 3), ("YIELD_VALUE", 3),
-    ("RETURN_", 2), ("RAISE_VARARGS", 8), ("RERAISE", 4), ("PUSH_EXC_INFO", 2), ("CHECK_EXC_MATCH", 2),
-    ("BEFORE_", 6), ("WITH_EXCEPT_START", 6), ("MATCH_", 4), ("GET_", 4), ("END_ASYNC_FOR", 4),
-]
-def op_weight(name):
-    for prefix, weight in OP_WEIGHTS:
-        if name.startswith(prefix):
-            return weight
-    return 1
-ops = sorted(set(re.findall(r"INSTRUCTION_STATS\(([A-Z0-9_]+)\)", (root / "Python/generated_cases.c.h").read_text())))
-(root / "Python/swfuel_ops.h").write_text("/* Fuel weight of each bytecode instruction (scripts/engines/python.sh). */\n" +
-    "".join(f"#define SW_W_{op} {op_weight(op)}\n" for op in ops))
-sub("Python/ceval_macros.h", "#define INSTRUCTION_STATS(op) ((void)0)",
-    '#include "swfuel_ops.h"\n#define INSTRUCTION_STATS(op) SW_FUEL(SW_W_##op)')
-# Allocations: a flat charge per call of the public allocators (pymalloc serves small blocks without the raw
-# allocator), bytes charged where memory really comes from (the raw allocator: large blocks, and only the growth of a
-# realloc, so that building a string in place stays linear).
-for fn in ("PyMem_Malloc(size_t size)", "PyMem_Calloc(size_t nelem, size_t elsize)",
-           "PyMem_Realloc(void *ptr, size_t new_size)", "PyObject_Malloc(size_t size)",
-           "PyObject_Calloc(size_t nelem, size_t elsize)", "PyObject_Realloc(void *ptr, size_t new_size)"):
-    charge_entry("Objects/obmalloc.c", "void *\n" + fn, "SW_FUEL_ALLOC")
-for fn in ("PyMem_Free(void *ptr)", "PyObject_Free(void *ptr)"):
-    charge_entry("Objects/obmalloc.c", "void\n" + fn, "SW_FUEL_FREE")
-sub("Objects/obmalloc.c", "    if (size == 0)\n        size = 1;\n    return malloc(size);",
-    "    SW_FUEL(SW_FUEL_BYTES(size));\n    if (size == 0)\n        size = 1;\n    return malloc(size);")
-sub("Objects/obmalloc.c", "    return calloc(nelem, elsize);",
-    "    SW_FUEL(SW_FUEL_BYTES((uint64_t)nelem * elsize));\n    return calloc(nelem, elsize);")
-sub("Objects/obmalloc.c", "    if (size == 0)\n        size = 1;\n    return realloc(ptr, size);",
-    "#ifdef __wasi__\n    {\n        size_t old = ptr ? malloc_usable_size(ptr) : 0;\n"
-    "        SW_FUEL(SW_FUEL_BYTES(size > old ? size - old : 0));\n    }\n#endif\n"
-    "    if (size == 0)\n        size = 1;\n    return realloc(ptr, size);")
-sub("Objects/obmalloc.c", '#include <stdlib.h>               // malloc()\n',
-    '#include <stdlib.h>               // malloc()\n#ifdef __wasi__\n#include <malloc.h>               // malloc_usable_size()\n#endif\n')
-# Comparisons: per call (contains/index/count/remove/min/max/== of containers), and per sort comparison (the
-# specialised sort compares bypass PyObject_RichCompare).
-charge_entry("Objects/object.c", "int\nPyObject_RichCompareBool(PyObject *v, PyObject *w, int op)", "SW_FUEL_CMP")
-sub("Objects/listobject.c", "#define ISLT(X, Y) (*(ms->key_compare))(X, Y, ms)",
-    "#define ISLT(X, Y) (SW_FUEL(SW_FUEL_CMP), (*(ms->key_compare))(X, Y, ms))")
-# Repeat and join: per byte / element written.
-charge_entry("Objects/bytesobject.c", "void\n_PyBytes_Repeat(char* dest, Py_ssize_t len_dest,\n    const char* src, Py_ssize_t len_src)", "SW_FUEL_BYTES(len_dest)")
-# (charged once the result is allocated: a size that cannot be allocated is a MemoryError, not a fuel trap)
-sub("Objects/listobject.c", "    PyListObject *np = (PyListObject *) list_new_prealloc(output_size);\n    if (np == NULL)\n        return NULL;\n",
-    "    PyListObject *np = (PyListObject *) list_new_prealloc(output_size);\n    if (np == NULL)\n        return NULL;\n    SW_FUEL(SW_FUEL_ITEMS(output_size));\n")
-sub("Objects/tupleobject.c", "    PyTupleObject *np = tuple_alloc(output_size);\n    if (np == NULL)\n        return NULL;\n",
-    "    PyTupleObject *np = tuple_alloc(output_size);\n    if (np == NULL)\n        return NULL;\n    SW_FUEL(SW_FUEL_ITEMS(output_size));\n")
-sub("Objects/listobject.c", "    if (list_resize(self, output_size) < 0) {\n        return -1;\n    }\n",
-    "    if (list_resize(self, output_size) < 0) {\n        return -1;\n    }\n    SW_FUEL(SW_FUEL_ITEMS(output_size));\n")
-sub("Objects/unicodeobject.c", "    res = PyUnicode_New(sz, maxchar);\n    if (res == NULL)\n        goto onError;\n",
-    "    res = PyUnicode_New(sz, maxchar);\n    if (res == NULL)\n        goto onError;\n    SW_FUEL(SW_FUEL_ITEMS(seqlen) + SW_FUEL_BYTES(sz));\n")
-sub("Objects/stringlib/join.h", "    res = STRINGLIB_NEW(NULL, sz);\n",
-    "    res = STRINGLIB_NEW(NULL, sz);\n    if (res != NULL)\n        SW_FUEL(SW_FUEL_ITEMS(seqlen) + SW_FUEL_BYTES(sz));\n")
-# List insert/delete move the tail.
-sub("Objects/listobject.c", "    for (i = n; --i >= where; )\n", "    SW_FUEL(SW_FUEL_ITEMS(n - where));\n    for (i = n; --i >= where; )\n")
-sub("Objects/listobject.c", "        memmove(&item[ihigh+d], &item[ihigh], tail);\n",
-    "        SW_FUEL(SW_FUEL_ITEMS(tail / sizeof(PyObject *)));\n        memmove(&item[ihigh+d], &item[ihigh], tail);\n")
-# int: schoolbook multiplication (Karatsuba and pow end up here), division, and the quadratic str<->int conversions.
-sub("Objects/longobject.c", "    z = _PyLong_New(size_a + size_b);\n    if (z == NULL)\n        return NULL;\n\n    memset(z->long_value.ob_digit, 0, _PyLong_DigitCount(z) * sizeof(digit));\n",
-    "    z = _PyLong_New(size_a + size_b);\n    if (z == NULL)\n        return NULL;\n    SW_FUEL(SW_FUEL_DIGITS((int64_t)size_a * size_b));\n\n    memset(z->long_value.ob_digit, 0, _PyLong_DigitCount(z) * sizeof(digit));\n")
-sub("Objects/longobject.c", "    size_w = _PyLong_DigitCount(w1);\n    assert(size_v >= size_w && size_w >= 2); /* Assert checks by div() */\n",
-    "    size_w = _PyLong_DigitCount(w1);\n    assert(size_v >= size_w && size_w >= 2); /* Assert checks by div() */\n    SW_FUEL(SW_FUEL_DIGITS((int64_t)(size_v - size_w + 1) * size_w));\n")
-sub("Objects/longobject.c", "        digit hi = pin[i];\n", "        digit hi = pin[i];\n        SW_FUEL(SW_FUEL_DIGITS(size));\n")
-sub("Objects/longobject.c", "        /* Multiply z by convmult, and add c. */\n        pz = z->long_value.ob_digit;\n        pzstop = pz + _PyLong_DigitCount(z);\n",
-    "        /* Multiply z by convmult, and add c. */\n        pz = z->long_value.ob_digit;\n        pzstop = pz + _PyLong_DigitCount(z);\n        SW_FUEL(SW_FUEL_DIGITS(_PyLong_DigitCount(z)));\n")
-# The regex matcher: every opcode dispatch (the place upstream polls for signals).
-sub("Modules/_sre/sre_lib.h", "#define _MAYBE_CHECK_SIGNALS                                       \\\n    do {                                                           \\\n",
-    "#define _MAYBE_CHECK_SIGNALS                                       \\\n    do {                                                           \\\n        SW_FUEL(SW_FUEL_SRE);                                      \\\n")
-# Builtin iterators (sum/any/max/deque/list(...) drive them from C, without bytecode); the infinite ones first.
-for name, head in [
-    ("Objects/abstract.c", "PyObject *\nPyIter_Next(PyObject *iter)"),
-    ("Objects/rangeobject.c", "static PyObject *\nrangeiter_next(_PyRangeIterObject *r)"),
-    ("Objects/rangeobject.c", "static PyObject *\nlongrangeiter_next(longrangeiterobject *r)"),
-    ("Modules/itertoolsmodule.c", "static PyObject *\ncycle_next(cycleobject *lz)"),
-    ("Modules/itertoolsmodule.c", "static PyObject *\ncount_next(countobject *lz)"),
-    ("Modules/itertoolsmodule.c", "static PyObject *\nrepeat_next(repeatobject *ro)"),
-    ("Objects/listobject.c", "static PyObject *\nlistiter_next(PyObject *self)"),
-    ("Objects/tupleobject.c", "static PyObject *\ntupleiter_next(_PyTupleIterObject *it)"),
-    ("Objects/dictobject.c", "static PyObject*\ndictiter_iternextkey(PyObject *self)"),
-    ("Objects/dictobject.c", "static PyObject *\ndictiter_iternextvalue(PyObject *self)"),
-    ("Objects/dictobject.c", "static PyObject *\ndictiter_iternextitem(PyObject *self)"),
-    ("Objects/unicodeobject.c", "static PyObject *\nunicodeiter_next(unicodeiterobject *it)"),
-    ("Objects/unicodeobject.c", "static PyObject *\nunicode_ascii_iter_next(unicodeiterobject *it)"),
-    ("Objects/bytesobject.c", "static PyObject *\nstriter_next(striterobject *it)"),
-    ("Objects/bytearrayobject.c", "static PyObject *\nbytearrayiter_next(bytesiterobject *it)"),
-]:
-    charge_entry(name, head, "SW_FUEL_ITER")
-charge_entry("Objects/iterobject.c", "static PyObject *\ncalliter_iternext(calliterobject *it)", "SW_FUEL_CALLITER")
-# Raising inside an except block walks the whole __context__ chain (quadratic when code keeps re-raising).
-sub("Python/errors.c", "            while ((context = PyException_GetContext(o))) {\n",
-    "            while ((context = PyException_GetContext(o))) {\n                SW_FUEL(SW_FUEL_ITER);\n")
-# The C JSON encoder and scanner: per value.
-sub("Modules/_json.c", "{\n    /* Encode Python object obj to a JSON term */\n", "{\n    /* Encode Python object obj to a JSON term */\n    SW_FUEL(SW_FUEL_JSON);\n")
-sub("Modules/_json.c", "{\n    /* Read one JSON term (of any kind) from PyUnicode pystr.\n", "{\n    SW_FUEL(SW_FUEL_JSON);\n    /* Read one JSON term (of any kind) from PyUnicode pystr.\n")
-
-# Recursion (engines/python/README.md "Recursion"): V8's native stack (~1 MB) is the real limit under workerd. Python
-# calls Python without C recursion, but an eval loop re-entered through C (a slot such as __hash__/__call__, a builtin
-# calling back) takes ~3 KB of it per level once optimized. The C recursion limit counts those re-entries 10 units each
-# (upstream: 2), so they stop at ~120 levels while C-only recursion (repr/json/== of nested data) still reaches ~1,200;
-# the parser's nesting limit is lowered too. The driver sets sys.setrecursionlimit for pure Python recursion.
-sub("Include/cpython/pystate.h", "#elif defined(__wasi__)\n   // Based on wasmtime 16.\n#  define Py_C_RECURSION_LIMIT 5000\n",
-    "#elif defined(__wasi__)\n   // sandbox-workers: V8's native stack (engines/python/README.md).\n#  define Py_C_RECURSION_LIMIT 1200\n")
-sub("Parser/parser.c", "#  else\n#    define MAXSTACK 4000\n#  endif\n", "#  else\n#    define MAXSTACK 3000\n#  endif\n")
-sub("Python/ceval.c", "#define PY_EVAL_C_STACK_UNITS 2\n", "#define PY_EVAL_C_STACK_UNITS 10\n")
-# time.sleep returns at once: the reference import policy refuses poll_oneoff, so wasi-libc's clock_nanosleep fails
-# (ENOTSUP) and a synchronous host could not wait anyway. time.sleep stays the builtin that checks its argument.
-sub("Modules/timemodule.c", "pysleep(PyTime_t timeout)\n{\n    assert(timeout >= 0);\n",
-    "pysleep(PyTime_t timeout)\n{\n    assert(timeout >= 0);\n#ifdef __wasi__\n    return 0;   /* sandbox-workers: nothing to wait for */\n#endif\n")
-# Paths outside every preopen: Debian's 2022 wasi-libc fails them with ENOTCAPABLE (a PermissionError, so
-# Path('/x').exists() raises); wasi-libc since WebAssembly/wasi-libc#370 says ENOENT, as if they did not exist, which
-# they do not here. Mapped where every OSError with a filename is made; '..' out of a preopen (the host's
-# ENOTCAPABLE) stays a PermissionError.
-sub("Python/errors.c", "PyObject *\nPyErr_SetFromErrnoWithFilenameObjects(PyObject *exc, PyObject *filenameObject, PyObject *filenameObject2)\n{\n",
-    r"""#if defined(__wasi__)
-#include <wasi/libc-find-relpath.h>
-/* 1 if `filename` (str, bytes or path-like) is an absolute path under no preopen. */
-static int
-sw_outside_preopens(PyObject *filename)
-{
-    if (filename == NULL || filename == Py_None) {
-        return 0;
-    }
-    PyObject *raised = PyErr_GetRaisedException();
-    PyObject *bytes = NULL;
-    int outside = 0;
-    if (PyUnicode_FSConverter(filename, &bytes)) {
-        const char *path = PyBytes_AS_STRING(bytes), *prefix, *relative;
-        outside = path[0] == '/' && __wasilibc_find_abspath(path, &prefix, &relative) == -1;
-        Py_DECREF(bytes);
-    }
-    PyErr_Clear();
-    PyErr_SetRaisedException(raised);
-    return outside;
-}
-#endif
-
-PyObject *
-PyErr_SetFromErrnoWithFilenameObjects(PyObject *exc, PyObject *filenameObject, PyObject *filenameObject2)
-{
-""")
-sub("Python/errors.c", "    PyObject *v, *args;\n    int i = errno;\n#ifdef MS_WINDOWS\n    WCHAR *s_buf = NULL;\n#endif /* Unix/Windows */\n",
-    "    PyObject *v, *args;\n    int i = errno;\n#if defined(__wasi__)\n"
-    "    if (i == ENOTCAPABLE && (sw_outside_preopens(filenameObject) || sw_outside_preopens(filenameObject2))) {\n"
-    "        i = ENOENT;\n    }\n#endif\n#ifdef MS_WINDOWS\n    WCHAR *s_buf = NULL;\n#endif /* Unix/Windows */\n")
-# Frozen modules: only the import system's own (bootstrap). The "stdlib" ones (os, codecs, io, abc, site, ...: 114 KB
-# gzip, docstrings included) load from stdlib.tar, which has them anyway; boot imports them once, into the boot image.
-frozen = (root / "Python/frozen.c").read_text()
-head = "static const struct _frozen stdlib_modules[] = {\n"
-tail = "    {0, 0, 0} /* stdlib sentinel */\n"
-assert frozen.count(head) == 1 and frozen.count(tail) == 1, "frozen.c: stdlib_modules not found"
-start, end = frozen.index(head) + len(head), frozen.index(tail)
-(root / "Python/frozen.c").write_text(frozen[:start] + frozen[end:])
-# Reproducible builds: no build date in sys.version (upstream's release date instead).
-sub("Modules/getbuildinfo.c", "#ifndef DATE\n", '#ifdef __wasi__\n#define DATE "Jun 11 2025"\n#define TIME "00:00:00"\n#endif\n#ifndef DATE\n')
-PY
+  apply_patches "$1" "${PY_PATCHES[@]}" && python3 "$PY_ENGINE_DIR/fuel_ops.py" "$1"
 }
 
 install_packages() { sw_apt_install "${PY_APT_PACKAGES[@]}"; }
@@ -311,8 +88,10 @@ fetch_sources() {
     echo "    $PY_TARBALL, $ZLIB_TARBALL: sha256 ok"
 }
 
-# The patched source tree (also what --src-dir prints), keyed by the tarball and the patch function.
-PY_PATCH_HASH=$(printf '%s\n%s\n' "$PY_SHA256" "$(declare -f patch_cpython)" | hash_of)
+# The patched source tree (also what --src-dir prints), keyed by the tarball, the patches in order, how they are
+# applied and the weights generator.
+PY_PATCH_HASH=$( { printf '%s\n' "$PY_SHA256"; declare -f patch_cpython apply_patches; cat "${PY_PATCHES[@]}"
+                   sha256sum <"$PY_ENGINE_DIR/fuel_ops.py"; } | hash_of)
 PY_SRC="$SW_DEPS/$PY_DIR-patched-$PY_PATCH_HASH"
 patched_source() {
   if [ -f "$PY_SRC/.verified" ]; then echo "    cached in $PY_SRC"; return 0; fi
