@@ -197,8 +197,9 @@ build_libpython() {
   src="$work/src" build="$work/build"
   rm -rf "$work" && mkdir -p "$build"
   cp -a "$PY_SRC" "$src"
+  # wasi-env prefixes CC with ccache when there is one, and configure refuses a cache made under another CC.
   local ckey; ckey=$(printf '%s\n' "$PY_SHA256" "$ZLIB_OUT" "${WASI_CONFIG[*]}" "$(clang-16 --version | head -1)" \
-                       "$(dpkg-query -W -f='${Version}' wasi-libc)" | hash_of)
+                       "$(dpkg-query -W -f='${Version}' wasi-libc)" "ccache: $(command -v ccache || true)" | hash_of)
   local ccache="$PY_CACHE/config-cache-$ckey"
   [ -f "$ccache" ] && cp "$ccache" "$build/config.cache"
   local maps="-ffile-prefix-map=$src=$PY_DIR -ffile-prefix-map=$build=build"
@@ -223,9 +224,10 @@ build_libpython() {
   rm -rf "$WASI_OUT.tmp" && mkdir -p "$WASI_OUT.tmp/include"
   local f
   for f in "${WASI_LIB_FILES[@]}"; do cp "$build/$f" "$WASI_OUT.tmp/"; done
-  # The build variables module (for /stdlib), with the cache paths it records replaced by neutral ones.
+  # The build variables module (for /stdlib), with the cache paths it records replaced by neutral ones, and without
+  # the ccache that wasi-env puts before the compilers when there is one (stdlib.tar must not depend on it).
   sed -e "s|$WASI_SDK|/wasi-sdk|g" -e "s|$ZLIB_OUT|/zlib|g" -e "s|$work/build-python|python3.13|g" -e "s|$work|/build|g" \
-    -e "s|$SW_CACHE|/cache|g" "$build/$(cat "$build/pybuilddir.txt")/$WASI_SYSCONFIGDATA" >"$WASI_OUT.tmp/$WASI_SYSCONFIGDATA" ||
+    -e "s|$SW_CACHE|/cache|g" -e "s|ccache /wasi-sdk/|/wasi-sdk/|g" "$build/$(cat "$build/pybuilddir.txt")/$WASI_SYSCONFIGDATA" >"$WASI_OUT.tmp/$WASI_SYSCONFIGDATA" ||
     return 1
   ! grep -q "$SW_CACHE\|$SW_ROOT" "$WASI_OUT.tmp/$WASI_SYSCONFIGDATA" || { echo "$WASI_SYSCONFIGDATA still names a local path"; return 1; }
   cp -a "$src/Include/." "$WASI_OUT.tmp/include/"
