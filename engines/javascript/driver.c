@@ -18,7 +18,7 @@
 #include "intl_collator.h"
 #endif
 
-/* Added by our QuickJS patches (scripts/engines/javascript.sh). */
+/* Added by our QuickJS patches (engines/javascript/patches/fuel-work.patch). */
 void JS_SwDropWork(void);
 int64_t JS_SwPollUnits(void); /* engines/javascript/patches/compute-fuel-batch.patch */
 
@@ -2029,7 +2029,7 @@ int32_t sw_engine_session_eval(SwEngine *engine, const char *code, uint32_t code
 
 const char *sw_engine_cwd(SwEngine *engine) { return sw_js_cwd((SwJs *)engine); }
 
-/* scripts/engines/javascript.sh adds it to quickjs.c: sets Math.random()'s generator state. */
+/* engines/javascript/patches/random-seed.patch adds it to quickjs.c: sets Math.random()'s generator state. */
 void JS_SwSeedRandom(JSContext *ctx, uint64_t seed);
 
 /* A context's own snapshot keeps Math.random()'s state (protocol §6.2: the sequence continues after a restore); the boot

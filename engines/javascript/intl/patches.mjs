@@ -1,5 +1,5 @@
 // Build-time patches to the FormatJS polyfills (applied to the bundler's input, never committed as third-party
-// source): each [old, new] must match exactly once, as scripts/engines/javascript.sh's QuickJS patches do.
+// source): each [old, new] must match exactly once, as apply_patches requires of QuickJS's patch files.
 import fs from "node:fs";
 import vm from "node:vm";
 
