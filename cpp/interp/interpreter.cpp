@@ -11,7 +11,6 @@
 #include "../json/json.h"
 #include "../snapshot/snapshot.h"
 #include "../wasi/wasi.h"
-#include "idle.h"
 
 namespace sw::interp {
 
@@ -85,13 +84,6 @@ std::string stringOr(const Value* v, std::string_view fallback) {
 }
 
 }  // namespace
-
-double parseIdleTtl(std::optional<std::string_view> value) {
-  if (!value || value->empty()) return kDefaultIdleTtlMs;
-  auto n = server::jsNumber(*value);
-  if (!n || !std::isfinite(*n) || *n < 0) return kDefaultIdleTtlMs;
-  return *n;
-}
 
 double parseMaxSnapshotBytes(std::optional<std::string_view> value) {
   if (!value || value->empty()) return 0;
@@ -435,7 +427,7 @@ void Interpreter::deleteContextRows(std::string_view id) {
 
 double Interpreter::touchAlarm() {
   const double t = now(clock_);
-  const IdleTouch touched = touchIdleAlarm(alarm_, ttlMs_, armedAlarm_, t);
+  const durable::IdleTouch touched = durable::touchIdleAlarm(alarm_, ttlMs_, armedAlarm_, t);
   if (touched.rearmed && !metaJson_.empty()) {
     auto parsed = json::parseCopy(metaJson_);
     if (parsed.ok() && parsed.value.isObject()) {
@@ -452,7 +444,7 @@ void Interpreter::alarm() {
   if (metaJson_.empty() || ttlMs_ == 0) return;
   auto parsed = json::parseCopy(metaJson_);
   const Value* lastUsed = parsed.ok() ? member(parsed.value, "lastUsed") : nullptr;
-  const double last = lastUsed && lastUsed->isString() ? parseIsoMs(lastUsed->asString()) : 0;
+  const double last = lastUsed && lastUsed->isString() ? durable::parseIsoMs(lastUsed->asString()) : 0;
   const double deadline = last + ttlMs_;
   if (deadline > now(clock_)) {
     alarm_.set(deadline);

@@ -21,9 +21,18 @@
 #include "../server/server.h"
 #include "../snapshot/snapshot.h"
 #include "../workspace/workspace.h"
-#include "sql.h"
+#include "../durable/idle.h"
+#include "../durable/sql.h"
 
 namespace sw::interp {
+
+// The Interpreter keeps its state in its Durable Object's SQL storage (cpp/durable).
+using durable::Alarm;
+using durable::Sql;
+using durable::SqlArg;
+using durable::SqlError;
+using durable::SqlRow;
+using durable::SqlValue;
 
 // --- engine instances --------------------------------------------------------------------------------------------
 
@@ -82,7 +91,6 @@ class SessionFactory {
 
 constexpr std::size_t kMaxContexts = 8;
 constexpr int kStorageFormat = 4;
-constexpr double kDefaultIdleTtlMs = 86400000;
 // How long an execute waits for an engine's promise (INTERPRETER_ENGINE_WAIT_MS; docs/engine-authors.md): a promise
 // that never settles must not hold the Interpreter, and every call queued behind it, forever.
 constexpr double kDefaultEngineWaitMs = 30000;
@@ -93,9 +101,6 @@ double parseEngineWait(std::optional<std::string_view> value);
 // INTERPRETER_MAX_SNAPSHOT_BYTES (docs/limits.md): the most a context's snapshot may store (its rows, compressed).
 // Unset, empty, or not a finite number > 0: no cap (0).
 double parseMaxSnapshotBytes(std::optional<std::string_view> value);
-
-// INTERPRETER_IDLE_TTL_MS (protocol §4.7): unset/empty -> default; Number(value) if finite and >= 0, else default.
-double parseIdleTtl(std::optional<std::string_view> value);
 
 // What an RPC or HTTP step asks the shim to do next.
 struct Step {

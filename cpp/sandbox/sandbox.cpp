@@ -7,16 +7,16 @@
 #include <map>
 #include <set>
 
-#include "../interp/idle.h"
+#include "../durable/idle.h"
 #include "../workspace/workspace.h"
 
 namespace sw::sandbox {
 
 namespace {
 
-using interp::SqlArg;
-using interp::SqlRow;
-using interp::SqlValue;
+using durable::SqlArg;
+using durable::SqlRow;
+using durable::SqlValue;
 using json::Value;
 using json::Writer;
 
@@ -426,7 +426,7 @@ struct Sandbox::Exchange::Pending {
   bool respondWhenDone = true;
 };
 
-Sandbox::Sandbox(interp::Sql& sql, interp::Alarm& alarm, server::Clock& clock, Config config, double armedAlarm,
+Sandbox::Sandbox(durable::Sql& sql, durable::Alarm& alarm, server::Clock& clock, Config config, double armedAlarm,
                  wasi::RandomSource random)
     : sql_(sql), alarm_(alarm), clock_(clock), config_(std::move(config)), armedAlarm_(armedAlarm),
       random_(random ? std::move(random) : wasi::systemRandom()) {
@@ -594,7 +594,7 @@ void Sandbox::wipe() {
 
 double Sandbox::touch(bool alwaysWriteLastUsed) {
   const double t = now();
-  const interp::IdleTouch touched = interp::touchIdleAlarm(alarm_, config_.idleTtlMs, armedAlarm_, t);
+  const durable::IdleTouch touched = durable::touchIdleAlarm(alarm_, config_.idleTtlMs, armedAlarm_, t);
   if (meta_ && (touched.rearmed || alwaysWriteLastUsed)) {
     meta_->lastUsed = server::isoTime(int64_t(t));
     writeMeta();
@@ -913,7 +913,7 @@ const Action& Sandbox::Exchange::startAlarm() {
   owner_.armedAlarm_ = std::nan("");  // the alarm that fired is no longer armed
   const double ttl = owner_.config_.idleTtlMs;
   if (owner_.meta_ && ttl != 0) {
-    const double deadline = interp::parseIsoMs(owner_.meta_->lastUsed) + ttl;
+    const double deadline = durable::parseIsoMs(owner_.meta_->lastUsed) + ttl;
     if (deadline > owner_.now()) {
       owner_.alarm_.set(deadline);
       owner_.armedAlarm_ = deadline;

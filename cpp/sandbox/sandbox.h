@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "../abi/abi.h"
+#include "../durable/sql.h"
 #include "../http/http.h"
-#include "../interp/sql.h"
 #include "../json/json.h"
 #include "../server/server.h"
 #include "../wasi/wasi.h"
@@ -58,7 +58,7 @@ bool fileApiDisabledBy(std::optional<std::string_view> value);
 
 struct Config {
   std::string objectId;  // this Durable Object's id (ctx.id.toString()): the interpreter key, protocol §4.1
-  double idleTtlMs = 86400000;  // SANDBOX_IDLE_TTL_MS, parsed with interp::parseIdleTtl
+  double idleTtlMs = 86400000;  // SANDBOX_IDLE_TTL_MS, parsed with durable::parseIdleTtl
   bool fileApiDisabled = false;  // SANDBOX_FILE_API === "disabled"
 };
 
@@ -113,7 +113,7 @@ class Sandbox {
  public:
   // Creates the tables, wiping any other layout first (protocol §7.10), and loads the state. `armedAlarm`: the alarm the
   // platform reports at start-up (NaN when none). `random`: null = wasi::systemRandom() (context ids, lifetime).
-  Sandbox(interp::Sql& sql, interp::Alarm& alarm, server::Clock& clock, Config config, double armedAlarm,
+  Sandbox(durable::Sql& sql, durable::Alarm& alarm, server::Clock& clock, Config config, double armedAlarm,
           wasi::RandomSource random = {});
   ~Sandbox();
   Sandbox(const Sandbox&) = delete;
@@ -215,8 +215,8 @@ class Sandbox {
   double now() const;
   std::string nowIso() const;
 
-  interp::Sql& sql_;
-  interp::Alarm& alarm_;
+  durable::Sql& sql_;
+  durable::Alarm& alarm_;
   server::Clock& clock_;
   Config config_;
   double armedAlarm_;  // NaN: none known
