@@ -1,13 +1,10 @@
 #include "sandbox.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <set>
 
-#include "../durable/idle.h"
 #include "../workspace/workspace.h"
 
 namespace sw::sandbox {
@@ -17,23 +14,15 @@ namespace {
 using durable::SqlArg;
 using durable::SqlRow;
 using durable::SqlValue;
+using json::member;
+using json::numberOr;
+using json::stringOr;
 using json::Value;
 using json::Writer;
 
 // An env map with JavaScript object order; nullopt values (protocol §7.6 `null`) remove a key when layered.
 using EnvEntries = std::vector<std::pair<std::string, std::optional<std::string>>>;
 
-std::string jsonString(std::string_view s) {
-  std::string out;
-  Writer(out).string(s);
-  return out;
-}
-
-const Value* member(const Value& v, std::string_view key) { return v.isObject() ? v.find(key) : nullptr; }
-std::string stringOr(const Value* v, std::string_view fallback) {
-  return v && v->isString() ? v->asString() : std::string(fallback);
-}
-double numberOr(const Value* v, double fallback) { return v && v->isNumber() ? v->asNumber() : fallback; }
 
 // An execute result's context.restored:false + restoreError {code, message} (docs/snapshots.md), as canonical JSON
 // {code, message}; "" when absent or malformed (an optional field from another party never fails the call).
@@ -343,16 +332,11 @@ struct Sandbox::Meta {
 
 // A context row (protocol §7.10): { id, binding, language, engine, cwd, envVars, createdAt, lastUsed, executions,
 // snapshot }.
-struct Sandbox::Context {
-  std::string id;
+struct Sandbox::Context : durable::ContextRow {
   std::string binding;
   std::string language;
   std::string engine;
-  std::string cwd = "/workspace";
   std::string envJson = "{}";
-  std::string createdAt;
-  std::string lastUsed;
-  double executions = 0;
   std::string snapshotJson = "null";  // exactly what the interpreter last returned
   // The last execute whose state was not restored (docs/snapshots.md): {code, message, at}; empty = none yet.
   std::string restoreErrorJson;
@@ -367,32 +351,21 @@ struct Sandbox::Context {
     w.key("engine").string(engine);
     w.key("cwd").string(cwd);
     w.key("envVars").raw(envJson);
-    w.key("createdAt").string(createdAt);
-    w.key("lastUsed").string(lastUsed);
-    w.key("executions").number(executions);
+    writeUsage(w);
     w.key("snapshot").raw(snapshotJson);
     if (!restoreErrorJson.empty()) w.key("restoreError").raw(restoreErrorJson);
     w.endObject();
     return out;
   }
-  static std::optional<Context> fromJson(std::string_view text) {
-    auto parsed = json::parseCopy(text);
-    if (!parsed.ok() || !parsed.value.isObject()) return std::nullopt;
-    const Value& v = parsed.value;
-    Context c;
-    c.id = stringOr(member(v, "id"), "");
-    c.binding = stringOr(member(v, "binding"), "");
-    c.language = stringOr(member(v, "language"), "");
-    c.engine = stringOr(member(v, "engine"), "");
-    c.cwd = stringOr(member(v, "cwd"), "/workspace");
-    if (const Value* env = member(v, "envVars"); env && env->isObject()) c.envJson = sandbox::envJson(envFromJson(json::stringify(*env)));
-    c.createdAt = stringOr(member(v, "createdAt"), "");
-    c.lastUsed = stringOr(member(v, "lastUsed"), c.createdAt);
-    c.executions = numberOr(member(v, "executions"), 0);
-    if (const Value* s = member(v, "snapshot")) c.snapshotJson = json::stringify(*s);
-    if (const Value* e = member(v, "restoreError"); e && e->isObject()) c.restoreErrorJson = json::stringify(*e);
-    if (c.id.empty() || c.binding.empty()) return std::nullopt;
-    return c;
+  static std::optional<Context> fromJson(std::string_view text) { return read<Context>(text); }
+  bool readOwn(const Value& v) {
+    binding = stringOr(member(v, "binding"), "");
+    language = stringOr(member(v, "language"), "");
+    engine = stringOr(member(v, "engine"), "");
+    if (const Value* env = member(v, "envVars"); env && env->isObject()) envJson = sandbox::envJson(envFromJson(json::stringify(*env)));
+    if (const Value* s = member(v, "snapshot")) snapshotJson = json::stringify(*s);
+    if (const Value* e = member(v, "restoreError"); e && e->isObject()) restoreErrorJson = json::stringify(*e);
+    return !id.empty() && !binding.empty();
   }
   // The listing entry of GET /contexts and POST /contexts' answer.
   void writeSummary(Writer& w) const {
@@ -426,11 +399,29 @@ struct Sandbox::Exchange::Pending {
   bool respondWhenDone = true;
 };
 
+namespace {
+
+// The layout of protocol §7.10 (format 1). An Interpreter's rows, or meta rows none of which is the Sandbox's, are
+// another layout: wiped, never migrated.
+durable::Layout sandboxLayout(const Config& config) {
+  durable::Layout layout;
+  layout.metaKey = "sandbox";
+  layout.format = kStorageFormat;
+  // While the File API is disabled the files table is left alone (protocol §7.10): it is created once it is enabled.
+  if (!config.fileApiDisabled)
+    layout.ownTables = {"CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, data BLOB, updated_at INTEGER)"};
+  layout.foreignTables = {"chunks", "pages"};
+  layout.foreignWithoutOwnRow = true;
+  return layout;
+}
+
+}  // namespace
+
 Sandbox::Sandbox(durable::Sql& sql, durable::Alarm& alarm, server::Clock& clock, Config config, double armedAlarm,
                  wasi::RandomSource random)
-    : sql_(sql), alarm_(alarm), clock_(clock), config_(std::move(config)), armedAlarm_(armedAlarm),
-      random_(random ? std::move(random) : wasi::systemRandom()) {
-  ensureSchema();
+    : durable::Object(sql, alarm, clock, sandboxLayout(config), config.idleTtlMs, armedAlarm, std::move(random)),
+      config_(std::move(config)) {
+  openStorage();  // its meta row is read by load()
   load();
 }
 
@@ -438,82 +429,7 @@ Sandbox::~Sandbox() = default;
 
 std::size_t Sandbox::contextCount() const { return contexts_.size(); }
 
-double Sandbox::now() const { return double(clock_.epochMs()); }
-std::string Sandbox::nowIso() const { return server::isoTime(clock_.epochMs()); }
-
-std::string Sandbox::randomUuid() {
-  uint8_t b[16] = {};
-  if (!random_ || !random_(b, sizeof b)) {
-    // No entropy source answered: a context id must still be unique within this sandbox, so mix the clocks in.
-    const auto t = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-    const auto e = uint64_t(clock_.epochMs());
-    std::memcpy(b, &t, sizeof t);
-    std::memcpy(b + 8, &e, sizeof e);
-  }
-  b[6] = uint8_t((b[6] & 0x0f) | 0x40);
-  b[8] = uint8_t((b[8] & 0x3f) | 0x80);
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    out += digits[b[i] >> 4];
-    out += digits[b[i] & 15];
-  }
-  return out;
-}
-
 // --- storage (protocol §7.10) ------------------------------------------------------------------------------------------
-
-void Sandbox::ensureSchema() {
-  std::vector<SqlRow> tables;
-  sql_.exec("SELECT name FROM sqlite_master WHERE type = 'table'", {}, &tables);
-  bool hasMeta = false, foreign = false;
-  for (const auto& row : tables) {
-    if (row.empty() || row[0].type != SqlValue::Type::Text) continue;
-    if (row[0].bytes == "chunks" || row[0].bytes == "pages") foreign = true;
-    if (row[0].bytes == "meta") hasMeta = true;
-  }
-  if (hasMeta && !foreign) {
-    std::vector<SqlRow> rows;
-    sql_.exec("SELECT key, value FROM meta", {}, &rows);
-    bool sandboxRow = false, otherRows = false;
-    for (const auto& row : rows) {
-      if (row.size() < 2) continue;
-      if (row[0].bytes != "sandbox") {
-        otherRows = true;
-        continue;
-      }
-      sandboxRow = true;
-      auto parsed = json::parseCopy(row[1].bytes);
-      const Value* format = parsed.ok() ? member(parsed.value, "format") : nullptr;
-      if (!format || !format->isNumber() || format->asNumber() != kStorageFormat) foreign = true;
-    }
-    if (otherRows && !sandboxRow) foreign = true;
-  }
-  if (foreign) {
-    wipeStorage();
-    alarm_.remove();
-    armedAlarm_ = std::nan("");
-    return;
-  }
-  createTables();
-}
-
-void Sandbox::createTables() {
-  sql_.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)", {});
-  sql_.exec("CREATE TABLE IF NOT EXISTS contexts (id TEXT PRIMARY KEY, value TEXT)", {});
-  // While the File API is disabled the files table is left alone (protocol §7.10): it is created once it is enabled.
-  if (!config_.fileApiDisabled)
-    sql_.exec("CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, data BLOB, updated_at INTEGER)", {});
-}
-
-void Sandbox::wipeStorage() {
-  sql_.transaction([&] {
-    for (const char* table : {"meta", "contexts", "files", "chunks", "pages"})
-      sql_.exec(std::string("DROP TABLE IF EXISTS ") + table, {});
-    createTables();
-  });
-}
 
 void Sandbox::load() {
   meta_.reset();
@@ -561,15 +477,9 @@ void Sandbox::ensureMeta(std::string_view id) {
   writeMeta();
 }
 
-void Sandbox::writeMeta() {
-  sql_.exec("INSERT INTO meta (key, value) VALUES ('sandbox', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            {SqlArg::text(meta_->toJson())});
-}
+void Sandbox::writeMeta() { writeMetaRow(meta_->toJson()); }
 
-void Sandbox::saveContext(const Context& c) {
-  sql_.exec("INSERT INTO contexts (id, value) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET value = excluded.value",
-            {SqlArg::text(c.id), SqlArg::text(c.toJson())});
-}
+void Sandbox::saveContext(const Context& c) { saveContextRow(c.id, c.toJson()); }
 
 void Sandbox::persist(const Changes& changes) {
   if (config_.fileApiDisabled) return;
@@ -584,22 +494,16 @@ void Sandbox::persist(const Changes& changes) {
 }
 
 void Sandbox::wipe() {
-  wipeStorage();
-  alarm_.remove();
-  armedAlarm_ = std::nan("");
+  wipeStorageAndAlarm();
   meta_.reset();
   contexts_.clear();
   files_.clear();
 }
 
-double Sandbox::touch(bool alwaysWriteLastUsed) {
-  const double t = now();
-  const durable::IdleTouch touched = durable::touchIdleAlarm(alarm_, config_.idleTtlMs, armedAlarm_, t);
-  if (meta_ && (touched.rearmed || alwaysWriteLastUsed)) {
-    meta_->lastUsed = server::isoTime(int64_t(t));
-    writeMeta();
-  }
-  return touched.deadline;
+void Sandbox::recordLastUsed(const std::string& iso) {
+  if (!meta_) return;
+  meta_->lastUsed = iso;
+  writeMeta();
 }
 
 std::vector<workspace::File> Sandbox::filesFor(std::string_view pathsJson) const {
@@ -614,35 +518,18 @@ std::vector<workspace::File> Sandbox::filesFor(std::string_view pathsJson) const
 
 // --- the exchange --------------------------------------------------------------------------------------------------
 
-Sandbox::Exchange::Exchange(Sandbox& owner) : owner_(owner) {}
+Sandbox::Exchange::Exchange(Sandbox& owner) : durable::Exchange<Action>(owner.clock_), owner_(owner) {}
 Sandbox::Exchange::~Exchange() = default;
 
-const Action& Sandbox::Exchange::respond(http::Response r) {
-  action_ = Action{};
-  action_.kind = ActionKind::Respond;
-  action_.response = std::move(r);
-  body_.release();
+void Sandbox::Exchange::responded() {
   pending_.reset();
   stage_ = Stage::Done;
-  return action_;
 }
-
-const Action& Sandbox::Exchange::error(int status, std::string_view code, std::string_view message,
-                                       std::string_view context) {
-  return respond(server::errorResponse(owner_.clock_, status, code, message, context));
-}
-
-const Action& Sandbox::Exchange::fail() { return respond(server::internalErrorResponse(owner_.clock_)); }
 
 const Action& Sandbox::Exchange::readBody(const http::RequestHead& head, Route route, std::size_t limit) {
-  if (server::declaredTooLarge(head, double(limit))) return invalid(413, "Request too large");
   route_ = route;
   stage_ = Stage::Body;
-  action_ = Action{};
-  action_.kind = ActionKind::ReadBody;
-  action_.bodyLimit = limit;
-  body_.allocate(limit);
-  return action_;
+  return durable::Exchange<Action>::readBody(head, limit);
 }
 
 const Action& Sandbox::Exchange::fetch(Stage stage, std::string binding, std::string method, std::string path,
@@ -679,14 +566,9 @@ const Action& Sandbox::Exchange::start(const http::RequestHead& head) {
                    R"({"feature":"files"})");
     return readBody(head, Route::Files, kFilesBodyLimit);
   }
-  constexpr std::string_view prefix = "/contexts/";
-  if (method == "DELETE" && path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
-      path.find('/', prefix.size()) == std::string::npos) {
-    std::string contextId;
-    if (http::percentDecode(std::string_view(path).substr(prefix.size()), contextId)) {
-      if (server::isDotSegment(contextId)) return invalid(400, server::kDotSegmentIdMessage);
-      return deleteContext(contextId);
-    }
+  if (auto contextId = durable::deletedContextId(head, path)) {
+    if (server::isDotSegment(*contextId)) return invalid(400, server::kDotSegmentIdMessage);
+    return deleteContext(std::move(*contextId));
   }
   return invalid(404, "Not found");
 }
@@ -698,16 +580,13 @@ const Action& Sandbox::Exchange::bodyFailed() {
 
 const Action& Sandbox::Exchange::bodyReceived(std::size_t n) {
   if (stage_ != Stage::Body) return fail();
-  if (body_.tooLarge(n)) return invalid(413, "Request too large");
-  auto parsed = body_.parse(n);
-  body_.release();
-  if (!parsed.ok()) return invalid(400, "Invalid JSON");
-  if (!parsed.value.isObject()) return invalid(400, "Expected an object");
+  auto parsed = bodyObject(n);
+  if (!parsed) return action_;
   switch (route_) {
-    case Route::Execute: return execute(parsed.value);
-    case Route::CreateContext: return createContext(parsed.value);
-    case Route::SetEnv: return setEnv(parsed.value);
-    case Route::Files: return files(parsed.value);
+    case Route::Execute: return execute(*parsed);
+    case Route::CreateContext: return createContext(*parsed);
+    case Route::SetEnv: return setEnv(*parsed);
+    case Route::Files: return files(*parsed);
     case Route::None: break;
   }
   return fail();
@@ -718,17 +597,13 @@ const Action& Sandbox::Exchange::bodyReceived(std::size_t n) {
 const Action& Sandbox::Exchange::createContext(const Value& body) {
   const Value* binding = body.find("binding");
   if (!binding || !binding->isString() || binding->asString().empty()) return invalid(400, "binding is required");
-  std::string cwd = "/workspace";
-  if (const Value* c = body.find("cwd")) {
-    if (!c->isString() || c->asString().empty()) return invalid(400, "cwd must be a non-empty string");
-    workspace::Error err;
-    if (!workspace::normalizePath("/workspace", c->asString(), cwd, err)) return invalid(400, err.message);
-  }
+  std::string cwd;
+  if (auto message = durable::readContextCwd(body, cwd)) return invalid(400, *message);
   EnvEntries env;
   if (const Value* e = body.find("envVars")) {
     if (auto message = readStrictEnv(*e, false, env)) return invalid(400, *message);
   }
-  if (owner_.contexts_.size() >= kMaxContexts) return invalid(400, "Cannot create more than 8 code contexts");
+  if (owner_.contexts_.size() >= durable::kMaxContexts) return invalid(400, durable::kTooManyContextsMessage);
   pending_->binding = binding->asString();
   pending_->cwd = cwd;
   pending_->contextEnvJson = envJson(env);
@@ -818,12 +693,9 @@ const Action& Sandbox::Exchange::listContexts() {
 const Action& Sandbox::Exchange::deleteContext(std::string id) {
   auto& list = owner_.contexts_;
   auto it = std::find_if(list.begin(), list.end(), [&](const Context& c) { return c.id == id; });
-  if (it == list.end()) {
-    return error(404, "CONTEXT_NOT_FOUND", "Code context '" + id + "' not found",
-                 "{\"contextId\":" + jsonString(id) + "}");
-  }
+  if (it == list.end()) return respond(durable::contextNotFound(clock_, id));
   pending_->binding = it->binding;
-  owner_.sql_.exec("DELETE FROM contexts WHERE id = ?", {SqlArg::text(id)});
+  owner_.deleteContextRow(id);
   list.erase(it);
   return fetch(Stage::DeleteRemote, pending_->binding, "DELETE",
                "/interpreters/" + http::percentEncode(owner_.config_.objectId) + "/contexts/" + http::percentEncode(id), "",
@@ -910,17 +782,9 @@ const Action& Sandbox::Exchange::nextDestroyStep() {
 const Action& Sandbox::Exchange::startAlarm() {
   if (stage_ != Stage::Idle) return fail();
   pending_ = std::make_unique<Pending>();
-  owner_.armedAlarm_ = std::nan("");  // the alarm that fired is no longer armed
-  const double ttl = owner_.config_.idleTtlMs;
-  if (owner_.meta_ && ttl != 0) {
-    const double deadline = durable::parseIsoMs(owner_.meta_->lastUsed) + ttl;
-    if (deadline > owner_.now()) {
-      owner_.alarm_.set(deadline);
-      owner_.armedAlarm_ = deadline;
-    } else {
-      return destroy(false);
-    }
-  }
+  std::optional<std::string_view> lastUsed;
+  if (owner_.meta_) lastUsed = owner_.meta_->lastUsed;
+  if (owner_.alarmExpired(lastUsed)) return destroy(false);
   return respond(http::Response::json(200, R"({"success":true})"));
 }
 
@@ -946,10 +810,7 @@ const Action& Sandbox::Exchange::execute(const Value& body) {
   if (contextId) {
     const std::string& id = contextId->asString();
     auto it = std::find_if(list.begin(), list.end(), [&](const Context& c) { return c.id == id; });
-    if (it == list.end()) {
-      return error(404, "CONTEXT_NOT_FOUND", "Code context '" + id + "' not found",
-                   "{\"contextId\":" + jsonString(id) + "}");
-    }
+    if (it == list.end()) return respond(durable::contextNotFound(clock_, id));
     pending_->contextId = id;
     pending_->binding = it->binding;
     return callExecute();
@@ -1030,10 +891,9 @@ const Action& Sandbox::Exchange::executed(CallAnswer answer) {
       return bindingFailed(invalidResult);
     if (const Value* code = body->find("code"); code && code->isString() && code->asString() == "CONTEXT_NOT_FOUND") {
       // The interpreter forgot it (its idle expiry, or a wipe): so does the registry (protocol §7.5 step 7).
-      owner_.sql_.exec("DELETE FROM contexts WHERE id = ?", {SqlArg::text(id)});
+      owner_.deleteContextRow(id);
       list.erase(std::remove_if(list.begin(), list.end(), [&](const Context& c) { return c.id == id; }), list.end());
-      return error(404, "CONTEXT_NOT_FOUND", "Code context '" + id + "' not found",
-                   "{\"contextId\":" + jsonString(id) + "}");
+      return respond(durable::contextNotFound(clock_, id));
     }
     return respond(http::Response::json(int(status->asNumber()), json::stringify(*body)));
   }
@@ -1084,7 +944,7 @@ const Action& Sandbox::Exchange::executed(CallAnswer answer) {
     if (!owner_.files_.apply(dirs, files, deleted, changes, err)) {
       // A workspace error outside the files API: context is just { errno } (protocol §3.7).
       const std::string code = server::errnoCode(err.errnoName);
-      return error(server::codeStatus(code), code, err.message, "{\"errno\":" + jsonString(err.errnoName) + "}");
+      return error(server::codeStatus(code), code, err.message, "{\"errno\":" + json::quote(err.errnoName) + "}");
     }
   }
   Context updated = *it;
@@ -1099,7 +959,7 @@ const Action& Sandbox::Exchange::executed(CallAnswer answer) {
   const std::string restoreError = restoreErrorOf(*rctx);
   if (!restoreError.empty()) {
     updated.restoreErrorJson = restoreError;
-    updated.restoreErrorJson.insert(updated.restoreErrorJson.size() - 1, ",\"at\":" + jsonString(updated.lastUsed));
+    updated.restoreErrorJson.insert(updated.restoreErrorJson.size() - 1, ",\"at\":" + json::quote(updated.lastUsed));
   }
   owner_.sql_.transaction([&] {
     owner_.persist(changes);
@@ -1176,7 +1036,7 @@ const Action& Sandbox::Exchange::fetched(FetchAnswer answer) {
         return fetch(Stage::Stateless, pending_->binding, "POST", "/execute", std::move(body), kRelayAnswerLimit);
       }
       // A new default context: cwd /workspace, no env vars; the cap applies as for POST /contexts.
-      if (owner_.contexts_.size() >= kMaxContexts) return invalid(400, "Cannot create more than 8 code contexts");
+      if (owner_.contexts_.size() >= durable::kMaxContexts) return invalid(400, durable::kTooManyContextsMessage);
       pending_->cwd = "/workspace";
       pending_->contextEnvJson = "{}";
       return remoteCreate(Stage::RemoteDefault);
