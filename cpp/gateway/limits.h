@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "../durable/sql.h"
 #include "../http/http.h"
-#include "../interp/sql.h"
 #include "../server/server.h"
 
 namespace sw::gateway {
@@ -65,7 +65,7 @@ http::Response refusal(server::Clock& clock, const Limits& limits, const Admissi
 // atomically (the Durable Object runs one request at a time and the SQL is synchronous); alarm() drops what expired.
 class Limiter {
  public:
-  Limiter(interp::Sql& sql, interp::Alarm& alarm, server::Clock& clock);
+  Limiter(durable::Sql& sql, durable::Alarm& alarm, server::Clock& clock);
   // `request`: admitRequestJson's; the answer: {"allowed":true} or {"allowed":false,"limit","retryAfterMs"?}.
   // A malformed request answers {"allowed":false,"limit":"invalid"} (the gateway then fails closed).
   std::string admit(std::string_view request);
@@ -76,8 +76,8 @@ class Limiter {
   void prune(double now);
   void rearm();
 
-  interp::Sql& sql_;
-  interp::Alarm& alarm_;
+  durable::Sql& sql_;
+  durable::Alarm& alarm_;
   server::Clock& clock_;
   bool schema_ = false;
   double armed_;

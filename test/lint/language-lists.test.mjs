@@ -15,9 +15,6 @@ const SCANNED = /^(cpp|worker-shim|gateway|cli|scripts)\/|^[^/]+$/;
 const EXTENSIONS = /\.(cpp|h|inc|def|c|js|mjs|cjs|ts|sh|json|jsonc|py|txt|html|cmake)$|(^|\/)CMakeLists\.txt$/;
 // Each with the reason it may name several languages.
 const ALLOWED = new Map([
-  // Each engine's fuel weight. The line is hashed into that engine's cache key (meter_options), and engines are
-  // being re-metered into the shared cache: it moves into the manifests once that is done (issue 25).
-  ["scripts/engines/meter.sh", "SW_METER_SCALE, an engine build input"],
 ]);
 const WINDOW = 6; // lines: names this close together form a list
 

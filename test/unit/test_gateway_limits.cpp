@@ -15,7 +15,7 @@
 #include "json/json.h"
 #include "gateway_languages.h"
 #if !defined(__EMSCRIPTEN__)
-#include "interp/sqlite_native.h"
+#include "durable/sqlite_native.h"
 #endif
 
 using namespace sw;
@@ -230,7 +230,7 @@ std::string admitJson(double requests, double windowMs, double sandboxes, double
 }  // namespace
 
 TEST_CASE("Limiter: a sliding window: N admitted, the next refused until the oldest leaves, never 2N at a boundary") {
-  interp::NativeSqlite sql(":memory:");
+  durable::NativeSqlite sql(":memory:");
   FakeAlarm alarm;
   FakeClock clock;
   gateway::Limiter limiter(sql, alarm, clock);
@@ -253,14 +253,14 @@ TEST_CASE("Limiter: a sliding window: N admitted, the next refused until the old
   CHECK(alarm.armed <= double(t0 + 126000));
   clock.epoch = int64_t(alarm.armed);
   limiter.alarm();
-  std::vector<interp::SqlRow> rows;
+  std::vector<durable::SqlRow> rows;
   sql.exec("SELECT COUNT(*) FROM limiter_hits", {}, &rows);
   CHECK(rows[0][0].number == 0);
   CHECK(limiter.admit(req) == R"({"allowed":true})");
 }
 
 TEST_CASE("Limiter: the sandbox cap: known ids pass, a new one past the cap is refused until one has been idle") {
-  interp::NativeSqlite sql(":memory:");
+  durable::NativeSqlite sql(":memory:");
   FakeAlarm alarm;
   FakeClock clock;
   gateway::Limiter limiter(sql, alarm, clock);
@@ -288,7 +288,7 @@ TEST_CASE("Limiter: rules together; refusals are not recorded; idle TTL 0 counts
   std::filesystem::remove(db);
   FakeClock clock;
   {
-    interp::NativeSqlite sql(db);
+    durable::NativeSqlite sql(db);
     FakeAlarm alarm;
     gateway::Limiter limiter(sql, alarm, clock);
     CHECK(limiter.admit(admitJson(3, 60000, 1, 0, "a")) == R"({"allowed":true})");
@@ -297,7 +297,7 @@ TEST_CASE("Limiter: rules together; refusals are not recorded; idle TTL 0 counts
   }
   {
     // A new instance over the same storage (the Durable Object was evicted): the counts are still there.
-    interp::NativeSqlite sql(db);
+    durable::NativeSqlite sql(db);
     FakeAlarm alarm;
     gateway::Limiter limiter(sql, alarm, clock);
     CHECK(limiter.admit(admitJson(3, 60000, 1, 0, "a")) == R"({"allowed":true})");
@@ -311,7 +311,7 @@ TEST_CASE("Limiter: rules together; refusals are not recorded; idle TTL 0 counts
 }
 
 TEST_CASE("Limiter: a malformed request is refused as invalid (the gateway then answers 502)") {
-  interp::NativeSqlite sql(":memory:");
+  durable::NativeSqlite sql(":memory:");
   FakeAlarm alarm;
   FakeClock clock;
   gateway::Limiter limiter(sql, alarm, clock);
