@@ -80,10 +80,11 @@ mergeInto(LibraryManager.library, {
       r = argc === 0 ? fn() : argc === 1 ? fn(a0) : argc === 2 ? fn(a0, a1) : argc === 3 ? fn(a0, a1, a2) : fn(a0, a1, a2, a3);
     } catch (e) {
       Module['wasmifyLastError'] = e;
-      // Thrown inside core code the guest re-entered (a syscall that never returned, e.g. a RangeError for the stack):
-      // not a guest trap but a core whose C++ state is half unwound. It is marked for the shim, which drops this core
-      // instance, and the exception continues up instead of the core going on as if the guest had trapped.
-      if (Module['_sw_wasi_call_depth'] && Module['_sw_wasi_call_depth']() !== depth) {
+      // Thrown inside core code the guest re-entered (a syscall that never returned): V8's stack running out there
+      // leaves the core consistent and the call is a guest trap; anything else (a core trap) half unwound its C++
+      // state, so it is marked for the shim, which drops this core instance, and the exception continues up. The core
+      // decides which (sw_wasi_unwound); this only says whether it is a RangeError.
+      if (Module['_sw_wasi_unwound'] && !Module['_sw_wasi_unwound'](depth, e instanceof RangeError ? 1 : 0)) {
         Module['coreCorrupted'] = e;
         throw e;
       }
