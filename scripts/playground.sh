@@ -21,4 +21,5 @@ export PATH="$SW_ROOT/node_modules/.bin:$PATH"   # wrangler needs Node >= 22: us
 exec wrangler dev -c gateway/wrangler.jsonc -c wrangler.jsonc -c engines/python/wrangler.jsonc \
   -c engines/perl/wrangler.jsonc -c engines/ruby/wrangler.jsonc -c engines/lua/wrangler.jsonc \
   --ip 127.0.0.1 --port "$PORT" --show-interactive-dev-session=false --var SANDBOX_FILE_API:enabled \
-  --var PLAYGROUND_RATE_LIMIT:10000 --var PLAYGROUND_MAX_SANDBOXES:1000
+  --var PLAYGROUND_RATE_LIMIT:10000 --var PLAYGROUND_MAX_SANDBOXES:1000 \
+  --var PLAYGROUND_MAX_TOTAL_SANDBOXES:100000
