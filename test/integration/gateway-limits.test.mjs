@@ -35,6 +35,13 @@ async function assertRefusal(res, message, context, maxRetryAfter) {
   assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= maxRetryAfter, `retry-after ${retryAfter}`);
 }
 
+// The gateway in front of the JavaScript runtime: the deploy config's vars, the local ones, then `vars` over them.
+const startWith = (vars) =>
+  startPlayground({
+    languages: ["javascript"],
+    gateway: { bindings: { ...wranglerWorker(GATEWAY_CONFIG).workerOptions.bindings, ...LOCAL_VARS, ...vars } },
+  });
+
 const run = async (pg, path, ip, code = "6 * 7") => {
   const r = await assertExecutionResult(await pg.fetch(path, post({ code }, ip)));
   assert.equal(r.error, undefined, JSON.stringify(r.error));
@@ -44,17 +51,7 @@ const run = async (pg, path, ip, code = "6 * 7") => {
 describe("Playground gateway: per-client rate limit", () => {
   let pg;
   before(async () => {
-    pg = await startPlayground({
-      languages: ["javascript"],
-      gateway: {
-        bindings: {
-          ...wranglerWorker(GATEWAY_CONFIG).workerOptions.bindings,
-          ...LOCAL_VARS,
-          PLAYGROUND_RATE_LIMIT: "4",
-          PLAYGROUND_RATE_WINDOW_SECONDS: "3600",
-        },
-      },
-    });
+    pg = await startWith({ PLAYGROUND_RATE_LIMIT: "4", PLAYGROUND_RATE_WINDOW_SECONDS: "3600" });
   });
   after(() => pg?.dispose());
 
@@ -99,17 +96,8 @@ describe("Playground gateway: per-client rate limit", () => {
 describe("Playground gateway: per-client cap on sandboxes", () => {
   let pg;
   before(async () => {
-    pg = await startPlayground({
-      languages: ["javascript"],
-      gateway: {
-        bindings: {
-          ...wranglerWorker(GATEWAY_CONFIG).workerOptions.bindings,
-          ...LOCAL_VARS,
-          PLAYGROUND_MAX_SANDBOXES: "2",
-          PLAYGROUND_RATE_LIMIT: "12",
-          PLAYGROUND_RATE_WINDOW_SECONDS: "3600",
-        },
-      },
+    pg = await startWith({
+      PLAYGROUND_MAX_SANDBOXES: "2", PLAYGROUND_RATE_LIMIT: "12", PLAYGROUND_RATE_WINDOW_SECONDS: "3600",
     });
   });
   after(() => pg?.dispose());
@@ -149,18 +137,9 @@ describe("Playground gateway: per-client cap on sandboxes", () => {
 describe("Playground gateway: a cap on the sandboxes of all clients together", () => {
   let pg;
   before(async () => {
-    pg = await startPlayground({
-      languages: ["javascript"],
-      gateway: {
-        bindings: {
-          ...wranglerWorker(GATEWAY_CONFIG).workerOptions.bindings,
-          ...LOCAL_VARS,
-          PLAYGROUND_MAX_TOTAL_SANDBOXES: "3",
-          PLAYGROUND_MAX_SANDBOXES: "2",
-          PLAYGROUND_RATE_LIMIT: "100",
-          PLAYGROUND_RATE_WINDOW_SECONDS: "3600",
-        },
-      },
+    pg = await startWith({
+      PLAYGROUND_MAX_TOTAL_SANDBOXES: "3", PLAYGROUND_MAX_SANDBOXES: "2",
+      PLAYGROUND_RATE_LIMIT: "100", PLAYGROUND_RATE_WINDOW_SECONDS: "3600",
     });
   });
   after(() => pg?.dispose());

@@ -267,6 +267,11 @@ for (const [title, entry] of runtimes) describe(`a WasmifyDriver written in Java
     );
   const post = (p, body) =>
     rt.fetch(p, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const createContext = (key, id) => rt.fetch(`https://runtime.test/interpreters/${key}/contexts`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ id }),
+  });
 
   before(async () => {
     buildWasmifyCounterGuest();
@@ -289,12 +294,7 @@ for (const [title, entry] of runtimes) describe(`a WasmifyDriver written in Java
   // Incident: V8's stack ran out inside the core's `charge` import (the ASan core, JSON.stringify 100,000 deep), and the
   // shim dropped the core with a 502. `deep` calls sandbox.tick at every level, so the overflow lands inside the core.
   it("V8's stack exhausted inside a WASI call is an EngineError; the context keeps its stored state (host stack overflow)", async () => {
-    const created = await rt.fetch("https://runtime.test/interpreters/deep/contexts", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ id: "d" }),
-    });
-    assert.equal(created.status, 201);
+    assert.equal((await createContext("deep", "d")).status, 201);
     const run = async (code) => {
       const res = await post("/run", { key: "deep", contextId: "d", code });
       assert.equal(res.status, 200);
@@ -322,12 +322,7 @@ for (const [title, entry] of runtimes) describe(`a WasmifyDriver written in Java
   });
 
   it("protocol §5.3: every rule, with executeInContext from a caller Worker and restarts of workerd", async () => {
-    const created = await rt.fetch("https://runtime.test/interpreters/k/contexts", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ id: "c1" }),
-    });
-    assert.equal(created.status, 201);
+    assert.equal((await createContext("k", "c1")).status, 201);
     await checkSessionRules({
       run: async (code, { dirs } = {}) => {
         if (dirs) await post("/dirs", dirs);
