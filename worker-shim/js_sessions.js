@@ -234,7 +234,7 @@ export const sessionHostImports = {
     } catch (error) {
       // Thrown inside core code the guest re-entered (a WASI call that never returned): unless the core says it is
       // consistent (V8's stack ran out there), its C++ state is half unwound and the shim drops it (wasmify_bridge.js).
-      if (!this._sw_wasi_unwound(depth, error instanceof RangeError ? 1 : 0)) this.coreCorrupted = error;
+      if (!this._sw_wasi_unwound(depth, this.isHostStackOverflow(error) ? 1 : 0)) this.coreCorrupted = error;
       return executeThrew(this, error);
     }
     if (isThenable(outcome)) {

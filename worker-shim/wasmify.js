@@ -205,7 +205,7 @@ function hostWasmifyHook(driverId, hook, call, handle, argPtr, argLen) {
   } catch (error) {
     end();
     // Thrown inside core code the guest re-entered: dropped unless the core says it is consistent (js_sessions.js).
-    if (!core._sw_wasi_unwound(depth, error instanceof RangeError ? 1 : 0)) core.coreCorrupted = error;
+    if (!core._sw_wasi_unwound(depth, core.isHostStackOverflow(error) ? 1 : 0)) core.coreCorrupted = error;
     return threw(core, error);
   }
   if (isThenable(value)) {

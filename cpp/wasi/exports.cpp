@@ -68,8 +68,8 @@ uint32_t g_callDepth = 0;
 // cut short that way has the basic guarantee a C++ exception (std::bad_alloc, which call() turns into a trap) gives it:
 // its Host, discarded with the instance; the workspace mirror, rolled back with the failed round; the allocator,
 // whose dlmalloc calls only sbrk, before it changes anything (realloc between its malloc and free: at worst a leaked
-// block; checked on Emscripten 3.1.6's libc). Only the count needs repair. Any other exception (a core
-// trap, a RuntimeError: an out-of-bounds access, abort()) may have stopped mid-update: the core is not consistent.
+// block; checked on Emscripten 3.1.6's libc). Only the count needs repair. Any other exception is not vouched for: a
+// core trap (out of bounds, abort()) may stop mid-update, and an import's own throw is the shim's bug to find.
 bool unwoundConsistently(uint32_t depthBefore, bool hostStackOverflow) {
   if (g_callDepth == depthBefore) return true;  // nothing of the core was unwound
   if (g_callDepth < depthBefore || !hostStackOverflow) return false;
@@ -202,7 +202,7 @@ EMSCRIPTEN_KEEPALIVE const char* sw_wasi_error() { return g_error.c_str(); }
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_call_depth() { return g_callDepth; }
 
 // After a JavaScript exception ended a guest call that began at `depthBefore`: 1 when the core is consistent (the call
-// is a guest trap), 0 when it must be dropped (unwoundConsistently). `hostStackOverflow`: the exception is a RangeError.
+// is a guest trap), 0 when it must be dropped (unwoundConsistently). `hostStackOverflow`: it is V8's stack overflow.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_unwound(uint32_t depthBefore, uint32_t hostStackOverflow) {
   return unwoundConsistently(depthBefore, hostStackOverflow != 0) ? 1 : 0;
 }
