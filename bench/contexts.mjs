@@ -19,7 +19,7 @@ import { performance } from "node:perf_hooks";
 import { createTestState, createTestInterpreter } from "../worker-shim/testing.js";
 // After testing.js: its module hooks turn the .wasm imports of these into compiled modules, as in workerd.
 const { getCore } = await import("../worker-shim/core.js");
-const { javascriptEngine } = await import("../worker-shim/javascript.js");
+const { javascriptEngine } = await import("../engines/javascript/engine.js");
 
 const rounds = Number(process.argv[process.argv.indexOf("--rounds") + 1]) || 30;
 const dir = mkdtempSync(path.join(tmpdir(), "sw-bench-contexts-"));

@@ -63,7 +63,7 @@ const FRESH = Number(opts.fresh);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 
 const ENGINES = {
-  javascript: async () => (await import("../worker-shim/javascript.js")).javascriptEngine,
+  javascript: async () => (await import("../engines/javascript/engine.js")).javascriptEngine,
   python: async () => (await import("../engines/python/engine.js")).pythonEngine,
   perl: async () => (await import("../engines/perl/engine.js")).perlEngine,
   ruby: async () => (await import("../engines/ruby/engine.js")).rubyEngine, // stateless only: no (b)

@@ -20,7 +20,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 if (process.argv.includes("--snapshots-only")) {
   const { mkdtempSync } = fs;
   const { createTestState, createTestInterpreter } = await import("../worker-shim/testing.js");
-  const { javascriptEngine } = await import("../worker-shim/javascript.js");
+  const { javascriptEngine } = await import("../engines/javascript/engine.js");
   const dir = mkdtempSync(path.join(os.tmpdir(), "sw-bench-intl-snap-"));
   const state = createTestState({ path: path.join(dir, "i.sqlite") });
   const interpreter = createTestInterpreter(javascriptEngine, state);

@@ -55,7 +55,7 @@ const REQUESTS = Number(opts.requests);
 const WARMUP = Number(opts.warmup);
 const CONCURRENCY = Number(opts.concurrency);
 const COMPUTE_RUNS = Number(opts["compute-runs"]);
-const FUEL = 50_000_000; // worker-shim/javascript.js limits.fuel
+const FUEL = 50_000_000; // engines/javascript/engine.js limits.fuel
 
 const COMPUTE_EXPECT = "fib=46368 acc=";
 // The mix's parts, each alone (--parts), with the mix's sizes; each completion value is checked against
@@ -270,7 +270,7 @@ async function runQjsColdInstance(code) {
 
 const DRIVER = `
 import { handleRequest } from "../worker-shim/core.js";
-import { javascriptEngine } from "../worker-shim/javascript.js";
+import { javascriptEngine } from "../engines/javascript/engine.js";
 export default {
   async fetch(req) {
     const url = new URL(req.url);
@@ -289,7 +289,7 @@ export default {
 
 function driverOptions() {
   const { workerOptions, rules } = wranglerWorker();
-  const deps = [...collectModules(path.join(ROOT, "worker-shim/core.js"), rules), ...collectModules(path.join(ROOT, "worker-shim/javascript.js"), rules)];
+  const deps = [...collectModules(path.join(ROOT, "worker-shim/core.js"), rules), ...collectModules(path.join(ROOT, "engines/javascript/engine.js"), rules)];
   return {
     name: "driver",
     compatibilityDate: workerOptions.compatibilityDate,

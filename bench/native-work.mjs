@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmark (not a test): adversarial JavaScript programs whose time goes into QuickJS's native builtins (issue 13
 // part 2), through the real runtime in Node: worker-shim/core.js handleRequest (stateless POST /execute) with the
-// real JavaScript engine (worker-shim/javascript.js) and the production fuel budget (50,000,000). Per program: wall
+// real JavaScript engine (engines/javascript/engine.js) and the production fuel budget (50,000,000). Per program: wall
 // seconds until the response (result or ExecutionLimitError), fuel consumed, and seconds per 50M fuel
 // (= wall × 50M / fuel): how long a program that does only this could run on one budget. The first row, a plain
 // `for (;;) {}`, is the baseline (the cheapest bytecode); "× base" is each row's seconds per 50M over the baseline's.
@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import "../worker-shim/testing.js";
 
 const { handleRequest } = await import("../worker-shim/core.js");
-const { javascriptEngine } = await import("../worker-shim/javascript.js");
+const { javascriptEngine } = await import("../engines/javascript/engine.js");
 const { values: opts } = parseArgs({ options: { only: { type: "string" }, reps: { type: "string", default: "3" } } });
 
 const S = 'const s = "x".repeat(1e7);';

@@ -73,7 +73,7 @@ async function child(tree) {
   await import(path.join(tree, "worker-shim/testing.js"));
   const { handleRequest, getCore } = await import(path.join(tree, "worker-shim/core.js"));
   const engines = {
-    javascript: (await import(path.join(tree, "worker-shim/javascript.js"))).javascriptEngine,
+    javascript: (await import(path.join(tree, "engines/javascript/engine.js"))).javascriptEngine,
     python: (await import(path.join(tree, "engines/python/engine.js"))).pythonEngine,
   };
   const core = await getCore();

@@ -43,7 +43,7 @@ const DEFAULT_EXECUTES = { javascript: 10000, python: 2000 };
 const EVERY = Number(opts.every);
 
 const ENGINES = {
-  javascript: async () => (await import("../worker-shim/javascript.js")).javascriptEngine,
+  javascript: async () => (await import("../engines/javascript/engine.js")).javascriptEngine,
   python: async () => (await import("../engines/python/engine.js")).pythonEngine,
 };
 // Execute i (1-based) answers i.

@@ -3,7 +3,7 @@
 // `wrangler.<runtime>.jsonc` per runtime) or, with --engine, the skeleton of a third-party engine built on
 // @sandbox-workers/interpreter. It writes files only: it neither installs nor deploys. Everything is checked before the
 // first file is written, so a refused run leaves the directory as it was.
-import { lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -11,8 +11,13 @@ const here = fileURLToPath(new URL(".", import.meta.url));
 // The packages this CLI scaffolds against are released together with it, at the same version.
 const VERSION = JSON.parse(readFileSync(join(here, "package.json"), "utf8")).version;
 
-// Runtimes and whether their Worker can keep code contexts (Ruby is stateless only: seed 002).
-const RUNTIMES = { javascript: true, python: true, perl: true, ruby: false, lua: true };
+// The runtimes, from the language manifests (engines/<id>/engine.json): id -> { name, package, binding, contexts }
+// (contexts false: the Worker is stateless only). Packed, runtimes.json beside this file (scripts/pack.mjs writes it);
+// in the repository, the manifests themselves.
+const RUNTIMES = existsSync(join(here, "runtimes.json"))
+  ? JSON.parse(readFileSync(join(here, "runtimes.json"), "utf8"))
+  : await import("../scripts/languages.mjs").then(({ cliRuntimes, loadLanguages }) => cliRuntimes(loadLanguages()));
+const STATELESS = Object.keys(RUNTIMES).filter((id) => !RUNTIMES[id].contexts);
 
 const USAGE = `Usage:
   sandbox-workers init <runtime>[,<runtime>...] [directory] [--stateless]
@@ -22,12 +27,11 @@ const USAGE = `Usage:
 Scaffolds a Cloudflare Worker project. It writes files only; then run
   cd <directory> && npm install && npm run dry-run && npm run deploy
 
-  <runtime>      ${Object.keys(RUNTIMES).join(", ")}; several, comma-separated (javascript,python),
+  <runtime>      ${Object.keys(RUNTIMES).join(", ")}; several, comma-separated (${Object.keys(RUNTIMES).slice(0, 2).join(",")}),
                  make one project with one Worker per runtime: wrangler.<runtime>.jsonc each
   [directory]    where to write (default: sandbox-<runtime>[-<runtime>...], or sandbox-<name> with --engine)
   --stateless    no Interpreter Durable Object: POST /execute only, no code contexts
-                 (Ruby is always stateless)
-  --engine NAME  a skeleton for your own engine (an Engine object over @sandbox-workers/interpreter);
+${STATELESS.length > 0 ? `                 (${STATELESS.join(", ")}: always stateless)\n` : ""}  --engine NAME  a skeleton for your own engine (an Engine object over @sandbox-workers/interpreter);
                  NAME is its language id: lower-case letters, digits and '-'
 
 Existing files are never overwritten: if any file to be written exists (even a dangling
@@ -77,8 +81,8 @@ const json = (value) => JSON.stringify(value, null, 2) + "\n";
 
 /** The Worker of one runtime: its wrangler config and its entry module (`main`). */
 function runtimeWorker(runtime, stateless, main) {
-  const contexts = RUNTIMES[runtime] && !stateless;
-  const pkg = `@sandbox-workers/${runtime}`;
+  const contexts = RUNTIMES[runtime].contexts && !stateless;
+  const pkg = RUNTIMES[runtime].package;
   const wrangler = {
     $schema: "node_modules/wrangler/config-schema.json",
     name: `sandbox-${runtime}`,
@@ -102,7 +106,7 @@ function runtimeWorker(runtime, stateless, main) {
   return { runtime, pkg, contexts, config: `wrangler.${runtime}.jsonc`, wrangler, main, entry };
 }
 
-const binding = (runtime) => runtime.toUpperCase();
+const binding = (runtime) => RUNTIMES[runtime].binding;
 
 function callerReadme(workers) {
   const services = workers.map((w) => `{ "binding": "${binding(w.runtime)}", "service": "sandbox-${w.runtime}" }`).join(",\n                  ");

@@ -1,5 +1,5 @@
-// The Playground gateway Worker (protocol §8): one Service Binding per runtime Worker (JAVASCRIPT, PYTHON, PERL, RUBY,
-// LUA), its own Sandbox Durable Object, and the page as static assets. Every route, check and cap is C++
+// The Playground gateway Worker (protocol §8): one Service Binding per runtime Worker (each language's manifest names
+// it; build/gateway/wrangler.jsonc), its own Sandbox Durable Object, and the page as static assets. Every route, check and cap is C++
 // (cpp/gateway, in the same core module as the runtime Workers'); this file only carries out what the core asks for.
 import { getCore, discardCore, copyHead, readBodyInto, fallbackResponse } from "../worker-shim/core.js";
 import {

@@ -1,10 +1,12 @@
 // Builds the Playground page into build/playground/ (the gateway's static assets, gateway/wrangler.jsonc): the page's
-// script bundled with its editor (CodeMirror 6, from npm) by esbuild, minified; index.html and style.css copied.
+// script bundled with its editor (CodeMirror 6, from npm) and the languages' samples and modes (from their manifests)
+// by esbuild, minified; index.html and style.css copied.
 // Nothing is loaded from a CDN. Usage: node scripts/build-playground.mjs
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadLanguages, pageModule } from "./languages.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const page = path.join(root, "gateway/page");
@@ -18,6 +20,14 @@ await build({
   target: "es2022",
   outfile: path.join(out, "app.js"),
   logLevel: "warning",
+  // "sandbox:languages": the samples and editor modes of every manifest, generated (its imports resolve from the root).
+  plugins: [{
+    name: "sandbox-languages",
+    setup(b) {
+      b.onResolve({ filter: /^sandbox:languages$/ }, () => ({ path: "languages", namespace: "sandbox" }));
+      b.onLoad({ filter: /.*/, namespace: "sandbox" }, () => ({ contents: pageModule(loadLanguages()), resolveDir: root, loader: "js" }));
+    },
+  }],
 });
 for (const file of ["index.html", "style.css"]) copyFileSync(path.join(page, file), path.join(out, file));
 console.log(`playground page: ${path.relative(root, out)}/ (app.js ${(statSync(path.join(out, "app.js")).size / 1024).toFixed(0)} KiB)`);

@@ -22,6 +22,9 @@ build_preset() {
   cmake --build --preset "$preset" "$@"
 }
 
+# What lists languages outside C++ (the gateway's config, the .d.ts unions) is generated from the manifests first.
+step "languages: build/gateway/wrangler.jsonc, worker-shim/generated/languages.d.ts" "$SW_NODE" scripts/languages.mjs write
+
 flavours=("$@")
 [ ${#flavours[@]} -gt 0 ] || flavours=(native wasm)
 for f in "${flavours[@]}"; do

@@ -5,19 +5,23 @@
 // Every package is the repository's own layout, trimmed to what its entry imports, so relative imports inside it
 // (worker-shim/ -> engines/<language>/build/) stay as they are in the repo:
 //   @sandbox-workers/interpreter  defineInterpreterRuntime and the ./runtime ./wasi ./wasmify ./snapshot ./testing subpaths
-//   @sandbox-workers/<language>   one runtime Worker: `export { default, Interpreter } from "@sandbox-workers/python"`
+//   @sandbox-workers/<language>   one runtime Worker per language manifest (engines/<id>/engine.json):
+//                                 `export { default, Interpreter } from "@sandbox-workers/python"`
 //   @sandbox-workers/core         the caller side (runCode, getSandbox, Sandbox), when worker-shim/caller.js exists
 //   @sandbox-workers/cli          `sandbox-workers init`
-// Usage: node scripts/pack.mjs [name...]   (default: every package whose inputs are built)
+// Usage: node scripts/pack.mjs [--out DIR] [name...]   (default: every package whose inputs are built)
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { dirname, join } from "node:path";
+import { dirname, join, posix } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cliRuntimes, loadLanguages } from "./languages.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const rootPkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const version = rootPkg.version;
-const out = join(root, "build", "packages");
+// --out DIR: somewhere else than build/packages (a test that packs beside another).
+const outAt = process.argv.indexOf("--out");
+const out = outAt > 0 ? process.argv[outAt + 1] : join(root, "build", "packages");
 
 // The shim with its generated modules (core.mjs, core.wasm, abi.mjs, wasi_imports.mjs): every package needs it.
 function shimFiles() {
@@ -29,21 +33,33 @@ function shimFiles() {
   return files;
 }
 
-function engineFiles(language, withWorker) {
-  const dir = `engines/${language}`;
-  const files = [];
-  if (withWorker) for (const name of ["worker.js", "engine.js", "engine.d.ts"]) if (existsSync(join(root, dir, name))) files.push(`${dir}/${name}`);
+// The files of a language's folder its Worker reaches through relative imports (worker.js, engine.js, helpers; with
+// their .d.ts), and what its build wrote: the package keeps the repository's layout, so those imports stay valid.
+function engineFiles(language) {
+  const files = new Set();
+  const visit = (rel) => {
+    if (files.has(rel) || !existsSync(join(root, rel))) return;
+    files.add(rel);
+    const dts = rel.replace(/\.js$/, ".d.ts");
+    if (dts !== rel && existsSync(join(root, dts))) files.add(dts);
+    const source = readFileSync(join(root, rel), "utf8");
+    for (const [, spec] of source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*"(\.{1,2}\/[^"]+\.js)"/g)) {
+      const target = posix.normalize(posix.join(posix.dirname(rel), spec));
+      if (target.startsWith(`${language.dir}/`) && !target.startsWith(`${language.dir}/build/`)) visit(target);
+    }
+  };
+  visit(`${language.dir}/${language.worker}`);
   // A built-in engine's Worker imports engine-nodata.wasm (no data segments; boot-image.bin carries them:
   // docs/boot-images.md), an Engine written in JavaScript (Lua) engine.wasm.
-  const module = existsSync(join(root, dir, "build", "engine-nodata.wasm")) ? "engine-nodata.wasm" : "engine.wasm";
+  const build = `${language.dir}/build`;
+  const module = existsSync(join(root, build, "engine-nodata.wasm")) ? "engine-nodata.wasm" : "engine.wasm";
   for (const name of [module, "stdlib.tar", "boot-image.bin", "engine-build.js"]) {
-    if (existsSync(join(root, dir, "build", name))) files.push(`${dir}/build/${name}`);
+    if (existsSync(join(root, build, name))) files.add(`${build}/${name}`);
   }
-  return files;
+  return [...files];
 }
 
 const common = { version, type: "module", license: "MIT", engines: { node: ">=20" } };
-const languages = ["javascript", "python", "perl", "ruby", "lua"];
 
 function packages() {
   const list = [];
@@ -61,14 +77,15 @@ function packages() {
     },
     ready: () => existsSync(join(root, "worker-shim/generated/core.wasm")),
   });
-  for (const language of languages) {
-    const isJs = language === "javascript";
+  // One runtime Worker per language manifest (engines/<id>/engine.json, scripts/languages.mjs).
+  for (const language of loadLanguages({ root })) {
     list.push({
-      name: `@sandbox-workers/${language}`,
-      description: `The sandbox-workers ${language} runtime Worker (default export) and its Interpreter Durable Object`,
-      files: [...shimFiles(), ...engineFiles(language, !isJs)],
-      exports: { ".": isJs ? "./worker-shim/index.js" : `./engines/${language}/worker.js` },
-      ready: () => existsSync(join(root, `engines/${language}/build/engine.wasm`)),
+      name: language.package,
+      description: `The sandbox-workers ${language.name} runtime Worker (default export)${language.contexts ? " and its Interpreter Durable Object" : ""}`,
+      files: [...shimFiles(), ...engineFiles(language)],
+      exports: { ".": `./${language.dir}/${language.worker}` },
+      // Built (its build script wrote engine.wasm), or an Engine written only in JavaScript (no engineNameFrom).
+      ready: () => !language.engineNameFrom || existsSync(join(root, language.dir, "build/engine.wasm")),
     });
   }
   list.push({
@@ -93,12 +110,18 @@ function pack(spec) {
     cpSync(join(root, "cli"), stage, { recursive: true });
     const pkg = JSON.parse(readFileSync(join(stage, "package.json"), "utf8"));
     if (pkg.version !== version) throw new Error(`cli/package.json version ${pkg.version} != ${version}`);
+    // The runtimes `init` scaffolds, from the manifests (in the repository the CLI reads them itself).
+    writeFileSync(join(stage, "runtimes.json"), JSON.stringify(cliRuntimes(loadLanguages({ root })), null, 2) + "\n");
+    if (!pkg.files.includes("runtimes.json")) pkg.files.push("runtimes.json");
+    writeFileSync(join(stage, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
   } else {
     for (const file of spec.files) {
       mkdirSync(dirname(join(stage, file)), { recursive: true });
       cpSync(join(root, file), join(stage, file));
     }
-    const pkg = { name: spec.name, ...common, description: spec.description, exports: spec.exports, files: ["worker-shim", "engines"] };
+    // Every top-level folder the files come from (worker-shim, engines, ...).
+    const folders = [...new Set(spec.files.map((f) => f.split("/")[0]))];
+    const pkg = { name: spec.name, ...common, description: spec.description, exports: spec.exports, files: folders };
     if (spec.types) pkg.types = spec.types;
     writeFileSync(join(stage, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
   }
@@ -107,7 +130,7 @@ function pack(spec) {
   return { name: spec.name, tarball: join(out, filename.replace(/^@/, "").replace("/", "-")), size, unpackedSize };
 }
 
-const wanted = process.argv.slice(2);
+const wanted = process.argv.slice(2).filter((a, i, all) => a !== "--out" && all[i - 1] !== "--out");
 mkdirSync(out, { recursive: true });
 const done = [];
 for (const spec of packages()) {

@@ -34,6 +34,9 @@ step "bootstrap" bash scripts/bootstrap.sh
 # First because it needs no build and takes about a second: every "protocol §N" citation names a section of docs/protocol/.
 suite "lint: protocol citations (docs/protocol/)" \
   "$SW_NODE" --test --test-reporter=spec test/lint/protocol-citations.test.mjs
+# Also build-free: no shared file names languages side by side (engines/<id>/engine.json is the one list).
+suite "lint: language lists (engines/<id>/engine.json)" \
+  "$SW_NODE" --test --test-reporter=spec test/lint/language-lists.test.mjs
 suite "build native" bash scripts/build.sh native
 suite "wasm fuel tool (native C++): a C guest and zeroperl, instrumented, under Node" \
   "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec test/tools/wasm-fuel.test.mjs
@@ -77,10 +80,11 @@ wait "$fuzz_pool"
 suite "WASI host: C guests under the core (Node, then a workerd smoke subset)" bash test/wasi/run.sh
 suite "WASI conformance: our wasm32-wasip1 suite under the core with --full-wasi (node:wasi counted for comparison)" \
   "$SW_NODE" test/wasi/conformance.mjs
-suite "JavaScript engine (QuickJS): driver, upstream and smoke tests" bash engines/javascript/test/run.sh
-suite "Python engine (CPython): smoke under node:wasi, upstream tests under our host" bash engines/python/test/run.sh
-suite "Lua engine: its C ABI under our WASI host and node:wasi" \
-  "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec engines/lua/test/engine.test.mjs
+# Each engine's own suite, as its manifest declares it (`tests.engine`: the suite's name and command; node is ours).
+while IFS=$'\t' read -r -a engine_suite; do
+  [ "${engine_suite[1]}" = node ] && engine_suite[1]="$SW_NODE"
+  suite "${engine_suite[@]}" </dev/null
+done < <("$SW_NODE" scripts/languages.mjs engine-suites)
 suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
 suite "CLI: sandbox-workers init (run directly and through its installed bin), then npm run pack tarballs installed and bundled by wrangler --dry-run" \
   "$SW_NODE" --test --test-force-exit --test-timeout=600000 --test-reporter=spec test/cli/init.test.mjs

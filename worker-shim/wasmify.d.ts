@@ -6,8 +6,9 @@ import type { WasiHost } from "./wasi.js";
 
 export { ExecutionLimitError } from "./runtime.js";
 
-/** A built-in driver of cpp/wasmify/registry.cpp. */
-export type BuiltinWasmifyDriver = "javascript" | "python" | "perl";
+/** A built-in driver of cpp/wasmify/registry.cpp: generated from the manifests with a `builtin` section. */
+export type { BuiltinWasmifyDriver } from "./generated/languages.js";
+import type { BuiltinWasmifyDriver } from "./generated/languages.js";
 
 /** A request field for `WasmifyCall.invoke`: `[number, value]`; integers, bigints and booleans are varints. */
 export type WasmifyField = [number, number | bigint | boolean | string | Uint8Array];

@@ -1,7 +1,7 @@
 // ./wasmify (seed 000 "Wasm-based engines"): the wasmify ABI (docs/abi.md) and the embedded-interpreter session host,
 // over cpp/wasmify -- the same C++ the built-in engines run on. Marshalling only.
 //
-// A driver is a built-in one, named ("javascript", "python", "perl": cpp/wasmify/registry.cpp), or a WasmifyDriver
+// A driver is a built-in one, named (a manifest's id with a `builtin` section: cpp/wasmify/registry.cpp), or a WasmifyDriver
 // object written in JavaScript (seed 000): the core keeps the ABI and the session bookkeeping and calls the object's
 // hooks back through sw_host_wasmify_hook (hostWasmifyHook below); a hook reaches its guest with ctx.invoke, which
 // the core performs (docs/engine-authors.md, "./wasmify").

@@ -35,28 +35,43 @@ bool isReserved(std::string_view id) {
   return false;
 }
 
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'a' && c <= 'z') c = char(c - 'a' + 'A');
+}  // namespace
+
+std::optional<std::vector<Language>> parseLanguages(std::string_view varsJson, std::string& error) {
+  auto vars = json::parseCopy(varsJson);
+  const json::Value* text = vars.ok() && vars.value.isObject() ? vars.value.find("PLAYGROUND_LANGUAGES") : nullptr;
+  if (!text || !text->isString()) {
+    error = "PLAYGROUND_LANGUAGES is not set (build the config: node scripts/languages.mjs write)";
+    return std::nullopt;
+  }
+  auto rows = json::parseCopy(text->asString());
+  if (!rows.ok() || !rows.value.isArray() || rows.value.items().empty()) {
+    error = "PLAYGROUND_LANGUAGES must be a non-empty JSON array";
+    return std::nullopt;
+  }
+  std::vector<Language> out;
+  for (const json::Value& row : rows.value.items()) {
+    const json::Value* id = row.isObject() ? row.find("id") : nullptr;
+    const json::Value* name = row.isObject() ? row.find("name") : nullptr;
+    const json::Value* binding = row.isObject() ? row.find("binding") : nullptr;
+    const json::Value* package = row.isObject() ? row.find("package") : nullptr;
+    const json::Value* fuel = row.isObject() ? row.find("fuel") : nullptr;
+    const json::Value* memory = row.isObject() ? row.find("memoryBytes") : nullptr;
+    const json::Value* isDefault = row.isObject() ? row.find("default") : nullptr;
+    if (!id || !id->isString() || id->asString().empty() || !name || !name->isString() || !binding ||
+        !binding->isString() || !package || !package->isString() || !fuel || !fuel->isNumber() || !memory ||
+        !memory->isNumber() || (isDefault && !isDefault->isBool())) {
+      error = "PLAYGROUND_LANGUAGES: each entry needs string id, name, binding, package and numeric fuel, memoryBytes";
+      return std::nullopt;
+    }
+    out.push_back({id->asString(), binding->asString(), name->asString(), package->asString(), fuel->asNumber(),
+                   memory->asNumber(), isDefault && isDefault->asBool()});
+  }
   return out;
 }
 
-}  // namespace
-
-const std::vector<Language>& languages() {
-  static const std::vector<Language> all = {
-      {"javascript", "JAVASCRIPT", "JavaScript", 50'000'000, 67'108'864},
-      {"python", "PYTHON", "Python", 100'000'000, 67'108'864},
-      {"perl", "PERL", "Perl", 10'000'000, 67'108'864},
-      {"ruby", "RUBY", "Ruby", 30'000'000, 100'663'296},
-      {"lua", "LUA", "Lua", 50'000'000, 67'108'864},
-  };
-  return all;
-}
-
-const Language* findLanguage(std::string_view id) {
-  for (const auto& l : languages())
+const Language* Exchange::findLanguage(std::string_view id) const {
+  for (const auto& l : languages_)
     if (l.id == id) return &l;
   return nullptr;
 }
@@ -76,12 +91,11 @@ std::optional<std::string> sandboxIdError(std::string_view id) {
   return std::nullopt;
 }
 
-std::string languagesJson(const std::vector<std::optional<std::string>>& probeAnswers) {
+std::string languagesJson(const std::vector<Language>& all, const std::vector<std::optional<std::string>>& probeAnswers) {
   std::string out;
   json::Writer w(out);
   w.beginObject();
   w.key("languages").beginArray();
-  const auto& all = languages();
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Language& l = all[i];
     // A usable probe (protocol §2.2, as the caller checks it, §7.4 step 5): an object with string language (this one),
@@ -102,7 +116,7 @@ std::string languagesJson(const std::vector<std::optional<std::string>>& probeAn
     w.beginObject();
     w.key("id").string(l.id);
     w.key("name").string(l.name);
-    w.key("package").string("@sandbox-workers/" + std::string(l.id));
+    w.key("package").string(l.package);
     w.key("version").string(packageVersion());
     w.key("binding").string(l.binding);
     if (engine) w.key("engine").string(*engine);
@@ -165,6 +179,14 @@ const Action& Exchange::fail() { return respond(server::internalErrorResponse(cl
 
 void Exchange::configure(std::string_view varsJson) {
   std::string error;
+  if (auto parsed = parseLanguages(varsJson, error)) {
+    languages_ = std::move(*parsed);
+    languagesError_.reset();
+  } else {
+    languages_.clear();
+    languagesError_ = "Invalid gateway configuration: " + error;
+    error.clear();
+  }
   if (auto parsed = parseLimits(varsJson, error)) {
     limits_ = *parsed;
     configError_.reset();
@@ -234,6 +256,11 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasAssets) {
   const std::string path = http::urlPath(head.url);
   const std::string& method = head.method;
   client_ = clientKey(head);
+  // Without its table of languages the gateway serves nothing but the page's 500 (fails closed, naming the var).
+  if (languages_.empty())
+    return respond(server::errorResponse(
+        clock_, 500, "INTERNAL_ERROR",
+        languagesError_.value_or("Invalid gateway configuration: PLAYGROUND_LANGUAGES is not set")));
 
   // GET /languages.
   if (path == "/languages") {
@@ -245,8 +272,17 @@ const Action& Exchange::start(const http::RequestHead& head, bool hasAssets) {
   // POST /execute (JavaScript) and POST /execute/<language>.
   if (path == "/execute" || path.rfind("/execute/", 0) == 0) {
     if (method != "POST") return methodNotAllowed("Use POST", "POST");
-    std::string requested = path == "/execute" ? std::string("javascript") : path.substr(std::strlen("/execute/"));
-    language_ = findLanguage(requested);
+    std::string requested;
+    if (path == "/execute") {
+      // The manifest that says default: true (JavaScript), else the first language.
+      language_ = &languages_.front();
+      for (const auto& l : languages_)
+        if (l.isDefault) language_ = &l;
+      requested = language_->id;
+    } else {
+      requested = path.substr(std::strlen("/execute/"));
+      language_ = findLanguage(requested);
+    }
     if (!language_) return error(400, "VALIDATION_FAILED", "Unsupported language: " + requested);
     // The runtime Worker's POST /execute validation, as that runtime would apply it.
     http::RequestHead inner = head;
@@ -337,9 +373,9 @@ const Action& Exchange::fromExecute(const server::Action& inner) {
 }
 
 const Action& Exchange::nextProbe() {
-  const auto& all = languages();
+  const auto& all = languages_;
   if (probes_.size() == all.size()) {
-    std::string body = languagesJson(probes_);
+    std::string body = languagesJson(all, probes_);
     probes_.clear();
     return respond(http::Response::json(200, std::move(body)));
   }
@@ -376,7 +412,7 @@ const Action& Exchange::bodyReceived(std::size_t n) {
   json::ParseResult parsed = body_.parse(n);
   if (!parsed.ok()) return error(400, "VALIDATION_FAILED", "Invalid JSON");
   if (!parsed.value.isObject()) return error(400, "VALIDATION_FAILED", "Expected an object");
-  parsed.value.set("binding", json::Value::string(upper(language_->id)));
+  parsed.value.set("binding", json::Value::string(language_->binding));
   return forwardSandbox(json::stringify(parsed.value), true, true);
 }
 

@@ -23,20 +23,23 @@
 
 namespace sw::gateway {
 
-// A runtime the gateway fronts. The four of protocol §8, then Lua, our fifth language (docs/playground.md).
+// A runtime the gateway fronts: one row of its PLAYGROUND_LANGUAGES var, which scripts/languages.mjs generates from the
+// language manifests (engines/<id>/engine.json) into the gateway's wrangler config, in the order GET /languages lists.
 struct Language {
-  std::string_view id;       // the URL segment and the runtime's language: "python"
-  std::string_view binding;  // the gateway's Service Binding to its runtime Worker: id upper-cased, "PYTHON"
-  std::string_view name;     // "Python"
-  // The runtime's configured limits (its Engine's `limits`, engines/*/engine.js and worker-shim/javascript.js; the
-  // gateway test checks they agree). A runtime's probe (protocol §2.2) does not report them.
-  double fuel;
-  double memoryBytes;
+  std::string id;       // the URL segment and the runtime's language: "python"
+  std::string binding;  // the gateway's Service Binding to its runtime Worker: "PYTHON"
+  std::string name;     // "Python"
+  std::string package;  // "@sandbox-workers/python"
+  // The runtime's configured limits (its manifest's `limits`; the gateway test checks its Engine agrees). A runtime's
+  // probe (protocol §2.2) does not report them.
+  double fuel = 0;
+  double memoryBytes = 0;
+  bool isDefault = false;  // POST /execute without a language runs on it
 };
 
-// Every language, in the order GET /languages lists them.
-const std::vector<Language>& languages();
-const Language* findLanguage(std::string_view id);
+// The table from the gateway's string vars (a JSON object; PLAYGROUND_LANGUAGES holds a JSON array of
+// {id, name, binding, package, fuel, memoryBytes, default?}); nullopt and `error` set when it is missing or malformed.
+std::optional<std::vector<Language>> parseLanguages(std::string_view varsJson, std::string& error);
 
 // The package version GET /languages reports (the repository's package.json version, set at build time).
 std::string_view packageVersion();
@@ -117,6 +120,9 @@ class Exchange {
   // Per-client limits: the vars' (configure), the client's key, the forward waiting for the Limiter's answer.
   Limits limits_;
   std::optional<std::string> configError_;
+  std::vector<Language> languages_;  // configure(): PLAYGROUND_LANGUAGES
+  std::optional<std::string> languagesError_;
+  const Language* findLanguage(std::string_view id) const;
   std::string client_;
   Action pending_;
   bool clientAdded_ = false;          // the client's Limiter recorded the sandbox id as new for this request
@@ -136,7 +142,7 @@ class Exchange {
   std::vector<std::optional<std::string>> probes_;
 };
 
-// The body of GET /languages from each language's probe answer (same order as languages()). Exposed for tests.
-std::string languagesJson(const std::vector<std::optional<std::string>>& probeAnswers);
+// The body of GET /languages from each language's probe answer (same order as `languages`). Exposed for tests.
+std::string languagesJson(const std::vector<Language>& languages, const std::vector<std::optional<std::string>>& probeAnswers);
 
 }  // namespace sw::gateway

@@ -95,17 +95,27 @@ std::string isoTime(int64_t epochMs) {
   return buf;
 }
 
+namespace {
+struct LanguageAlias {
+  std::string_view from, to;
+};
+// From the manifests' `aliases` and `dialects` (engines/*/engine.json; cpp/languages/gen_languages.py).
+#include "language_aliases.gen.inc"
+}  // namespace
+
 std::string normalizeLanguage(std::string_view requested) {
   std::string lower = http::asciiLower(requested);
-  if (lower == "python3") return "python";
-  if (lower == "js" || lower == "node") return "javascript";
-  if (lower == "ts") return "typescript";
+  for (const LanguageAlias& a : kLanguageAliases)
+    if (!a.from.empty() && lower == a.from) return std::string(a.to);
   return lower;
 }
 
 bool languageMatches(std::string_view requested, std::string_view runtimeLanguage) {
   std::string n = normalizeLanguage(requested);
-  return n == runtimeLanguage || (runtimeLanguage == "javascript" && n == "typescript");
+  if (n == runtimeLanguage) return true;
+  for (const LanguageAlias& d : kLanguageDialects)
+    if (!d.from.empty() && n == d.from && runtimeLanguage == d.to) return true;
+  return false;
 }
 
 bool isDotSegment(std::string_view id) { return id == "." || id == ".."; }

@@ -50,8 +50,8 @@ struct EngineInfo {
   std::string build;
   Limits limits;
   bool sessions = false;
-  // Non-empty for an engine the core drives itself over the wasmify ABI (a name in cpp/wasmify/registry.cpp:
-  // "javascript", "python", ...); empty for an Engine written in JavaScript, which the core runs through the
+  // Non-empty for an engine the core drives itself over the wasmify ABI (a name in cpp/wasmify/registry.cpp, the id
+  // of a manifest with a `builtin` section); empty for an Engine written in JavaScript, which the core runs through the
   // sw_host_engine_run import.
   std::string builtin;
 };

@@ -216,11 +216,25 @@ struct Layout {
   // Computed once the layout is known.
   uint32_t chargeFunc = 0, refillFunc = 0, bulkFunc = 0, muteFunc = 0, leftGlobal = 0, batchGlobal = 0,
            scaleGlobal = 0;
+  // Weighted mode: defined functions reached other than by a direct call (exported, in a table, ref.func, start).
+  // They keep their own metering: their caller cannot know what they cost.
+  mutable std::vector<uint8_t> referenced;
+  // Weighted mode, per defined function: its whole weight when it is folded into its callers (kNotStatic if not).
+  std::vector<uint32_t> staticCost;
   uint32_t shift() const { return existingCharge ? 0 : 1; }  // the appended import moves every defined function
   uint32_t funcShift(uint32_t idx) const {
     if (idx < importedFuncs) return idx;
     if (idx - importedFuncs >= definedFuncs) fail("function index " + std::to_string(idx) + " out of range");
     return idx + shift();
+  }
+  // funcShift for an index that escapes direct calls: the function is marked as referenced.
+  uint32_t refShift(uint32_t idx) const {
+    uint32_t out = funcShift(idx);
+    if (idx >= importedFuncs) {
+      if (referenced.size() < definedFuncs) referenced.resize(definedFuncs);
+      referenced[idx - importedFuncs] = 1;
+    }
+    return out;
   }
 };
 
@@ -343,8 +357,9 @@ uint32_t instrCost(const Instr& in) {
       return 0;                                                                               // constants
     case 0x10: case 0x12: case 0x14: case 0x15: return 8;       // call, return_call, call_ref, return_call_ref: a
                                                                 // frame, a stack check, the callee's entry check
-    case 0x11: case 0x13: return 12;                            // call_indirect, return_call_indirect: + the table
-                                                                // load and the signature check
+    case 0x11: case 0x13: return 30;                            // call_indirect, return_call_indirect: + the table
+                                                                // load, the signature check and an indirect jump
+                                                                // that a sort's comparator makes unpredictable
     case 0x6d: case 0x6e: case 0x6f: case 0x70:                 // i32 div/rem
     case 0x7f: case 0x80: case 0x81: case 0x82:                 // i64 div/rem
     case 0x91: case 0x95: case 0x9f: case 0xa3:                 // f32/f64 sqrt, div
@@ -385,15 +400,27 @@ struct Segment {
   bool check;         // function entry or loop head: refill when the counter went negative
 };
 
+constexpr uint32_t kNotStatic = UINT32_MAX;
+
+// The folded weight of a direct call's callee, or 0 when the callee meters itself.
+uint32_t calleeStaticCost(const Instr& in, const Layout& L) {
+  if (in.op != 0x10 || L.staticCost.empty()) return 0;
+  Reader idx(in.start + 1, in.end);
+  uint32_t f = idx.u32();
+  if (f < L.importedFuncs || f - L.importedFuncs >= L.staticCost.size()) return 0;
+  uint32_t c = L.staticCost[f - L.importedFuncs];
+  return c == kNotStatic ? 0 : c;
+}
+
 // Weighted mode, first pass over a body: the straight-line runs and their static costs.
-std::vector<Segment> scanSegments(Reader r) {
+std::vector<Segment> scanSegments(Reader r, const Layout& L) {
   std::vector<Segment> segments;
   Segment cur{r.pos(), 0, true};
   bool dead = false;
   int64_t depth = 0;
   for (;;) {
     Instr in = decodeInstr(r);
-    if (!dead) cur.weight += instrCost(in);
+    if (!dead) cur.weight += instrCost(in) + calleeStaticCost(in, L);
     depth += depthChange(in);
     if (depth < 0) {
       segments.push_back(cur);
@@ -441,6 +468,34 @@ void putFlush(Bytes& out, const Layout& L, uint32_t acc) {
   out.push_back(0x21); putU32(out, acc);            // local.set $acc
 }
 
+// The flush and check where control certainly leaves the function: $acc is dead afterwards, so it carries the new
+// counter to the compare instead of a second read of the global.
+void putLastFlush(Bytes& out, const Layout& L, uint32_t acc) {
+  out.push_back(0x23); putU32(out, L.leftGlobal);   // global.get $left
+  out.push_back(0x20); putU32(out, acc);            // local.get $acc
+  out.push_back(0x6b);                             // i32.sub
+  out.push_back(0x22); putU32(out, acc);            // local.tee $acc
+  out.push_back(0x24); putU32(out, L.leftGlobal);   // global.set $left
+  out.push_back(0x20); putU32(out, acc);            // local.get $acc
+  out.push_back(0x41); out.push_back(0x00);         // i32.const 0
+  out.push_back(0x48);                             // i32.lt_s
+  out.push_back(0x04); out.push_back(0x40);         // if
+  out.push_back(0x10); putU32(out, L.refillFunc);   //   call $refill
+  out.push_back(0x0b);                             // end
+}
+
+// True when `in` certainly leaves the function (the final `end`, a return, a tail call, a `br` to the body's own
+// label). Not a conditional branch, which may fall through, nor a throw, which a catch in the same function may take:
+// code may run on after those, so they flush with putFlush, which zeroes $acc.
+bool alwaysLeaves(const Instr& in, int64_t depth) {
+  switch (in.op) {
+    case 0x0b: return depth == 0;
+    case 0x0c: { Reader r(in.start + 1, in.end); return int64_t(r.u32()) == depth; }
+    case 0x0f: case 0x12: case 0x13: case 0x15: return true;
+    default: return false;
+  }
+}
+
 // True when `in` can leave the function: a branch to the body's own label (== depth), a return, a tail call or a
 // throw (flushing before a throw that a catch in the same function takes is harmless).
 bool leavesFunction(const Instr& in, int64_t depth) {
@@ -474,7 +529,7 @@ struct Counts {
 Counts rewriteExpr(Reader& r, Bytes& out, const Layout& L, const Bytes& tick, bool meter, bool bodyMustEnd,
                    uint32_t acc = 0) {
   std::vector<Segment> segments;
-  if (meter && L.weighted) segments = scanSegments(r);
+  if (meter && L.weighted) segments = scanSegments(r, L);
   size_t nextSegment = 0;
   const uint8_t* copied = r.pos();
   auto flushTo = [&](const uint8_t* to) { putRange(out, copied, to); copied = to; };
@@ -508,8 +563,12 @@ Counts rewriteExpr(Reader& r, Bytes& out, const Layout& L, const Bytes& tick, bo
     Instr in = decodeInstr(r);
     if (meter && L.weighted && (leavesFunction(in, depth) || (in.op == 0x0b && depth == 0))) {
       flushTo(in.start);
-      putFlush(out, L, acc);
-      putCheck(out, L);
+      if (alwaysLeaves(in, depth)) {
+        putLastFlush(out, L, acc);
+      } else {
+        putFlush(out, L, acc);
+        putCheck(out, L);
+      }
     }
     if (in.hasFunc) {
       flushTo(in.start + 1);
@@ -519,7 +578,7 @@ Counts rewriteExpr(Reader& r, Bytes& out, const Layout& L, const Bytes& tick, bo
         putU32(out, L.muteFunc);
         ++counts.muted;
       } else {
-        putU32(out, L.funcShift(func));
+        putU32(out, in.op == 0xd2 ? L.refShift(func) : L.funcShift(func));  // ref.func escapes direct calls
       }
       copied = in.end;
     }
@@ -764,7 +823,7 @@ Bytes rewriteExports(Reader r, const Layout& L) {
     uint32_t idx = r.u32();
     putName(out, name);
     out.push_back(kind);
-    putU32(out, kind == 0 ? L.funcShift(idx) : idx);
+    putU32(out, kind == 0 ? L.refShift(idx) : idx);
   }
   expectEnd(r, "export");
   putName(out, "sw_fuel_left");
@@ -785,7 +844,7 @@ Bytes rewriteStart(Reader r, const Layout& L) {
   uint32_t idx = r.u32();
   expectEnd(r, "start");
   Bytes out;
-  putU32(out, L.funcShift(idx));
+  putU32(out, L.refShift(idx));
   return out;
 }
 
@@ -817,7 +876,7 @@ Bytes rewriteElements(Reader r, const Layout& L) {
         Bytes e = rewriteConstExpr(r, L);
         out.insert(out.end(), e.begin(), e.end());
       } else {
-        putU32(out, L.funcShift(r.u32()));
+        putU32(out, L.refShift(r.u32()));
       }
     }
   }
@@ -835,7 +894,84 @@ Bytes tickSequence(const Layout& L) {
   return t;
 }
 
-Bytes rewriteCode(Reader r, const Layout& L, uint32_t batch, uint32_t scale, FuelStats& stats) {
+// Weighted mode: a function with no loop and no exception handling or throw costs, on any path through it, at most
+// the sum of its instructions' weights plus what its direct callees cost. Up to kStaticMaxWeight of that, the
+// function carries no metering of its own (nor bulk memory, which is charged at run time): each direct call site adds the sum to the caller's straight-line run
+// (a function's exit, a read-modify-write of the global counter, was most of QuickJS's remaining overhead). What
+// such a function calls indirectly, or calls that meters itself, is charged by that callee as before; callees
+// folded the same way are part of the sum. The price: a branchy function is charged for all its arms, at most
+// kStaticMaxWeight per call. Nothing unmetered can repeat: a folded function has no loop, and recursion never folds
+// (a function is folded only once each direct callee is known: folded, or metering itself; a cycle of candidates
+// stays unknown and meters itself). Exported, table and ref.func functions meter themselves: their callers cannot
+// see them.
+constexpr uint32_t kStaticMaxWeight = 64;
+void foldStaticCosts(Reader r, Layout& L) {
+  const uint32_t n = r.u32();
+  struct Info {
+    uint64_t own = 0;
+    std::vector<uint32_t> callees;  // defined-function indices of direct calls and tail calls
+    bool eligible = true;
+  };
+  std::vector<Info> info(n);
+  L.referenced.resize(L.definedFuncs);
+  for (uint32_t i = 0; i < n; ++i) {
+    Reader b = r.sub(r.u32());
+    const uint32_t groups = b.u32();
+    for (uint32_t g = 0; g < groups; ++g) { b.u32(); skipValType(b); }
+    Info& f = info[i];
+    int64_t depth = 0;
+    for (;;) {
+      Instr in = decodeInstr(b);
+      f.own += instrCost(in);
+      switch (in.op) {
+        case 0x03: case 0x06: case 0x07: case 0x08: case 0x09: case 0x0a: case 0x18: case 0x19: case 0x1f:
+          f.eligible = false;  // loop; try, its arms, throw, rethrow, throw_ref, try_table
+          break;
+        case 0x10: case 0x12: case 0xd2: {
+          Reader idx(in.start + 1, in.end);
+          uint32_t callee = idx.u32();
+          if (callee < L.importedFuncs) break;  // an import: the call's own weight is in `own`
+          if (callee - L.importedFuncs >= n) fail("function index " + std::to_string(callee) + " out of range");
+          if (in.op == 0xd2) L.referenced[callee - L.importedFuncs] = 1;
+          else f.callees.push_back(callee - L.importedFuncs);
+          break;
+        }
+        default:
+          if (isBulkMemory(in)) f.eligible = false;  // charged by its length at run time, by the function itself
+          break;
+      }
+      depth += depthChange(in);
+      if (depth < 0) break;
+    }
+  }
+  // kNotStatic: meters itself; kUnknown: not decided yet.
+  constexpr uint32_t kUnknown = kNotStatic - 1;
+  L.staticCost.assign(n, kUnknown);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!info[i].eligible || L.referenced[i] || info[i].own > kStaticMaxWeight) L.staticCost[i] = kNotStatic;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (L.staticCost[i] != kUnknown) continue;
+      uint64_t total = info[i].own;
+      bool ready = true;
+      for (uint32_t c : info[i].callees) {
+        if (L.staticCost[c] == kUnknown) { ready = false; break; }
+        if (L.staticCost[c] != kNotStatic) total += L.staticCost[c];
+      }
+      if (!ready) continue;
+      L.staticCost[i] = total > kStaticMaxWeight ? kNotStatic : uint32_t(total);
+      changed = true;
+    }
+  }
+  for (uint32_t& c : L.staticCost) {
+    if (c == kUnknown) c = kNotStatic;  // in or above a cycle of candidates
+  }
+}
+
+Bytes rewriteCode(Reader r, Layout& L, uint32_t batch, uint32_t scale, FuelStats& stats) {
+  if (L.weighted) foldStaticCosts(r, L);
   uint32_t n = r.u32();
   if (n != L.definedFuncs) fail("the code section has " + std::to_string(n) + " bodies for " + std::to_string(L.definedFuncs) + " functions");
   const Bytes tick = tickSequence(L);
@@ -855,6 +991,15 @@ Bytes rewriteCode(Reader r, const Layout& L, uint32_t batch, uint32_t scale, Fue
       skipValType(b);
     }
     uint32_t acc = 0;
+    if (L.weighted && L.staticCost[i] != kNotStatic) {  // folded into its callers: copied with indices renumbered
+      putRange(body, locals, b.pos());
+      rewriteExpr(b, body, L, tick, false, true);
+      ++stats.folded;
+      ++stats.functions;
+      putU32(out, uint32_t(body.size()));
+      out.insert(out.end(), body.begin(), body.end());
+      continue;
+    }
     if (L.weighted) {  // one more i32 local: $acc, after the parameters and the declared locals
       if (total >= 50000) fail(b.at("too many locals to add the fuel accumulator"));
       acc = uint32_t(L.typeParams[L.funcTypes[i]] + total);

@@ -37,6 +37,7 @@ struct FuelStats {
   uint32_t loops = 0;      // loop heads instrumented
   uint32_t segments = 0;   // weighted: straight-line runs charged
   uint32_t bulk = 0;       // weighted: memory.copy/fill/init charged by length
+  uint32_t folded = 0;     // weighted: small loop-free functions charged at their call sites instead
   uint32_t muted = 0;      // calls of the module's own sandbox.charge sent to the stub
   uint32_t droppedCustomSections = 0;
 };

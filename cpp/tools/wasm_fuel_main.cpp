@@ -122,8 +122,9 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "sw-wasm-fuel: %s: %u functions, %u loops metered (batch %u); %zu -> %zu bytes\n", files[1],
                stats.functions, stats.loops, options.batch, in.size(), out->size());
   if (options.weighted) {
-    std::fprintf(stderr, "sw-wasm-fuel: weighted: %u straight-line runs, %u bulk memory instructions, scale %u; %u own "
-                         "charge calls muted\n", stats.segments, stats.bulk, options.scale, stats.muted);
+    std::fprintf(stderr, "sw-wasm-fuel: weighted: %u straight-line runs, %u bulk memory instructions, %u small "
+                         "functions charged at their call sites, scale %u; %u own charge calls muted\n",
+                 stats.segments, stats.bulk, stats.folded, options.scale, stats.muted);
   }
   return 0;
 }

@@ -6,7 +6,7 @@
 //   tests and tools; the core's Interpreter calls the C++ API (wasmify.h, bridge.h) directly.
 // * sw_wasmify_js_driver_new, sw_wasmify_hook_invoke, sw_wasmify_*_driver, sw_wasmify_session_settled: the same with a
 //   WasmifyDriver written in JavaScript (./wasmify), whose hooks the core calls back (sw_host_wasmify_hook).
-// Every entry point names its engine (the registry's name: "javascript", "python", ...).
+// Every entry point names its engine (the registry's name: a language id, engines/<id>/engine.json).
 //
 // The guest is reached through HostGuestCaller (bridge.h): sw_guest_call out, the WASI bridge for its memory, and the
 // WASI host's own C exports (trap, fuel), never its internals.

@@ -1,7 +1,9 @@
-// The registry of built-in engines: one line per language. A language's engine.wasm (engines/<name>/, built by
-// scripts/engines/<name>.sh) speaks proto/wasmify/engine.proto through the shared guest glue, so what differs on the
-// host side fits in an engine::Spec. docs/adding-an-engine.md lists the other files a new language touches.
-#include <array>
+// The registry of built-in engines, generated from the manifests: every engines/<id>/engine.json with a `builtin`
+// section is one row (cpp/languages/gen_languages.py writes builtin_engines.gen.inc at build time). A language's
+// engine.wasm (engines/<id>/, built by scripts/engines/<id>.sh) speaks proto/wasmify/engine.proto through the shared
+// guest glue, so what differs on the host side fits in an engine::Spec; a prebuilt engine names its hand-written
+// driver (cpp/wasmify/<id>.cpp). docs/adding-an-engine.md lists the files a new language touches.
+#include <vector>
 
 #include "../json/json.h"
 
@@ -11,28 +13,27 @@ namespace sw::wasmify {
 
 namespace {
 
-const WasmifyDriver& javascriptDriver() {
-  // QuickJS: fuel in interrupt mode (a clean unwind keeps a session's realm), protocol §5.6's New limits.
-  static const WasmifyDriver d = engine::makeDriver(
-      {"javascript", kJavaScriptInitializationFailed, kJavaScriptHeapLimit, kJavaScriptStackLimit, true});
-  return d;
-}
+// One manifest's row: functions, so each driver is built on first use (as a function-local static) in any order.
+struct BuiltinRow {
+  std::string_view name;
+  const WasmifyDriver& (*driver)();
+  std::span<const ImportStub> (*importStubs)();
+  bool resetAfterTrap;
+};
 
-const WasmifyDriver& pythonDriver() {
-  // CPython: fuel in hard mode (the host traps the overdrawing charge; a session instance is then invalid,
-  // protocol §10.5 item 116); the interpreter sizes itself.
-  static const WasmifyDriver d = engine::makeDriver({"python", kInitializationFailed, 0, 0, false});
-  return d;
-}
+}  // namespace
 
-const std::array<BuiltinEngine, 4>& registry() {
-  static const std::array<BuiltinEngine, 4> engines{{
-      // Our own builds (clang, wasi-libc): one mutable global, the exported __stack_pointer.
-      {"javascript", javascriptDriver(), {}, true},
-      {"python", pythonDriver(), {}, true},
-      {"perl", perlDriver()},
-      {"ruby", rubyDriver(), rubyImportStubs()},
-  }};
+#include "builtin_engines.gen.inc"
+
+namespace {
+
+// In the manifests' order (`order`): builtinEngineNames() and the fuzz target's selector follow it.
+const std::vector<BuiltinEngine>& registry() {
+  static const std::vector<BuiltinEngine> engines = [] {
+    std::vector<BuiltinEngine> out;
+    for (const BuiltinRow& row : kBuiltinRows) out.push_back({row.name, row.driver(), row.importStubs(), row.resetAfterTrap});
+    return out;
+  }();
   return engines;
 }
 

@@ -38,7 +38,6 @@ inline constexpr std::string_view kTruncatedProtobuf = "Truncated protobuf";
 inline constexpr std::string_view kTruncatedProtobufField = "Truncated protobuf field";
 inline constexpr std::string_view kUnsupportedProtobufField = "Unsupported protobuf field";
 inline constexpr std::string_view kInitializationFailed = "Interpreter initialization failed";
-inline constexpr std::string_view kJavaScriptInitializationFailed = "JavaScript engine initialization failed";
 inline constexpr std::string_view kMethodFailed = "Interpreter method failed";  // the guest answered 0
 
 enum class FailureKind : uint8_t {
@@ -343,8 +342,8 @@ struct ImportStub {
   std::string_view message = {};  // Throw only
 };
 
-// One line per language in registry.cpp: the name a runtime's Engine gives as `builtin` (and the name the build
-// scripts, boot images and the shim use for engines/<name>/).
+// One per manifest with a `builtin` section (registry.cpp): the name a runtime's Engine gives as `builtin` (and the
+// name the build scripts, boot images and the shim use for engines/<name>/).
 struct BuiltinEngine {
   std::string_view name;
   const WasmifyDriver& driver;
@@ -363,14 +362,7 @@ std::string builtinEngineNames();
 // "zero" | "throw", "message"?}, in table order (the first row that matches an import wins).
 std::string importStubsJson(const BuiltinEngine& engine);
 
-// The Perl engine (zeroperl, a prebuilt module driven through its own exports; perl.cpp).
-const WasmifyDriver& perlDriver();
-// The Ruby engine (ruby.wasm, prebuilt, stateless; ruby.cpp) and the stubs its non-WASI imports need.
-const WasmifyDriver& rubyDriver();
-std::span<const ImportStub> rubyImportStubs();
-
-// The JavaScript engine's New limits (protocol §5.6).
-inline constexpr uint32_t kJavaScriptHeapLimit = 33554432;   // 32 MiB
-inline constexpr uint32_t kJavaScriptStackLimit = 1048576;   // protocol §5.6's value; the guest clamps to its own maximum
+// A prebuilt engine's driver (cpp/wasmify/<id>.cpp: `WasmifyDriver& <id>Driver()`, and its import stubs if any) is
+// declared and registered by builtin_engines.gen.inc from its manifest's `builtin`, not here.
 
 }  // namespace sw::wasmify

@@ -5,27 +5,9 @@
 import { EditorView, basicSetup } from "codemirror";
 import { keymap } from "@codemirror/view";
 import { Compartment, EditorState, Prec } from "@codemirror/state";
-import { StreamLanguage } from "@codemirror/language";
-import { javascript } from "@codemirror/lang-javascript";
-import { python } from "@codemirror/lang-python";
-import { perl } from "@codemirror/legacy-modes/mode/perl";
-import { ruby } from "@codemirror/legacy-modes/mode/ruby";
-import { lua } from "@codemirror/legacy-modes/mode/lua";
-
-const SAMPLES = {
-  javascript: 'console.log("hello from QuickJS");\nconst squares = [1, 2, 3].map((n) => n * n);\n({ squares, total: squares.reduce((a, b) => a + b, 0) })',
-  python: 'import sys\nprint("hello from", sys.implementation.name)\nsquares = [n * n for n in range(1, 4)]\n{"squares": squares, "total": sum(squares)}',
-  perl: 'print "hello from Perl $]\\n";\nmy @squares = map { $_ * $_ } 1 .. 3;\n{ squares => \\@squares }',
-  ruby: 'puts "hello from Ruby #{RUBY_VERSION}"\nsquares = (1..3).map { |n| n * n }\n{ squares: squares, total: squares.sum }',
-  lua: 'print("hello from " .. _VERSION)\nlocal squares = {}\nfor n = 1, 3 do squares[n] = n * n end\nreturn squares',
-};
-const HIGHLIGHT = {
-  javascript: () => javascript({ typescript: true }),
-  python: () => python(),
-  perl: () => StreamLanguage.define(perl),
-  ruby: () => StreamLanguage.define(ruby),
-  lua: () => StreamLanguage.define(lua),
-};
+// Each language's sample program and editor mode, from its manifest (engines/<id>/engine.json: `sample`, `editor`):
+// scripts/build-playground.mjs generates this module (scripts/languages.mjs, pageModule).
+import { LANGUAGES } from "sandbox:languages";
 
 // Rendering bounds (the server bounds output too: 200 log entries, 32 KiB of logs, 64 KiB of result).
 const MAX_LINES = 500;
@@ -96,10 +78,10 @@ function setLanguage(id, { keepCode = false } = {}) {
   const previous = ui.language.dataset.current;
   ui.language.value = id;
   ui.language.dataset.current = id;
-  editor.dispatch({ effects: highlight.reconfigure(HIGHLIGHT[id] ? HIGHLIGHT[id]() : []) });
+  editor.dispatch({ effects: highlight.reconfigure(LANGUAGES[id] ? LANGUAGES[id].highlight() : []) });
   const code = editor.state.doc.toString();
   // A sample replaces the editor's text only while it still holds the previous language's sample (or nothing).
-  if (!keepCode && (code.trim() === "" || code === SAMPLES[previous])) setCode(SAMPLES[id] ?? "");
+  if (!keepCode && (code.trim() === "" || code === LANGUAGES[previous]?.sample)) setCode(LANGUAGES[id]?.sample ?? "");
   const entry = languages.find((l) => l.id === id);
   const contextOption = ui.mode.querySelector('option[value="context"]');
   contextOption.textContent = entry && !entry.contexts ? "Code context (stateless only)" : "Code context";

@@ -9,16 +9,19 @@
 # weights, CPython's SW_FUEL, Lua's) are muted (--existing-charge mute): QuickJS still polls its interrupt handler,
 # which is how a JavaScript fuel limit stays catchable by the driver.
 #
-# SCALE is the engine's calibration: Wasm-level weight per fuel unit, set so that the whole seed budget of the
-# language takes about one second of CPU on the bench machine for its plain loop (bench/fuel-calibration.mjs;
-# the table is in docs/fuel.md). The budgets themselves are the seed's and do not change here.
-declare -A SW_METER_SCALE=(
-  [javascript]=125
-  [python]=60
-  [perl]=500
-  [ruby]=160
-  [lua]=120
-)
+# The scale is the engine's calibration, `meter.scale` in its manifest (engines/<id>/engine.json): Wasm-level weight
+# per fuel unit, set so that the whole seed budget of the language takes about one second of CPU on the bench machine
+# for its plain loop (bench/fuel-calibration.mjs; the table is in docs/fuel.md). The budgets themselves are the
+# seed's and do not change here. Read once, when this file is sourced, so a failure stops the build instead of
+# leaving an empty option in a command substitution.
+declare -A SW_METER_SCALE=()
+while IFS=$'\t' read -r id scale; do
+  [ -n "$id" ] && SW_METER_SCALE[$id]=$scale
+done < <("$( [ -x "$SW_NODE" ] && echo "$SW_NODE" || echo node)" "$SW_ROOT/scripts/languages.mjs" meter-scales)
+if [ ${#SW_METER_SCALE[@]} -eq 0 ]; then
+  echo "scripts/engines/meter.sh: no meter scales in the language manifests" >&2
+  return 1 2>/dev/null || exit 1
+fi
 
 # meter_options ENGINE: the fuel tool's options for ENGINE (one line, for hashing and for the command).
 meter_options() {

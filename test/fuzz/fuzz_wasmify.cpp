@@ -4,7 +4,8 @@
 //   byte0 % 4 == 0   the tape as one response message: parseMessage (every field's bytes inside the message; the
 //                    fields written back with MessageWriter parse to the same fields) and every engine::decode*
 //                    (an accepted message re-encodes to one that decodes to the same value)
-//   otherwise        a built-in engine's driver (byte0 / 4 % 4: javascript, python, perl, ruby) driving a hostile guest
+//   otherwise        a built-in engine's driver (byte0 / 4, modulo their number: the registry's engines in manifest
+//                    order, so the seeds' 1, 5, 9, 13 are the first four) driving a hostile guest
 //                    through runWasmify (byte0 % 4 == 1), a session boot and two executes (2), or a session restore
 //                    and an execute (3). Every guest export answers from the tape: a tape byte picks a trap, a limit,
 //                    a raw 64-bit value, or (wasmify methods) a response of tape bytes copied into guest memory.
@@ -211,8 +212,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     decodeAll(rest);
     return 0;
   }
-  static const char* const kEngines[] = {"javascript", "python", "perl", "ruby"};
-  const BuiltinEngine* engine = findBuiltinEngine(kEngines[(selector / 4) % 4]);
+  // The registry's engines in the manifests' order (engines/*/engine.json `order`); the seeds pick one by index.
+  static const std::vector<std::string> kEngines = [] {
+    std::vector<std::string> names;
+    const std::string all = builtinEngineNames();
+    for (std::size_t at = 0; at <= all.size();) {
+      std::size_t comma = all.find(", ", at);
+      if (comma == std::string::npos) comma = all.size();
+      names.push_back(all.substr(at, comma - at));
+      at = comma + 2;
+    }
+    return names;
+  }();
+  const BuiltinEngine* engine = findBuiltinEngine(kEngines[(selector / 4) % kEngines.size()]);
   EXPECT(engine);
   const WasmifyDriver& driver = engine->driver;
   Tape tape(rest);

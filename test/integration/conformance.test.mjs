@@ -6,7 +6,7 @@ import { runEngineConformance } from "../../worker-shim/testing.js";
 
 describe("runEngineConformance", () => {
   it("the JavaScript engine (QuickJS, with code contexts)", async () => {
-    const { javascriptEngine } = await import("../../worker-shim/javascript.js");
+    const { javascriptEngine } = await import("../../engines/javascript/engine.js");
     await runEngineConformance(javascriptEngine, {
       programs: {
         simple: { code: "1 + 1", expectResultText: "2" },

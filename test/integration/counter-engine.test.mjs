@@ -316,7 +316,7 @@ describe("./wasmify over a built-in driver (the JavaScript engine's module)", ()
     const { createWasi, budget } = await import("../../worker-shim/wasi.js");
     const { runWasmify, bootWasmifySession, restoreWasmifySession } = await import("../../worker-shim/wasmify.js");
     const { captureMemory } = await import("../../worker-shim/snapshot.js");
-    const { javascriptEngine } = await import("../../worker-shim/javascript.js");
+    const { javascriptEngine } = await import("../../engines/javascript/engine.js");
     // engine.wasm: booting needs the data segments the shipped module (javascriptEngine.module) lacks.
     const m = new WebAssembly.Module(readFileSync(new URL("../../engines/javascript/build/engine.wasm", import.meta.url)));
     const host = () => createWasi(m, null, budget(javascriptEngine.limits.fuel), {}, null);

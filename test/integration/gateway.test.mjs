@@ -8,17 +8,19 @@ import { readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ROOT, helperWorkerOptions, assertErrorResponse, assertExecutionResult, jsonBody, streamBody, wranglerWorker } from "./helpers.mjs";
-import { startPlayground, LANGUAGES, GATEWAY_CONFIG } from "../playground/harness.mjs";
+import { startPlayground, LANGUAGES, GATEWAY_CONFIG, MANIFESTS } from "../playground/harness.mjs";
 
 const json = (body) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
-// The limits each runtime configures, read from its Engine's source (the gateway reports them in GET /languages).
+// The limits each runtime configures, read from its Engine's source (the gateway reports them in GET /languages, from
+// the manifest: the two must agree).
 function configuredLimits(language) {
-  const file = language === "javascript" ? "worker-shim/javascript.js" : `engines/${language}/engine.js`;
-  const source = readFileSync(path.join(ROOT, file), "utf8");
+  const manifest = MANIFESTS.find((l) => l.id === language);
+  const source = readFileSync(path.join(ROOT, manifest.dir, "engine.js"), "utf8");
   const literal = source.match(/limits(?::|\s*=)\s*(\{[^}]*\})/)[1];
   const limits = {};
   for (const [, key, value] of literal.matchAll(/(\w+):\s*([\d_]+)/g)) limits[key] = Number(value.replaceAll("_", ""));
+  for (const key of ["fuel", "memoryBytes"]) assert.equal(limits[key], manifest.limits[key], `${language}: engine.js and engine.json ${key}`);
   return limits;
 }
 

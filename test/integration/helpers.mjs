@@ -18,17 +18,20 @@ import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { Miniflare, convertV4MiniflareOptions, compileModuleRules } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { loadLanguages, configPath } from "../../scripts/languages.mjs";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-export const WRANGLER_CONFIG = path.join(ROOT, "wrangler.jsonc");
+export const WRANGLER_CONFIG = path.join(ROOT, "engines/javascript/wrangler.jsonc");
 export const FIXTURES = path.join(ROOT, "test/integration/fixtures");
 export const BASE = "https://sandbox.internal";
 
 const cachedConfigs = new Map();
 
-/** The wrangler configuration of a language's runtime Worker (javascript: the root one). */
+/** The wrangler configuration of a language's runtime Worker, as its manifest names it (engines/<id>/engine.json). */
 export function languageConfig(language) {
-  return language === "javascript" ? WRANGLER_CONFIG : path.join(ROOT, "engines", language, "wrangler.jsonc");
+  const manifest = loadLanguages().find((l) => l.id === language);
+  if (!manifest) throw new Error(`no manifest for language ${language}`);
+  return path.join(ROOT, configPath(manifest));
 }
 
 /** A runtime Worker's options from its wrangler.jsonc: `{ workerOptions, main, rules }` (rules already compiled). */

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { createTestInterpreter, createTestState } from "../../worker-shim/testing.js";
 
 const { handleRequest, getCore, serverFor } = await import("../../worker-shim/core.js");
-const { javascriptEngine } = await import("../../worker-shim/javascript.js");
+const { javascriptEngine } = await import("../../engines/javascript/engine.js");
 const { pythonEngine } = await import("../../engines/python/engine.js");
 const { perlEngine } = await import("../../engines/perl/engine.js");
 const { rubyEngine } = await import("../../engines/ruby/engine.js");

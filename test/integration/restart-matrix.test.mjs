@@ -154,7 +154,7 @@ async function wranglerStack(persist) {
     const { name, language, entry } = ENGINES[l].worker;
     configs.push(entry ? variantConfig(dir, { name, language, entry }) : languageConfig(language));
   }
-  assert.ok(configs.includes(WRANGLER_CONFIG), "JavaScript runs from the root wrangler.jsonc");
+  assert.ok(configs.includes(WRANGLER_CONFIG), "JavaScript runs from engines/javascript/wrangler.jsonc");
   let proc = await startWrangler(configs, persist, { readyPath: "/calls" });
   return {
     call: async (p, body) => {

@@ -21,7 +21,7 @@ async function start() {
   });
   caller.durableObjects = { SANDBOX: { className: "Sandbox", useSQLite: true } };
   // STATELESS: the same runtime Worker deployed without its INTERPRETER binding, so its probe says contexts: false.
-  const stateless = runtimeWorkerOptions({ name: "stateless", entry: "../../../worker-shim/index.js", routes: ["stateless.test/*"] });
+  const stateless = runtimeWorkerOptions({ name: "stateless", entry: "../../../engines/javascript/worker.js", routes: ["stateless.test/*"] });
   mf = await startMiniflare([caller, runtimeWorkerOptions({ name: "runtime", routes: ["runtime.test/*"] }), stateless], {
     resourcePersistencePath: persist,
   });

@@ -2,7 +2,7 @@
 // a JS `sandbox.charge`. Run by `npm test` ("wasm fuel tool" suite):
 //   node --no-turbo-fast-api-calls --test test/tools/wasm-fuel.test.mjs
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
@@ -253,5 +253,78 @@ describe('a module that imports sandbox.charge itself', () => {
     // The loop's own weight is the same; the module's 100,000-unit charge counts only when reused.
     assert.equal(reused - muted, 100_000);
     assert.ok(muted > 100_000, `loop weight ${muted}`);  // ≥ one per iteration
+  });
+});
+
+// Weighted mode folds a small loop-free function into its direct callers: no metering inside it, its whole weight
+// added to the caller's straight-line run (cpp/tools/wasm_fuel.cpp, foldStaticCosts). What must still hold: its work
+// is counted, and recursion, calls through a table and exported functions stay metered by themselves.
+describe('weighted mode folds small loop-free functions into their callers', () => {
+  const wat = `(module
+    (table 1 funcref)
+    (elem (i32.const 0) $viaTable)
+    (type $t (func (param i32) (result i32)))
+    (func $leaf (param i32) (result i32) (i32.mul (i32.add (local.get 0) (i32.const 3)) (i32.const 5)))
+    (func $twoLeaves (param i32) (result i32) (call $leaf (call $leaf (local.get 0))))
+    (func $viaTable (param i32) (result i32) (i32.add (local.get 0) (i32.const 1)))
+    (func $rec (param i32) (result i32)
+      (if (result i32) (local.get 0)
+        (then (i32.add (call $rec (i32.sub (local.get 0) (i32.const 1))) (i32.const 1)))
+        (else (i32.const 0))))
+    (func (export "direct") (param $n i32) (result i32) (local $i i32) (local $s i32)
+      (loop $l
+        (local.set $s (call $twoLeaves (local.get $s)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $l (i32.lt_u (local.get $i) (local.get $n))))
+      (local.get $s))
+    (func (export "indirect") (param $n i32) (result i32) (local $i i32) (local $s i32)
+      (loop $l
+        (local.set $s (call_indirect (type $t) (local.get $s) (i32.const 0)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $l (i32.lt_u (local.get $i) (local.get $n))))
+      (local.get $s))
+    (func (export "rec") (param i32) (result i32) (call $rec (local.get 0))))`;
+  let folded, stderr;
+  before(() => {
+    fs.mkdirSync(buildDir, { recursive: true });
+    fs.writeFileSync(path.join(buildDir, 'fold.wat'), wat);
+    const wasm = path.join(buildDir, 'fold.wasm');
+    execFileSync('wat2wasm', [path.join(buildDir, 'fold.wat'), '-o', wasm]);
+    const out = path.join(buildDir, 'fold.weighted.wasm');
+    const r = spawnSync(tool, [wasm, out, '--weighted', '--batch', '1'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    stderr = r.stderr;
+    folded = new WebAssembly.Module(fs.readFileSync(out));
+  });
+  const run = (name, n, budget) => {
+    const m = meter(budget);
+    const { exports } = new WebAssembly.Instance(folded, { sandbox: { charge: m.charge } });
+    let value, error;
+    try { value = exports[name](n); } catch (e) { error = e; }
+    return { value, error, weight: ticks(m, exports) };
+  };
+
+  test('two leaves called through a loop-free function: folded, and every call still costs its weight', () => {
+    assert.match(stderr, / 2 small functions charged at their call sites/);  // $leaf and $twoLeaves only
+    // Per iteration: the loop's own run plus $twoLeaves (a call, two calls of $leaf of 2 operations each).
+    const a = run('direct', 1000), b = run('direct', 2000);
+    assert.equal(a.value, [...Array(1000)].reduce((s) => ((((s + 3) * 5 + 3) * 5) | 0), 0));
+    const perIteration = (b.weight - a.weight) / 1000;
+    assert.ok(perIteration >= 8 + 2 * (8 + 2) + 3, `weight per iteration ${perIteration}`);
+    assert.equal(perIteration, Math.round(perIteration));  // static: the same every iteration
+  });
+
+  test('a function reached through a table meters itself', () => {
+    const a = run('indirect', 1000), b = run('indirect', 2000);
+    assert.equal(b.value, 2000);
+    assert.ok((b.weight - a.weight) / 1000 >= 12 + 1, `weight per iteration ${(b.weight - a.weight) / 1000}`);
+  });
+
+  test('loop-free recursion is never folded: it is metered and a budget stops it', () => {
+    const a = run('rec', 1000), b = run('rec', 2000);
+    assert.equal(b.value, 2000);
+    assert.ok((b.weight - a.weight) / 1000 >= 8 + 3, `weight per level ${(b.weight - a.weight) / 1000}`);
+    const stopped = run('rec', 5000, 1000);
+    assert.ok(stopped.error instanceof BudgetExceeded, String(stopped.error));
   });
 });

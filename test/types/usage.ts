@@ -8,7 +8,7 @@ import Worker, {
   type EngineOutcome,
   type ErrorResponse,
   type ExecutionResult,
-} from "../../worker-shim/index.js";
+} from "../../engines/javascript/worker.js";
 import { engine as calc } from "../../engines/calc/engine.js";
 import { evaluate } from "../../engines/calc/calc.js";
 
@@ -62,7 +62,7 @@ import {
   type WasmifyDriver,
   type WasmifyMessage,
 } from "../../worker-shim/wasmify.js";
-import type { SessionInstance, SessionOptions, SessionSnapshotSource, SessionOutcome, JavaScriptEngine } from "../../worker-shim/index.js";
+import type { SessionInstance, SessionOptions, SessionSnapshotSource, SessionOutcome, JavaScriptEngine } from "../../engines/javascript/worker.js";
 
 declare const guest: WebAssembly.Module;
 declare const stdlib: ArrayBuffer;

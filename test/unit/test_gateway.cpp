@@ -8,6 +8,7 @@
 
 #include "gateway/gateway.h"
 #include "json/json.h"
+#include "gateway_languages.h"
 
 using namespace sw;
 using gateway::ActionKind;
@@ -56,7 +57,7 @@ const gateway::Action& postJson(gateway::Exchange& ex, std::string path, std::st
 }  // namespace
 
 TEST_CASE("gateway: POST /execute/python is validated, then re-posted to the PYTHON binding as {code, envVars}") {
-  gateway::Exchange ex;
+  gateway_test::Gateway ex;
   const auto& a = postJson(ex, "/execute/python", R"({"code":"1 + 1","envVars":{"X":"1","bad-key":"2"},"extra":1})");
   REQUIRE(a.kind == ActionKind::Relay);
   CHECK(a.target == "PYTHON");
@@ -66,9 +67,9 @@ TEST_CASE("gateway: POST /execute/python is validated, then re-posted to the PYT
 }
 
 TEST_CASE("gateway: POST /execute is JavaScript's; POST /execute/php is 400 Unsupported language: php") {
-  gateway::Exchange js;
+  gateway_test::Gateway js;
   CHECK(postJson(js, "/execute", R"({"code":"1"})").target == "JAVASCRIPT");
-  gateway::Exchange php;
+  gateway_test::Gateway php;
   const auto& a = php.start(head("POST", "/execute/php", {{"content-type", "application/json"}}, true), true);
   REQUIRE(a.kind == ActionKind::Respond);
   CHECK(a.response.status == 400);
@@ -77,7 +78,7 @@ TEST_CASE("gateway: POST /execute is JavaScript's; POST /execute/php is 400 Unsu
 }
 
 TEST_CASE("gateway: POST /execute/lua goes to the LUA binding (our fifth language)") {
-  gateway::Exchange ex;
+  gateway_test::Gateway ex;
   CHECK(postJson(ex, "/execute/lua", R"({"code":"return 1"})").target == "LUA");
 }
 
@@ -102,7 +103,7 @@ TEST_CASE("gateway: POST /execute/<language> applies the runtime's own validatio
        "envVars values must be strings"},
   };
   for (const auto& c : cases) {
-    gateway::Exchange ex;
+    gateway_test::Gateway ex;
     const gateway::Action* a = &ex.start(head("POST", "/execute/python", c.headers, true), true);
     if (a->kind == ActionKind::ReadBody) a = &send(ex, c.body);
     INFO(c.message);
@@ -111,16 +112,16 @@ TEST_CASE("gateway: POST /execute/<language> applies the runtime's own validatio
     CHECK(messageOf(a->response) == c.message);
   }
   // "python3" is an alias of python (protocol §2.4): accepted on /execute/python.
-  gateway::Exchange alias;
+  gateway_test::Gateway alias;
   CHECK(postJson(alias, "/execute/python", R"({"code":"1","language":"python3"})").kind == ActionKind::Relay);
   // More than 96 KiB of body, undeclared: 413 once the 98,305th byte arrives.
-  gateway::Exchange big;
+  gateway_test::Gateway big;
   const auto& a = postJson(big, "/execute/python", std::string(98305, ' '));
   CHECK(a.response.status == 413);
 }
 
 TEST_CASE("gateway: a runtime that cannot be reached is 502 INTERNAL_ERROR Engine execution failed") {
-  gateway::Exchange ex;
+  gateway_test::Gateway ex;
   REQUIRE(postJson(ex, "/execute/ruby", R"({"code":"1"})").kind == ActionKind::Relay);
   const auto& a = ex.fetchFailed();
   REQUIRE(a.kind == ActionKind::Respond);
@@ -140,7 +141,7 @@ TEST_CASE("gateway: 405s carry Allow: GET /execute (Use POST), POST /languages, 
                                           "GET, POST, DELETE"},
                                          {"PATCH", "/languages/python/sandboxes/abc/files", "Method not allowed",
                                           "GET, POST, DELETE"}}) {
-    gateway::Exchange ex;
+    gateway_test::Gateway ex;
     const auto& a = ex.start(head(c.method, c.path), true);
     INFO(c.method << " " << c.path);
     REQUIRE(a.kind == ActionKind::Respond);
@@ -152,7 +153,7 @@ TEST_CASE("gateway: 405s carry Allow: GET /execute (Use POST), POST /languages, 
 }
 
 TEST_CASE("gateway: GET /languages probes every binding in order and lists five entries") {
-  gateway::Exchange ex;
+  gateway_test::Gateway ex;
   const gateway::Action* a = &ex.start(head("GET", "/languages"), true);
   std::vector<std::string> probed;
   while (a->kind == ActionKind::Fetch) {
@@ -197,7 +198,7 @@ TEST_CASE("gateway: a probe that is not a runtime's (wrong language, not JSON, n
            {200, R"({"language":"python","engine":"x","contexts":true})"},  // JAVASCRIPT answering as python
            {200, "not json"},
            {500, R"({"language":"javascript","engine":"x","contexts":true})"}}) {
-    gateway::Exchange ex;
+    gateway_test::Gateway ex;
     const gateway::Action* a = &ex.start(head("GET", "/languages"), true);
     a = &ex.fetched(status, answer);
     while (a->kind == ActionKind::Fetch) a = &ex.fetchFailed();
@@ -206,7 +207,7 @@ TEST_CASE("gateway: a probe that is not a runtime's (wrong language, not JSON, n
 }
 
 TEST_CASE("gateway: POST .../sandboxes/abc/execute reaches the Sandbox with binding forced to PYTHON") {
-  gateway::Exchange ex;
+  gateway_test::Gateway ex;
   const auto& a = postJson(ex, "/languages/python/sandboxes/abc/execute", R"({"code":"x = 1","binding":"EVIL"})");
   REQUIRE(a.kind == ActionKind::Sandbox);
   CHECK(a.target == "abc");
@@ -217,22 +218,22 @@ TEST_CASE("gateway: POST .../sandboxes/abc/execute reaches the Sandbox with bind
   for (const auto& h : a.headers) idHeader = idHeader || (h.name == "x-sandbox-id" && h.value == "abc");
   CHECK(idHeader);
   // POST /contexts gets the binding too, added when absent.
-  gateway::Exchange ctx;
+  gateway_test::Gateway ctx;
   CHECK(postJson(ctx, "/languages/ruby/sandboxes/abc/contexts", R"({"cwd":"/workspace"})").body ==
         R"({"cwd":"/workspace","binding":"RUBY"})");
 }
 
 TEST_CASE("gateway: sandbox sub-paths: GET and DELETE forwarded bodiless, /files bodies unchanged, / by default") {
-  gateway::Exchange get;
+  gateway_test::Gateway get;
   const auto& g = get.start(head("GET", "/languages/perl/sandboxes/s1"), true);
   REQUIRE(g.kind == ActionKind::Sandbox);
   CHECK(g.path == "/");
   CHECK(g.body.empty());
-  gateway::Exchange del;
+  gateway_test::Gateway del;
   const auto& d = del.start(head("DELETE", "/languages/perl/sandboxes/s1/contexts/ctx%2Fweird%20id"), true);
   CHECK(d.path == "/contexts/ctx%2Fweird%20id");
   CHECK(d.method == "DELETE");
-  gateway::Exchange files;
+  gateway_test::Gateway files;
   const auto& f = postJson(files, "/languages/perl/sandboxes/s1/files", R"({"op":"list","path":"/workspace","binding":"X"})");
   REQUIRE(f.kind == ActionKind::Sandbox);
   CHECK(f.body == R"({"op":"list","path":"/workspace","binding":"X"})");
@@ -252,7 +253,7 @@ TEST_CASE("gateway: sandbox routes check the language, the sandbox id and the bo
             "Invalid sandbox id \"a b\": must match /^[A-Za-z0-9._-]{1,63}$/"},
            {"/languages/python/sandboxes/" + std::string(64, 'a'), 400,
             "Invalid sandbox id \"" + std::string(64, 'a') + "\": must match /^[A-Za-z0-9._-]{1,63}$/"}}) {
-    gateway::Exchange ex;
+    gateway_test::Gateway ex;
     const auto& a = ex.start(head("GET", c.path), true);
     INFO(c.path);
     REQUIRE(a.kind == ActionKind::Respond);
@@ -260,54 +261,85 @@ TEST_CASE("gateway: sandbox routes check the language, the sandbox id and the bo
     CHECK(messageOf(a.response) == c.message);
   }
   // 96 KiB for /execute and /contexts (declared or streamed), 2 MiB for /files.
-  gateway::Exchange declared;
+  gateway_test::Gateway declared;
   const auto& d = declared.start(head("POST", "/languages/python/sandboxes/abc/execute",
                                       {{"content-type", "application/json"}, {"content-length", "98305"}}, true),
                                  true);
   CHECK(d.response.status == 413);
-  gateway::Exchange streamed;
+  gateway_test::Gateway streamed;
   CHECK(postJson(streamed, "/languages/python/sandboxes/abc/contexts", std::string(98305, ' ')).response.status ==
         413);
-  gateway::Exchange files;
+  gateway_test::Gateway files;
   const auto& f = postJson(files, "/languages/python/sandboxes/abc/files", std::string(200000, ' '));
   CHECK(f.kind == ActionKind::Sandbox);
-  gateway::Exchange tooBig;
+  gateway_test::Gateway tooBig;
   CHECK(postJson(tooBig, "/languages/python/sandboxes/abc/files", std::string(2 * 1048576 + 1, ' '))
             .response.status == 413);
   // /execute and /contexts bodies must be JSON objects.
-  gateway::Exchange notJson;
+  gateway_test::Gateway notJson;
   CHECK(messageOf(postJson(notJson, "/languages/python/sandboxes/abc/execute", "{").response) == "Invalid JSON");
-  gateway::Exchange notObject;
+  gateway_test::Gateway notObject;
   CHECK(messageOf(postJson(notObject, "/languages/python/sandboxes/abc/execute", "[]").response) ==
         "Expected an object");
 }
 
 TEST_CASE("gateway: every other path is a static asset (404 without assets)") {
-  gateway::Exchange page;
+  gateway_test::Gateway page;
   CHECK(page.start(head("GET", "/"), true).kind == ActionKind::Asset);
-  gateway::Exchange partial;
+  gateway_test::Gateway partial;
   CHECK(partial.start(head("GET", "/languages/python/sandboxes"), true).kind == ActionKind::Asset);
-  gateway::Exchange none;
+  gateway_test::Gateway none;
   const auto& a = none.start(head("GET", "/app.js"), false);
   REQUIRE(a.kind == ActionKind::Respond);
   CHECK(a.response.status == 404);
 }
 
 TEST_CASE("gateway: a step out of order is the generic 502, never a crash") {
-  gateway::Exchange ex;
+  gateway_test::Gateway ex;
   CHECK(ex.bodyReceived(3).response.status == 502);
-  gateway::Exchange probe;
+  gateway_test::Gateway probe;
   probe.start(head("GET", "/languages"), true);
   CHECK(probe.bodyReceived(1).response.status == 502);
 }
 
 TEST_CASE("gateway: the sandbox id is a path segment: percent-decoded before the id rules, a bad escape checked as sent") {
-  gateway::Exchange decoded;
+  gateway_test::Gateway decoded;
   const auto& a = decoded.start(head("GET", "/languages/python/sandboxes/%41bc/contexts"), true);
   REQUIRE(a.kind == ActionKind::Sandbox);
   CHECK(a.target == "Abc");
-  gateway::Exchange bad;
+  gateway_test::Gateway bad;
   const auto& b = bad.start(head("GET", "/languages/python/sandboxes/a%zz"), true);
   REQUIRE(b.kind == ActionKind::Respond);
   CHECK(messageOf(b.response) == "Invalid sandbox id \"a%zz\": must match /^[A-Za-z0-9._-]{1,63}$/");
+}
+
+TEST_CASE("gateway: the languages come from PLAYGROUND_LANGUAGES; without a usable table every route is a 500") {
+  for (const char* vars : {R"({})", R"({"PLAYGROUND_LANGUAGES":"[]"})", R"({"PLAYGROUND_LANGUAGES":"[{\"id\":\"x\"}]"})",
+                           R"({"PLAYGROUND_LANGUAGES":"not json"})"}) {
+    gateway::Exchange ex;
+    ex.configure(vars);
+    const auto& a = ex.start(head("GET", "/languages"), true);
+    REQUIRE(a.kind == ActionKind::Respond);
+    CHECK(a.response.status == 500);
+    CHECK(messageOf(a.response).rfind("Invalid gateway configuration: PLAYGROUND_LANGUAGES", 0) == 0);
+  }
+  // One row of a language no C++ names: it is listed, routed and bound by its row alone.
+  gateway::Exchange toy;
+  toy.configure(R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0","PLAYGROUND_LANGUAGES":"[{\"id\":\"toy\",\"name\":\"Toy\",\"binding\":\"TOY_RT\",)"
+                R"(\"package\":\"@example/toy\",\"fuel\":7,\"memoryBytes\":65536,\"default\":true}]"})");
+  const auto& run = postJson(toy, "/execute", R"({"code":"1"})");
+  REQUIRE(run.kind == ActionKind::Relay);
+  CHECK(run.target == "TOY_RT");
+  gateway::Exchange list;
+  list.configure(R"({"PLAYGROUND_LANGUAGES":"[{\"id\":\"toy\",\"name\":\"Toy\",\"binding\":\"TOY_RT\",)"
+                 R"(\"package\":\"@example/toy\",\"fuel\":7,\"memoryBytes\":65536}]"})");
+  const gateway::Action* a = &list.start(head("GET", "/languages"), true);
+  REQUIRE(a->kind == ActionKind::Fetch);
+  CHECK(a->target == "TOY_RT");
+  a = &list.fetched(200, R"({"language":"toy","engine":"toy 1","contexts":false,"protocol":1})");
+  REQUIRE(a->kind == ActionKind::Respond);
+  const json::Value row = bodyOf(a->response).find("languages")->items().at(0);
+  CHECK(row.find("package")->asString() == "@example/toy");
+  CHECK(row.find("limits")->find("fuel")->asNumber() == 7);
+  CHECK(row.find("mode")->asString() == "stateless");
 }

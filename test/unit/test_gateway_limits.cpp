@@ -13,6 +13,7 @@
 #include "gateway/gateway.h"
 #include "gateway/limits.h"
 #include "json/json.h"
+#include "gateway_languages.h"
 #if !defined(__EMSCRIPTEN__)
 #include "interp/sqlite_native.h"
 #endif
@@ -119,7 +120,7 @@ TEST_CASE("gateway limits: the client key is CF-Connecting-IP, an IPv6 client it
 TEST_CASE("gateway limits: a configured Exchange asks the client's Limiter before it relays, then relays") {
   FakeClock clock;
   gateway::Exchange ex(clock);
-  ex.configure(kVars);
+  ex.configure(gateway_test::withLanguages(kVars));
   const auto& a = execute(ex, "203.0.113.7");
   REQUIRE(a.kind == ActionKind::Limit);
   CHECK(a.target == "ip:203.0.113.7");
@@ -134,7 +135,7 @@ TEST_CASE("gateway limits: a configured Exchange asks the client's Limiter befor
 
 TEST_CASE("gateway limits: a sandbox route names its sandbox to the Limiter; GET /languages and the page do not ask") {
   gateway::Exchange ex;
-  ex.configure(kVars);
+  ex.configure(gateway_test::withLanguages(kVars));
   const auto& a = ex.start(head("GET", "/languages/python/sandboxes/my-box/contexts"), true);
   REQUIRE(a.kind == ActionKind::Limit);
   CHECK(a.target == "shared");
@@ -150,21 +151,21 @@ TEST_CASE("gateway limits: a sandbox route names its sandbox to the Limiter; GET
   CHECK(forward.target == "my-box");
   CHECK(forward.path == "/contexts");
   gateway::Exchange languages;
-  languages.configure(kVars);
+  languages.configure(gateway_test::withLanguages(kVars));
   CHECK(languages.start(head("GET", "/languages"), true).kind == ActionKind::Fetch);
   gateway::Exchange page;
-  page.configure(kVars);
+  page.configure(gateway_test::withLanguages(kVars));
   CHECK(page.start(head("GET", "/index.html"), true).kind == ActionKind::Asset);
   // Validation answers first: a refused request never reaches the Limiter.
   gateway::Exchange bad;
-  bad.configure(kVars);
+  bad.configure(gateway_test::withLanguages(kVars));
   CHECK(bad.start(head("GET", "/languages/php/sandboxes/x"), true).response.status == 400);
 }
 
 TEST_CASE("gateway limits: the Limiter's refusals are 429s naming the rule, with Retry-After") {
   FakeClock clock;
   gateway::Exchange ex(clock);
-  ex.configure(kVars);
+  ex.configure(gateway_test::withLanguages(kVars));
   execute(ex, "203.0.113.7");
   const auto& r = ex.fetched(200, R"({"allowed":false,"limit":"requests","retryAfterMs":12001})");
   REQUIRE(r.kind == ActionKind::Respond);
@@ -175,7 +176,7 @@ TEST_CASE("gateway limits: the Limiter's refusals are 429s naming the rule, with
         R"("context":{"limit":"requests","max":3,"windowSeconds":60},"httpStatus":429,"timestamp":"2026-01-01T00:00:00.000Z"})");
 
   gateway::Exchange sb(clock);
-  sb.configure(kVars);
+  sb.configure(gateway_test::withLanguages(kVars));
   sb.start(head("DELETE", "/languages/lua/sandboxes/third"), true);
   const auto& s = sb.fetched(200, R"({"allowed":false,"limit":"sandboxes","retryAfterMs":0.5})");
   CHECK(s.response.status == 429);
@@ -187,7 +188,7 @@ TEST_CASE("gateway limits: the Limiter's refusals are 429s naming the rule, with
 
   // Ids kept for good (idle TTL 0) never free a slot: no Retry-After.
   gateway::Exchange forever(clock);
-  forever.configure(R"({"PLAYGROUND_MAX_SANDBOXES":"1","SANDBOX_IDLE_TTL_MS":"0"})");
+  forever.configure(gateway_test::withLanguages(R"({"PLAYGROUND_MAX_SANDBOXES":"1","SANDBOX_IDLE_TTL_MS":"0"})"));
   forever.start(head("GET", "/languages/lua/sandboxes/second"), true);
   const auto& f = forever.fetched(200, R"({"allowed":false,"limit":"sandboxes"})");
   CHECK(f.response.status == 429);
@@ -199,29 +200,30 @@ TEST_CASE("gateway limits: the Limiter's refusals are 429s naming the rule, with
 TEST_CASE("gateway limits: fail closed: a Limiter that throws or answers nonsense is 502, a bad var 500") {
   for (int status : {200, 500}) {
     gateway::Exchange ex;
-    ex.configure(kVars);
+    ex.configure(gateway_test::withLanguages(kVars));
     execute(ex, "203.0.113.7");
     const auto& r = ex.fetched(status, status == 200 ? R"({"allowed":"yes"})" : R"({"allowed":true})");
     CHECK(r.response.status == 502);
     CHECK(bodyOf(r.response).find("message")->asString() == "Engine execution failed");
   }
   gateway::Exchange threw;
-  threw.configure(kVars);
+  threw.configure(gateway_test::withLanguages(kVars));
   execute(threw, "203.0.113.7");
   CHECK(threw.fetchFailed().response.status == 502);
   gateway::Exchange bad;
-  bad.configure(R"({"PLAYGROUND_MAX_SANDBOXES":"many"})");
+  bad.configure(gateway_test::withLanguages(R"({"PLAYGROUND_MAX_SANDBOXES":"many"})"));
   const auto& r = bad.start(head("GET", "/languages/lua/sandboxes/x"), true);
   CHECK(r.response.status == 500);
   CHECK(bodyOf(r.response).find("message")->asString() ==
         R"(Invalid gateway configuration: PLAYGROUND_MAX_SANDBOXES must be an integer from 0 to 10000 (got "many"))");
   // Every limit "0": nothing to ask.
   gateway::Exchange off;
-  off.configure(R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0","PLAYGROUND_MAX_TOTAL_SANDBOXES":"0"})");
+  off.configure(gateway_test::withLanguages(
+      R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0","PLAYGROUND_MAX_TOTAL_SANDBOXES":"0"})"));
   CHECK(execute(off, "203.0.113.7").kind == ActionKind::Relay);
   // The total cap's Limiter failing is 502 too.
   gateway::Exchange total;
-  total.configure(kVars);
+  total.configure(gateway_test::withLanguages(kVars));
   total.start(head("GET", "/languages/lua/sandboxes/x"), true);
   REQUIRE(total.fetched(200, R"({"allowed":true})").kind == ActionKind::Limit);
   CHECK(total.fetchFailed().response.status == 502);
@@ -230,8 +232,8 @@ TEST_CASE("gateway limits: fail closed: a Limiter that throws or answers nonsens
 TEST_CASE("gateway limits: the total cap refuses a new sandbox with 429, and the client's record of it is taken back") {
   FakeClock clock;
   gateway::Exchange ex(clock);
-  ex.configure(R"({"PLAYGROUND_RATE_LIMIT":"3","PLAYGROUND_MAX_SANDBOXES":"2","PLAYGROUND_MAX_TOTAL_SANDBOXES":"4",
-    "SANDBOX_IDLE_TTL_MS":"3600000"})");
+  ex.configure(gateway_test::withLanguages(R"({"PLAYGROUND_RATE_LIMIT":"3","PLAYGROUND_MAX_SANDBOXES":"2",
+    "PLAYGROUND_MAX_TOTAL_SANDBOXES":"4","SANDBOX_IDLE_TTL_MS":"3600000"})"));
   ex.start(head("GET", "/languages/lua/sandboxes/fifth", {{"cf-connecting-ip", "203.0.113.9"}}), true);
   REQUIRE(ex.fetched(200, R"({"allowed":true,"added":true})").kind == ActionKind::Limit);
   const auto& undo = ex.fetched(200, R"({"allowed":false,"limit":"sandboxes","retryAfterMs":2500})");
@@ -249,7 +251,8 @@ TEST_CASE("gateway limits: the total cap refuses a new sandbox with 429, and the
         R"("httpStatus":429,"timestamp":"2026-01-01T00:00:00.000Z"})");
   // No rate and an id the client already held: nothing to take back.
   gateway::Exchange plain(clock);
-  plain.configure(R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"2","PLAYGROUND_MAX_TOTAL_SANDBOXES":"4"})");
+  plain.configure(gateway_test::withLanguages(
+      R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"2","PLAYGROUND_MAX_TOTAL_SANDBOXES":"4"})"));
   plain.start(head("GET", "/languages/lua/sandboxes/held"), true);
   REQUIRE(plain.fetched(200, R"({"allowed":true})").kind == ActionKind::Limit);
   CHECK(plain.fetched(200, R"({"allowed":false,"limit":"sandboxes"})").response.status == 429);

@@ -49,8 +49,9 @@ class FakeGuest : public GuestCaller {
   std::vector<js::SessionEvalRequest> sessionCalls;
   std::vector<js::AfterRestoreRequest> afterRestoreCalls;
   uint32_t afterRestoreOk = 1;
-  uint32_t expectHeapLimit = sw::wasmify::kJavaScriptHeapLimit;  // what New must ask for
-  uint32_t expectStackLimit = sw::wasmify::kJavaScriptStackLimit;
+  // What New must ask for: engines/javascript/engine.json builtin.heapLimit and stackLimit (protocol §5.6).
+  uint32_t expectHeapLimit = 33554432;
+  uint32_t expectStackLimit = 1048576;
   // SessionEval: the outcome carries the code and the cwd it ran in; `chdirTo` plays a process.chdir.
   std::string chdirTo;
   std::function<std::string(const js::SessionEvalRequest&)> sessionEval = [this](const js::SessionEvalRequest& r) {

@@ -1,10 +1,10 @@
 // The JavaScript runtime: QuickJS 2025-04-26 built for wasm32-wasi (engines/javascript), driven by the core itself
 // over the wasmify ABI. Each POST /execute runs on a fresh engine instance; code contexts keep one instance per
 // Interpreter Durable Object, snapshotted into its SQLite storage (docs/snapshots.md).
-import engineModule from "../engines/javascript/build/engine-nodata.wasm";
-import bootImage from "../engines/javascript/build/boot-image.bin";
-import stdlib from "../engines/javascript/build/stdlib.tar";
-import { engineName, build } from "../engines/javascript/build/engine-build.js";
+import engineModule from "./build/engine-nodata.wasm";
+import bootImage from "./build/boot-image.bin";
+import stdlib from "./build/stdlib.tar";
+import { engineName, build } from "./build/engine-build.js";
 
 export const javascriptEngine = {
   language: "javascript",

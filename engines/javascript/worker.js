@@ -1,13 +1,13 @@
 // The runtime Worker `npm start` serves: the C++ core fronting the JavaScript engine (QuickJS in Wasm).
-import { defineInterpreterRuntime } from "./runtime.js";
-import { javascriptEngine } from "./javascript.js";
+import { defineInterpreterRuntime } from "../../worker-shim/runtime.js";
+import { javascriptEngine } from "./engine.js";
 
 export {
   defineInterpreterRuntime,
   ExecutionLimitError,
   InterpreterWorker,
   InterpreterDurableObject,
-} from "./runtime.js";
+} from "../../worker-shim/runtime.js";
 export { javascriptEngine };
 
 const runtime = defineInterpreterRuntime(javascriptEngine);
