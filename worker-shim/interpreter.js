@@ -14,6 +14,7 @@ import {
   discardCore,
   prepareSpare,
 } from "./core.js";
+import { DurableHost } from "./durable.js";
 import { awaitSession } from "./js_sessions.js";
 // Every number shared with the core, generated from cpp/abi/abi.def.
 import {
@@ -72,35 +73,15 @@ export async function forwardExecuteInContext(engine, env, key, args, getFiles) 
   return stub.executeInContext(keyText, args, getFiles);
 }
 
-let nextStorageId = 1;
-
-// An evicted Durable Object's JavaScript object is collected while the isolate (and the core) live on: free its
-// core-side Interpreter too, with the resident engine instance and the workspace mirror it holds.
-const released = new FinalizationRegistry(({ core, handle, storageId }) => {
-  try {
-    core.storages.delete(storageId);
-    if (handle !== 0 && getCore.instance === core) core._sw_do_free(handle);
-  } catch {
-    // the core was replaced meanwhile: its memory went with it
-  }
-});
-
 /**
  * The state of one Interpreter Durable Object: its core-side Interpreter (recreated if the core was replaced after a
  * trap) and the queue that keeps every call strictly sequential (protocol §4.9).
  */
-export class InterpreterHost {
-  #ctx;
-  #env;
+export class InterpreterHost extends DurableHost {
   #engine;
-  #core = null;
-  #handle = 0;
-  #storageId = nextStorageId++;
-  #queue = Promise.resolve();
 
   constructor(ctx, env, engine) {
-    this.#ctx = ctx;
-    this.#env = env;
+    super(ctx, env, { name: "Interpreter", free: "_sw_do_free" });
     this.#engine = engine;
   }
 
@@ -108,57 +89,33 @@ export class InterpreterHost {
     this.#engine = engine;
   }
 
-  /** Runs `fn` after every earlier call settled; a failure never blocks later calls. */
-  #serial(fn) {
-    const run = this.#queue.then(fn);
-    this.#queue = run.then(
-      () => {},
-      () => {},
-    );
-    return run;
-  }
-
-  async #interpreter() {
-    const core = await getCore();
-    if (this.#core === core && this.#handle !== 0) return core;
-    // First use, or the core was replaced after a trap: a new Interpreter over the same storage.
-    released.unregister(this);
-    this.#core = core;
-    this.#handle = 0;
+  create(core, storageId, armedAlarm) {
     const server = serverFor(core, this.#engine);
     if (server === 0) throw new Error("invalid engine");
-    core.storages.set(this.#storageId, this.#ctx.storage);
-    const armed = await this.#ctx.storage.getAlarm();
-    const ttl = this.#env?.INTERPRETER_IDLE_TTL_MS;
+    const ttl = this.env?.INTERPRETER_IDLE_TTL_MS;
     const hasTtl = ttl !== undefined && ttl !== null;
-    this.#handle = withCoreBytes(core, encoder.encode(hasTtl ? String(ttl) : ""),
-      (p, n) => core._sw_do_new(server, this.#storageId, p, n, hasTtl ? 1 : 0, typeof armed === "number" ? armed : NaN));
-    if (this.#handle === 0) throw new Error("the Interpreter could not start");
-    const wait = this.#env?.INTERPRETER_ENGINE_WAIT_MS;
+    const handle = withCoreBytes(core, encoder.encode(hasTtl ? String(ttl) : ""),
+      (p, n) => core._sw_do_new(server, storageId, p, n, hasTtl ? 1 : 0, armedAlarm));
+    if (handle === 0) return 0;
+    const wait = this.env?.INTERPRETER_ENGINE_WAIT_MS;
     const hasWait = wait !== undefined && wait !== null;
     withCoreBytes(core, encoder.encode(hasWait ? String(wait) : ""),
-      (p, n) => core._sw_do_set_engine_wait(this.#handle, p, n, hasWait ? 1 : 0));
-    const cap = this.#env?.INTERPRETER_MAX_SNAPSHOT_BYTES;
+      (p, n) => core._sw_do_set_engine_wait(handle, p, n, hasWait ? 1 : 0));
+    const cap = this.env?.INTERPRETER_MAX_SNAPSHOT_BYTES;
     const hasCap = cap !== undefined && cap !== null;
     withCoreBytes(core, encoder.encode(hasCap ? String(cap) : ""),
-      (p, n) => core._sw_do_set_max_snapshot(this.#handle, p, n, hasCap ? 1 : 0));
-    released.register(this, { core, handle: this.#handle, storageId: this.#storageId }, this);
-    return core;
+      (p, n) => core._sw_do_set_max_snapshot(handle, p, n, hasCap ? 1 : 0));
+    return handle;
   }
 
   fetch(request) {
-    return this.#serial(() => this.#fetch(request));
+    return this.serial(() => this.#fetch(request));
   }
 
   async #fetch(request) {
-    let core;
-    try {
-      core = await this.#interpreter();
-    } catch (error) {
-      console.error("[sandbox-workers] Interpreter failure:", error);
-      return fallbackResponse();
-    }
-    const exchange = core._sw_do_exchange_new(this.#handle);
+    const core = await this.boundOrNull();
+    if (!core) return fallbackResponse();
+    const exchange = core._sw_do_exchange_new(this.handle);
     if (exchange === 0) return fallbackResponse();
     try {
       const head = copyHead(core, request, (max) => core._sw_do_exchange_input(exchange, max));
@@ -180,20 +137,20 @@ export class InterpreterHost {
         view = core._sw_do_exchange_body_received(exchange, n);
       }
     } catch (error) {
-      this.#failed(error);
+      this.failed(error);
       return fallbackResponse();
     } finally {
-      if (this.#core === core) core._sw_do_exchange_free(exchange);
+      if (this.boundCore === core) core._sw_do_exchange_free(exchange);
     }
   }
 
   executeInContext(key, args, getFiles) {
-    return this.#serial(() => this.#execute(key, args, getFiles));
+    return this.serial(() => this.#execute(key, args, getFiles));
   }
 
   async #execute(key, args, getFiles) {
     try {
-      const core = await this.#interpreter();
+      const core = await this.bound();
       const keyBytes = encoder.encode(typeof key === "string" ? key : "");
       let argsText = "";
       try {
@@ -204,11 +161,11 @@ export class InterpreterHost {
       // At most the core's cap + 1 bytes are copied (RPC_ARGS_MAX_BYTES, a C++ constant); args that do not fit are
       // passed as cap + 1 bytes long, and the core answers for them.
       const max = keyBytes.length + Math.min(argsText.length * 3, RPC_ARGS_MAX_BYTES + 1);
-      let input = core._sw_do_input(this.#handle, max);
+      let input = core._sw_do_input(this.handle, max);
       core.HEAPU8.set(keyBytes, input);
       const { read, written } = encoder.encodeInto(argsText, core.HEAPU8.subarray(input + keyBytes.length, input + max));
       const argsLen = read < argsText.length ? RPC_ARGS_MAX_BYTES + 1 : written;
-      let step = this.#readStep(core, core._sw_do_execute_start(this.#handle, keyBytes.length, argsLen));
+      let step = this.#readStep(core, core._sw_do_execute_start(this.handle, keyBytes.length, argsLen));
       if (step.kind === STEP_NEED_FILES) {
         const paths = JSON.parse(step.json);
         let answer;
@@ -220,12 +177,12 @@ export class InterpreterHost {
           answered = false;
         }
         if (answered) {
-          const len = encodeFiles(answer, (size) => core._sw_do_input(this.#handle, size), () => core.HEAPU8);
+          const len = encodeFiles(answer, (size) => core._sw_do_input(this.handle, size), () => core.HEAPU8);
           step = this.#readStep(core, len === null
-            ? core._sw_do_execute_files_too_large(this.#handle) // over PULLED_MAX_BYTES: never copied
-            : core._sw_do_execute_files(this.#handle, len));
+            ? core._sw_do_execute_files_too_large(this.handle) // over PULLED_MAX_BYTES: never copied
+            : core._sw_do_execute_files(this.handle, len));
         } else {
-          step = this.#readStep(core, core._sw_do_execute_files_failed(this.#handle)); // the core's 502
+          step = this.#readStep(core, core._sw_do_execute_files_failed(this.handle)); // the core's 502
         }
       }
       // An engine written in JavaScript answered boot, restore or execute with a promise: await it, then the core
@@ -236,14 +193,14 @@ export class InterpreterHost {
         const { session, waitMs } = JSON.parse(step.json);
         const settled = await awaitSession(core, session, waitMs);
         step = this.#readStep(core, settled
-          ? core._sw_do_execute_resume(this.#handle)
-          : core._sw_do_execute_abandon(this.#handle));
+          ? core._sw_do_execute_resume(this.handle)
+          : core._sw_do_execute_abandon(this.handle));
       }
       if (core.coreCorrupted) throw new Error("the core failed inside a guest call");
       if (step.kind !== STEP_DONE) throw new Error(`unexpected Interpreter step ${step.kind}`);
       const result = JSON.parse(step.json);
       // A spare instance for the next context this isolate boots or restores (the core's pool takes it).
-      if (this.#engine?.builtin) prepareSpare(core, serverFor(core, this.#engine), this.#ctx);
+      if (this.#engine?.builtin) prepareSpare(core, serverFor(core, this.#engine), this.ctx);
       const files = result?.result?.workspace?.files;
       if (files) {
         for (let i = 0; i < files.length; i++) {
@@ -253,20 +210,8 @@ export class InterpreterHost {
       }
       return result;
     } catch (error) {
-      this.#failed(error);
+      this.failed(error);
       return rpcFailure();
-    }
-  }
-
-  // A trap leaves the core's memory suspect: the next call starts a new core (and a new Interpreter over the same
-  // storage, which restores the context from its last snapshot).
-  // So does any exception thrown inside core code a guest re-entered (core.coreCorrupted, wasmify_bridge.js).
-  #failed(error) {
-    console.error("[sandbox-workers] Interpreter failure:", error);
-    if (error instanceof WebAssembly.RuntimeError || this.#core?.coreCorrupted) {
-      discardCore();
-      this.#core = null;
-      this.#handle = 0;
     }
   }
 
@@ -286,12 +231,12 @@ export class InterpreterHost {
   }
 
   alarm() {
-    return this.#serial(async () => {
+    return this.serial(async () => {
       try {
-        const core = await this.#interpreter();
-        core._sw_do_alarm(this.#handle);
+        const core = await this.bound();
+        core._sw_do_alarm(this.handle);
       } catch (error) {
-        this.#failed(error);
+        this.failed(error);
       }
     });
   }

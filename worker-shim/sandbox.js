@@ -3,7 +3,8 @@
 // actions it asks for — a fetch or an executeInContext call on a named binding of this Worker's env, SQL and the
 // alarm (through core.js's storage imports) — and moves bytes between them and the core. docs/sandbox.md.
 import { DurableObject } from "cloudflare:workers";
-import { getCore, toResponse, copyHead, readBodyInto, withCoreBytes, fallbackResponse, discardCore } from "./core.js";
+import { getCore, toResponse, copyHead, readBodyInto, withCoreBytes, fallbackResponse } from "./core.js";
+import { DurableHost } from "./durable.js";
 // Every number shared with the core, generated from cpp/abi/abi.def.
 import {
   ACTION_RESPOND,
@@ -23,17 +24,6 @@ import {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-let nextStorageId = 1_000_000; // apart from interpreter.js's ids: both register in the same core's storages map
-
-const released = new FinalizationRegistry(({ core, handle, storageId }) => {
-  try {
-    core.storages.delete(storageId);
-    if (handle !== 0 && getCore.instance === core) core._sw_sbx_free(handle);
-  } catch {
-    // the core was replaced meanwhile: its memory went with it
-  }
-});
 
 function readAction(core, view) {
   if (!view) throw new Error("the core returned no action");
@@ -91,43 +81,17 @@ function messageOf(error) {
   return String(error?.message ?? error);
 }
 
-/** The state of one Sandbox Durable Object: its core-side Sandbox and the queue that serializes requests. */
-export class SandboxHost {
-  #ctx;
-  #env;
-  #core = null;
-  #handle = 0;
-  #storageId = nextStorageId++;
-  #queue = Promise.resolve();
-
+/** The state of one Sandbox Durable Object: its core-side Sandbox and the queue that serializes requests (protocol §7.3). */
+export class SandboxHost extends DurableHost {
   constructor(ctx, env) {
-    this.#ctx = ctx;
-    this.#env = env;
+    super(ctx, env, { name: "Sandbox", free: "_sw_sbx_free" });
   }
 
-  // One request at a time (protocol §7.3); a failure never blocks later ones.
-  #serial(fn) {
-    const run = this.#queue.then(fn);
-    this.#queue = run.then(
-      () => {},
-      () => {},
-    );
-    return run;
-  }
-
-  async #sandbox() {
-    const core = await getCore();
-    if (this.#core === core && this.#handle !== 0) return core;
-    // First use, or the core was replaced after a trap: a new Sandbox over the same storage.
-    released.unregister(this);
-    this.#core = core;
-    this.#handle = 0;
-    core.storages.set(this.#storageId, this.#ctx.storage);
-    const armed = await this.#ctx.storage.getAlarm();
-    const ttl = this.#env?.SANDBOX_IDLE_TTL_MS;
+  create(core, storageId, armedAlarm) {
+    const ttl = this.env?.SANDBOX_IDLE_TTL_MS;
     const hasTtl = ttl !== undefined && ttl !== null;
-    const fileApi = this.#env?.SANDBOX_FILE_API;
-    const id = encoder.encode(this.#ctx.id.toString());
+    const fileApi = this.env?.SANDBOX_FILE_API;
+    const id = encoder.encode(this.ctx.id.toString());
     const ttlBytes = encoder.encode(hasTtl ? String(ttl) : "");
     const hasFileApi = fileApi !== undefined && fileApi !== null;
     const fileApiBytes = encoder.encode(hasFileApi ? String(fileApi) : "");
@@ -135,36 +99,28 @@ export class SandboxHost {
     strings.set(id, 0);
     strings.set(ttlBytes, id.length);
     strings.set(fileApiBytes, id.length + ttlBytes.length);
-    this.#handle = withCoreBytes(core, strings, (p) =>
-      core._sw_sbx_new(this.#storageId, p, id.length, ttlBytes.length, hasTtl ? 1 : 0, fileApiBytes.length,
-        hasFileApi ? 1 : 0, typeof armed === "number" ? armed : NaN));
-    if (this.#handle === 0) throw new Error("the Sandbox could not start");
-    released.register(this, { core, handle: this.#handle, storageId: this.#storageId }, this);
-    return core;
+    return withCoreBytes(core, strings, (p) =>
+      core._sw_sbx_new(storageId, p, id.length, ttlBytes.length, hasTtl ? 1 : 0, fileApiBytes.length,
+        hasFileApi ? 1 : 0, armedAlarm));
   }
 
   fetch(request) {
-    return this.#serial(() => this.#run((core, exchange) => {
+    return this.serial(() => this.#run((core, exchange) => {
       const head = copyHead(core, request, (max) => core._sw_sbx_exchange_input(exchange, max));
       return core._sw_sbx_exchange_start(exchange, ...head, request.body ? 1 : 0);
     }, request));
   }
 
   alarm() {
-    return this.#serial(async () => {
+    return this.serial(async () => {
       await this.#run((core, exchange) => core._sw_sbx_exchange_alarm(exchange), null);
     });
   }
 
   async #run(begin, request) {
-    let core;
-    try {
-      core = await this.#sandbox();
-    } catch (error) {
-      console.error("[sandbox-workers] Sandbox failure:", error);
-      return fallbackResponse();
-    }
-    const exchange = core._sw_sbx_exchange_new(this.#handle);
+    const core = await this.boundOrNull();
+    if (!core) return fallbackResponse();
+    const exchange = core._sw_sbx_exchange_new(this.handle);
     if (exchange === 0) return fallbackResponse();
     try {
       let view = begin(core, exchange);
@@ -192,10 +148,10 @@ export class SandboxHost {
         if (getCore.instance !== core) throw new Error("the core was replaced during a request");
       }
     } catch (error) {
-      this.#failed(error);
+      this.failed(error);
       return fallbackResponse();
     } finally {
-      if (this.#core === core && getCore.instance === core) core._sw_sbx_exchange_free(exchange);
+      if (this.boundCore === core && getCore.instance === core) core._sw_sbx_exchange_free(exchange);
     }
   }
 
@@ -209,7 +165,7 @@ export class SandboxHost {
 
   // env[binding].fetch, as the core asked. The core judges the answer (status, at most limit + 1 body bytes).
   async #fetchBinding(core, exchange, action) {
-    const target = this.#env?.[action.binding];
+    const target = this.env?.[action.binding];
     if (target === null || typeof target !== "object" && typeof target !== "function" ||
       typeof target.fetch !== "function") {
       return core._sw_sbx_exchange_fetched(exchange, SBX_NO_BINDING, 0, 0);
@@ -236,12 +192,12 @@ export class SandboxHost {
   // env[binding].executeInContext(key, args, getFiles). The result's workspace.files[].data bytes go into the core
   // beside the JSON (no base64); everything else about the result is the core's to judge.
   async #callBinding(core, exchange, action) {
-    const target = this.#env?.[action.binding];
+    const target = this.env?.[action.binding];
     if (target === null || typeof target !== "object" && typeof target !== "function" ||
       typeof target.executeInContext !== "function") {
       return core._sw_sbx_exchange_called(exchange, SBX_NO_BINDING, 0);
     }
-    const handle = this.#handle;
+    const handle = this.handle;
     const getFiles = (paths) => this.#getFiles(core, handle, paths);
     let json;
     const blobs = [];
@@ -289,7 +245,7 @@ export class SandboxHost {
   // The getFiles callback (protocol §2.7), called by the runtime Worker while the Call above is awaited: it bypasses the
   // queue (the request that made the call holds it) and only reads the core's in-memory tree.
   #getFiles(core, handle, paths) {
-    if (getCore.instance !== core || this.#handle !== handle) return [];
+    if (getCore.instance !== core || this.handle !== handle) return [];
     let text;
     try {
       text = JSON.stringify(paths ?? null) ?? "null";
@@ -324,17 +280,6 @@ export class SandboxHost {
     }
     core._sw_sbx_get_files_done(handle);
     return entries;
-  }
-
-  // A trap leaves the core's memory suspect: the next request starts a new core (and a new Sandbox over the same
-  // storage).
-  #failed(error) {
-    console.error("[sandbox-workers] Sandbox failure:", error);
-    if (error instanceof WebAssembly.RuntimeError || this.#core?.coreCorrupted) {
-      discardCore();
-      this.#core = null;
-      this.#handle = 0;
-    }
   }
 }
 

@@ -43,7 +43,7 @@ struct Transaction {
 
 }  // namespace
 
-void JsSql::exec(std::string_view sql, std::initializer_list<interp::SqlArg> args, std::vector<interp::SqlRow>* rows) {
+void JsSql::exec(std::string_view sql, std::initializer_list<durable::SqlArg> args, std::vector<durable::SqlRow>* rows) {
   std::string& req = request_;
   req.clear();
   putU32(req, uint32_t(sql.size()));
@@ -52,15 +52,15 @@ void JsSql::exec(std::string_view sql, std::initializer_list<interp::SqlArg> arg
   for (const auto& a : args) {
     req.push_back(char(a.type));
     switch (a.type) {
-      case interp::SqlValue::Type::Null: break;
-      case interp::SqlValue::Type::Number: {
+      case durable::SqlValue::Type::Null: break;
+      case durable::SqlValue::Type::Number: {
         char b[8];
         std::memcpy(b, &a.number, 8);
         req.append(b, 8);
         break;
       }
-      case interp::SqlValue::Type::Text:
-      case interp::SqlValue::Type::Blob:
+      case durable::SqlValue::Type::Text:
+      case durable::SqlValue::Type::Blob:
         putU32(req, uint32_t(a.bytes.size()));
         req.append(a.bytes);
         break;
@@ -68,37 +68,37 @@ void JsSql::exec(std::string_view sql, std::initializer_list<interp::SqlArg> arg
   }
   const uint32_t answer = sw_host_sql_exec(storage_, req.data(), uint32_t(req.size()));
   if (req.capacity() > (1u << 20)) std::string().swap(req);  // do not keep a chunk-sized buffer around
-  if (answer == 0) throw interp::SqlError("SQLite bridge failed");
+  if (answer == 0) throw durable::SqlError("SQLite bridge failed");
   std::unique_ptr<uint8_t, decltype(&std::free)> owned(reinterpret_cast<uint8_t*>(uintptr_t(answer)), &std::free);
   uint32_t total;
   std::memcpy(&total, owned.get(), 4);
   sw::core::ByteReader r{owned.get() + 4, owned.get() + 4 + total};
   uint32_t status;
-  if (!r.u32(status)) throw interp::SqlError("SQLite bridge: truncated answer");
+  if (!r.u32(status)) throw durable::SqlError("SQLite bridge: truncated answer");
   if (status != sw::abi::SQL_OK) {
     std::string message;
     r.bytes(message);
-    throw interp::SqlError(message.empty() ? "SQLite error" : message);
+    throw durable::SqlError(message.empty() ? "SQLite error" : message);
   }
   uint32_t rowCount, colCount;
-  if (!r.u32(rowCount) || !r.u32(colCount)) throw interp::SqlError("SQLite bridge: truncated answer");
+  if (!r.u32(rowCount) || !r.u32(colCount)) throw durable::SqlError("SQLite bridge: truncated answer");
   if (!rows) return;
   for (uint32_t i = 0; i < rowCount; ++i) {
-    interp::SqlRow row;
+    durable::SqlRow row;
     row.reserve(colCount);
     for (uint32_t c = 0; c < colCount; ++c) {
-      if (r.p >= r.end) throw interp::SqlError("SQLite bridge: truncated answer");
-      interp::SqlValue v;
-      v.type = interp::SqlValue::Type(*r.p++);
+      if (r.p >= r.end) throw durable::SqlError("SQLite bridge: truncated answer");
+      durable::SqlValue v;
+      v.type = durable::SqlValue::Type(*r.p++);
       bool ok = true;
       switch (v.type) {
-        case interp::SqlValue::Type::Null: break;
-        case interp::SqlValue::Type::Number: ok = r.f64(v.number); break;
-        case interp::SqlValue::Type::Text:
-        case interp::SqlValue::Type::Blob: ok = r.bytes(v.bytes); break;
+        case durable::SqlValue::Type::Null: break;
+        case durable::SqlValue::Type::Number: ok = r.f64(v.number); break;
+        case durable::SqlValue::Type::Text:
+        case durable::SqlValue::Type::Blob: ok = r.bytes(v.bytes); break;
         default: ok = false;
       }
-      if (!ok) throw interp::SqlError("SQLite bridge: truncated answer");
+      if (!ok) throw durable::SqlError("SQLite bridge: truncated answer");
       row.push_back(std::move(v));
     }
     rows->push_back(std::move(row));
@@ -115,7 +115,7 @@ void JsSql::transaction(const std::function<void()>& body) {
   const uint32_t rc = sw_host_sql_transaction(storage_, uint32_t(reinterpret_cast<uintptr_t>(&t)));
   --depth_;
   if (t.error) std::rethrow_exception(t.error);
-  if (rc != 0) throw interp::SqlError("SQLite transaction failed");
+  if (rc != 0) throw durable::SqlError("SQLite transaction failed");
 }
 
 void JsAlarm::set(double epochMs) { sw_host_alarm_set(storage_, epochMs); }

@@ -1,18 +1,18 @@
-// interp::Sql and interp::Alarm over the Durable Object's storage, through the core's imports (see do_sql.cpp).
+// durable::Sql and durable::Alarm over the Durable Object's storage, through the core's imports (see do_sql.cpp).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "../interp/sql.h"
+#include "../durable/sql.h"
 
 namespace sw::core {
 
-class JsSql final : public interp::Sql {
+class JsSql final : public durable::Sql {
  public:
   explicit JsSql(uint32_t storage) : storage_(storage) {}
-  void exec(std::string_view sql, std::initializer_list<interp::SqlArg> args,
-            std::vector<interp::SqlRow>* rows = nullptr) override;
+  void exec(std::string_view sql, std::initializer_list<durable::SqlArg> args,
+            std::vector<durable::SqlRow>* rows = nullptr) override;
   void transaction(const std::function<void()>& body) override;
 
  private:
@@ -21,7 +21,7 @@ class JsSql final : public interp::Sql {
   std::string request_;
 };
 
-class JsAlarm final : public interp::Alarm {
+class JsAlarm final : public durable::Alarm {
  public:
   explicit JsAlarm(uint32_t storage) : storage_(storage) {}
   void set(double epochMs) override;

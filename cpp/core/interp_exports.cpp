@@ -165,7 +165,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_do_new(uint32_t server, uint32_t storage, const
     box->alarm = std::make_unique<sw::core::JsAlarm>(storage);
     const auto& engine = serverOf(server)->engine();
     box->sessions = sw::core::makeSessionFactory(server, engine);
-    const double ttlMs = sw::interp::parseIdleTtl(hasTtl ? std::optional<std::string_view>(std::string_view(ttl, ttlLen))
+    const double ttlMs = sw::durable::parseIdleTtl(hasTtl ? std::optional<std::string_view>(std::string_view(ttl, ttlLen))
                                                          : std::nullopt);
     box->interp = std::make_unique<Interpreter>(engine, *box->sql, *box->alarm, *box->sessions,
                                                 sw::server::systemClock(), ttlMs, armedAlarm);

@@ -114,7 +114,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_sbx_new(uint32_t storage, const char* strings, 
     box->alarm = std::make_unique<sw::core::JsAlarm>(storage);
     sw::sandbox::Config config;
     config.objectId = std::string(strings, idLen);
-    config.idleTtlMs = sw::interp::parseIdleTtl(
+    config.idleTtlMs = sw::durable::parseIdleTtl(
         hasTtl ? std::optional<std::string_view>(std::string_view(strings + idLen, ttlLen)) : std::nullopt);
     config.fileApiDisabled = sw::sandbox::fileApiDisabledBy(
         hasFileApi ? std::optional<std::string_view>(std::string_view(strings + idLen + ttlLen, fileApiLen))

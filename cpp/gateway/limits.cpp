@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "../interp/interpreter.h"
+#include "../durable/idle.h"
 #include "../json/json.h"
 
 namespace sw::gateway {
@@ -141,7 +141,7 @@ std::optional<Limits> parseLimits(std::string_view varsJson, std::string& error)
   l.windowMs = windowSeconds * 1000;
   // The Sandbox wipes an id idle this long (its own rule and default, cpp/interp): until then it holds storage.
   const json::Value* ttl = vars.find("SANDBOX_IDLE_TTL_MS");
-  l.sandboxIdleMs = interp::parseIdleTtl(ttl && ttl->isString() ? std::optional<std::string_view>(ttl->asString())
+  l.sandboxIdleMs = durable::parseIdleTtl(ttl && ttl->isString() ? std::optional<std::string_view>(ttl->asString())
                                                                  : std::nullopt);
   return l;
 }
@@ -257,7 +257,7 @@ http::Response refusal(server::Clock& clock, const Limits& limits, const Admissi
 
 // ---------------------------------------------------------------------------------------------------------------
 
-Limiter::Limiter(interp::Sql& sql, interp::Alarm& alarm, server::Clock& clock)
+Limiter::Limiter(durable::Sql& sql, durable::Alarm& alarm, server::Clock& clock)
     : sql_(sql), alarm_(alarm), clock_(clock), armed_(std::nan("")) {}
 
 void Limiter::ensureSchema() {
@@ -270,13 +270,13 @@ void Limiter::ensureSchema() {
 }
 
 void Limiter::prune(double now) {
-  sql_.exec("DELETE FROM limiter_hits WHERE expires <= ?", {interp::SqlArg::num(now)});
-  sql_.exec("DELETE FROM limiter_sandboxes WHERE expires IS NOT NULL AND expires <= ?", {interp::SqlArg::num(now)});
+  sql_.exec("DELETE FROM limiter_hits WHERE expires <= ?", {durable::SqlArg::num(now)});
+  sql_.exec("DELETE FROM limiter_sandboxes WHERE expires IS NOT NULL AND expires <= ?", {durable::SqlArg::num(now)});
 }
 
 // The alarm goes off once every row with an expiry has expired, so an idle client leaves nothing behind.
 void Limiter::rearm() {
-  std::vector<interp::SqlRow> rows;
+  std::vector<durable::SqlRow> rows;
   sql_.exec("SELECT MAX(m) FROM (SELECT MAX(expires) AS m FROM limiter_hits UNION ALL "
             "SELECT MAX(expires) FROM limiter_sandboxes)",
             {}, &rows);
@@ -298,7 +298,7 @@ std::string Limiter::undo(const json::Value& request) {
   ensureSchema();
   sql_.transaction([&] {
     if (hit->asBool()) sql_.exec("DELETE FROM limiter_hits WHERE rowid = (SELECT MAX(rowid) FROM limiter_hits)", {});
-    if (sandbox) sql_.exec("DELETE FROM limiter_sandboxes WHERE id = ?", {interp::SqlArg::text(sandbox->asString())});
+    if (sandbox) sql_.exec("DELETE FROM limiter_sandboxes WHERE id = ?", {durable::SqlArg::text(sandbox->asString())});
   });
   return answer(true);
 }
@@ -323,7 +323,7 @@ std::string Limiter::admit(std::string_view request) {
   ensureSchema();
   const double now = double(clock_.epochMs());
   prune(now);
-  std::vector<interp::SqlRow> rows;
+  std::vector<durable::SqlRow> rows;
 
   if (requests > 0) {
     sql_.exec("SELECT COUNT(*) FROM limiter_hits", {}, &rows);
@@ -332,7 +332,7 @@ std::string Limiter::admit(std::string_view request) {
       // The request that frees a slot is the (count - requests + 1)-th to expire.
       rows.clear();
       sql_.exec("SELECT expires FROM limiter_hits ORDER BY expires LIMIT 1 OFFSET ?",
-                {interp::SqlArg::num(count - requests)}, &rows);
+                {durable::SqlArg::num(count - requests)}, &rows);
       return answer(false, "requests", rows.empty() ? std::nan("") : rows[0][0].number - now);
     }
   }
@@ -340,7 +340,7 @@ std::string Limiter::admit(std::string_view request) {
   bool added = false;
   if (sandboxes > 0 && !sandbox.empty()) {
     rows.clear();
-    sql_.exec("SELECT 1 FROM limiter_sandboxes WHERE id = ?", {interp::SqlArg::text(sandbox)}, &rows);
+    sql_.exec("SELECT 1 FROM limiter_sandboxes WHERE id = ?", {durable::SqlArg::text(sandbox)}, &rows);
     added = rows.empty();
     if (added) {
       rows.clear();
@@ -350,17 +350,17 @@ std::string Limiter::admit(std::string_view request) {
         // Ids kept for good (NULL) never free a slot; the others free theirs in expiry order.
         rows.clear();
         sql_.exec("SELECT expires FROM limiter_sandboxes WHERE expires IS NOT NULL ORDER BY expires LIMIT 1 OFFSET ?",
-                  {interp::SqlArg::num(count - sandboxes)}, &rows);
+                  {durable::SqlArg::num(count - sandboxes)}, &rows);
         return answer(false, "sandboxes", rows.empty() ? std::nan("") : rows[0][0].number - now);
       }
     }
   }
 
   sql_.transaction([&] {
-    if (requests > 0) sql_.exec("INSERT INTO limiter_hits (expires) VALUES (?)", {interp::SqlArg::num(now + windowMs)});
+    if (requests > 0) sql_.exec("INSERT INTO limiter_hits (expires) VALUES (?)", {durable::SqlArg::num(now + windowMs)});
     if (sandboxes > 0 && !sandbox.empty())
       sql_.exec("INSERT OR REPLACE INTO limiter_sandboxes (id, expires) VALUES (?, ?)",
-                {interp::SqlArg::text(sandbox), idleMs > 0 ? interp::SqlArg::num(now + idleMs) : interp::SqlArg::null()});
+                {durable::SqlArg::text(sandbox), idleMs > 0 ? durable::SqlArg::num(now + idleMs) : durable::SqlArg::null()});
   });
   rearm();
   return answer(true, {}, std::nan(""), added);

@@ -16,9 +16,9 @@
 #include <string>
 #include <string_view>
 
+#include "../durable/sql.h"
 #include "../http/http.h"
 #include "../json/json.h"
-#include "../interp/sql.h"
 #include "../server/server.h"
 
 namespace sw::gateway {
@@ -82,7 +82,7 @@ http::Response refusal(server::Clock& clock, const Limits& limits, const Admissi
 // atomically (the Durable Object runs one request at a time and the SQL is synchronous); alarm() drops what expired.
 class Limiter {
  public:
-  Limiter(interp::Sql& sql, interp::Alarm& alarm, server::Clock& clock);
+  Limiter(durable::Sql& sql, durable::Alarm& alarm, server::Clock& clock);
   // `request`: admitRequestJson's; the answer: {"allowed":true,"added"?:true} or {"allowed":false,"limit",
   // "retryAfterMs"?}; undoRequestJson's: {"allowed":true} once undone. A malformed request answers
   // {"allowed":false,"limit":"invalid"} (the gateway then fails closed).
@@ -95,8 +95,8 @@ class Limiter {
   std::string undo(const json::Value& request);
   void rearm();
 
-  interp::Sql& sql_;
-  interp::Alarm& alarm_;
+  durable::Sql& sql_;
+  durable::Alarm& alarm_;
   server::Clock& clock_;
   bool schema_ = false;
   double armed_;

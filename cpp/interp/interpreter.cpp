@@ -1,17 +1,13 @@
 #include "interpreter.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <map>
 
 #include "../json/json.h"
 #include "../snapshot/snapshot.h"
-#include "../wasi/wasi.h"
-#include "idle.h"
 
 namespace sw::interp {
 
@@ -33,16 +29,11 @@ struct RestoreFailure : std::runtime_error {
   std::string code;
 };
 
+using json::member;
+using json::numberOr;
+using json::stringOr;
 using json::Value;
 using json::Writer;
-
-double now(server::Clock& clock) { return double(clock.epochMs()); }
-
-std::string jsonString(std::string_view s) {
-  std::string out;
-  Writer(out).string(s);
-  return out;
-}
 
 bool parseU64(std::string_view s, uint64_t& out) {
   if (s.empty() || s.size() > 20) return false;
@@ -57,41 +48,7 @@ bool parseU64(std::string_view s, uint64_t& out) {
   return true;
 }
 
-std::string randomUuid() {
-  uint8_t b[16] = {};
-  auto random = wasi::systemRandom();
-  if (!random || !random(b, sizeof b)) {
-    // Not security relevant (the meta row's lifetime marker); fall back to the clock.
-    auto t = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-    std::memcpy(b, &t, sizeof t);
-  }
-  b[6] = uint8_t((b[6] & 0x0f) | 0x40);
-  b[8] = uint8_t((b[8] & 0x3f) | 0x80);
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    out += digits[b[i] >> 4];
-    out += digits[b[i] & 15];
-  }
-  return out;
-}
-
-const Value* member(const Value& v, std::string_view key) { return v.isObject() ? v.find(key) : nullptr; }
-
-double numberOr(const Value* v, double fallback) { return v && v->isNumber() ? v->asNumber() : fallback; }
-std::string stringOr(const Value* v, std::string_view fallback) {
-  return v && v->isString() ? v->asString() : std::string(fallback);
-}
-
 }  // namespace
-
-double parseIdleTtl(std::optional<std::string_view> value) {
-  if (!value || value->empty()) return kDefaultIdleTtlMs;
-  auto n = server::jsNumber(*value);
-  if (!n || !std::isfinite(*n) || *n < 0) return kDefaultIdleTtlMs;
-  return *n;
-}
 
 double parseMaxSnapshotBytes(std::optional<std::string_view> value) {
   if (!value || value->empty()) return 0;
@@ -235,12 +192,7 @@ struct Interpreter::SnapshotRecord {
   }
 };
 
-struct Interpreter::Context {
-  std::string id;
-  std::string cwd = "/workspace";
-  std::string createdAt;
-  std::string lastUsed;
-  double executions = 0;
+struct Interpreter::Context : durable::ContextRow {
   std::optional<SnapshotRecord> snapshot;
   // Not stored: the row (or its snapshot member) could not be read, so whatever state it held is lost.
   bool damaged = false;
@@ -251,30 +203,20 @@ struct Interpreter::Context {
     w.beginObject();
     w.key("id").string(id);
     w.key("cwd").string(cwd);
-    w.key("createdAt").string(createdAt);
-    w.key("lastUsed").string(lastUsed);
-    w.key("executions").number(executions);
+    writeUsage(w);
     w.key("snapshot");
     if (snapshot) snapshot->write(w);
     else w.null();
     w.endObject();
     return out;
   }
-  static std::optional<Context> fromJson(std::string_view text) {
-    auto parsed = json::parseCopy(text);
-    if (!parsed.ok() || !parsed.value.isObject()) return std::nullopt;
-    const Value& v = parsed.value;
-    Context c;
-    c.id = stringOr(member(v, "id"), "");
-    c.cwd = stringOr(member(v, "cwd"), "/workspace");
-    c.createdAt = stringOr(member(v, "createdAt"), "");
-    c.lastUsed = stringOr(member(v, "lastUsed"), c.createdAt);
-    c.executions = numberOr(member(v, "executions"), 0);
+  static std::optional<Context> fromJson(std::string_view text) { return read<Context>(text); }
+  bool readOwn(const Value& v) {
     if (const Value* s = member(v, "snapshot"); s && !s->isNull()) {
-      c.snapshot = SnapshotRecord::read(*s);
-      c.damaged = !c.snapshot;
+      snapshot = SnapshotRecord::read(*s);
+      damaged = !snapshot;
     }
-    return c;
+    return true;
   }
 };
 
@@ -303,76 +245,38 @@ struct Interpreter::Pending {
 
 // --- construction and storage --------------------------------------------------------------------------------------
 
+namespace {
+
+// The layout of protocol §4.6 (format 4). A Sandbox's rows or an older format's are wiped, never migrated (§10.4 item
+// 104).
+durable::Layout interpreterLayout() {
+  durable::Layout layout;
+  layout.metaKey = "interpreter";
+  layout.format = kStorageFormat;
+  layout.ownTables = {
+      "CREATE TABLE IF NOT EXISTS chunks (context_id TEXT, chunk INTEGER, data BLOB, PRIMARY KEY (context_id, chunk)) "
+      "WITHOUT ROWID"};
+  layout.foreignTables = {"files", "pages"};
+  layout.foreignMetaKeys = {"sandbox", "session"};
+  return layout;
+}
+
+}  // namespace
+
 Interpreter::Interpreter(const server::EngineInfo& engine, Sql& sql, Alarm& alarm, SessionFactory& sessions,
                          server::Clock& clock, double idleTtlMs, double armedAlarm)
-    : engine_(engine), sql_(sql), alarm_(alarm), sessions_(sessions), clock_(clock), ttlMs_(idleTtlMs),
-      armedAlarm_(armedAlarm) {
-  ensureSchema();
+    : durable::Object(sql, alarm, clock, interpreterLayout(), idleTtlMs, armedAlarm), engine_(engine),
+      sessions_(sessions) {
+  metaJson_ = openStorage();
 }
 
 Interpreter::~Interpreter() = default;
 
-void Interpreter::ensureSchema() {
-  // Any legacy or unknown layout is wiped, never migrated (protocol §4.6, §10.4 item 104).
-  std::vector<SqlRow> tables;
-  sql_.exec("SELECT name FROM sqlite_master WHERE type = 'table'", {}, &tables);
-  bool hasMeta = false, legacy = false;
-  for (const auto& row : tables) {
-    if (row.empty() || row[0].type != SqlValue::Type::Text) continue;
-    const std::string& name = row[0].bytes;
-    if (name == "files" || name == "pages") legacy = true;
-    if (name == "meta") hasMeta = true;
-  }
-  if (hasMeta && !legacy) {
-    std::vector<SqlRow> rows;
-    sql_.exec("SELECT key, value FROM meta", {}, &rows);
-    for (const auto& row : rows) {
-      if (row.size() < 2) continue;
-      const std::string& key = row[0].bytes;
-      if (key == "sandbox" || key == "session") legacy = true;
-      if (key == "interpreter") {
-        auto parsed = json::parseCopy(row[1].bytes);
-        const Value* format = parsed.ok() ? member(parsed.value, "format") : nullptr;
-        if (!format || !format->isNumber() || format->asNumber() != kStorageFormat) legacy = true;
-        else metaJson_ = row[1].bytes;
-      }
-    }
-  }
-  if (legacy) {
-    metaJson_.clear();
-    wipeStorage();
-    alarm_.remove();
-    armedAlarm_ = std::nan("");
-    return;
-  }
-  createTables();
-}
-
-// The tables of protocol §4.6 (format 4).
-void Interpreter::createTables() {
-  sql_.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)", {});
-  sql_.exec("CREATE TABLE IF NOT EXISTS contexts (id TEXT PRIMARY KEY, value TEXT)", {});
-  sql_.exec(
-      "CREATE TABLE IF NOT EXISTS chunks (context_id TEXT, chunk INTEGER, data BLOB, PRIMARY KEY (context_id, chunk)) "
-      "WITHOUT ROWID",
-      {});
-}
-
-void Interpreter::wipeStorage() {
-  sql_.transaction([&] {
-    for (const char* table : {"meta", "contexts", "chunks", "files", "pages"})
-      sql_.exec(std::string("DROP TABLE IF EXISTS ") + table, {});
-    createTables();
-  });
-}
-
 void Interpreter::wipe() {
   dropResident();
   pending_.reset();
-  wipeStorage();
+  wipeStorageAndAlarm();
   metaJson_.clear();
-  alarm_.remove();
-  armedAlarm_ = std::nan("");
   mirror_.clear();
 }
 
@@ -393,11 +297,7 @@ void Interpreter::ensureMeta(std::string_view key) {
   writeMeta();
 }
 
-void Interpreter::writeMeta() {
-  sql_.exec("INSERT INTO meta (key, value) VALUES ('interpreter', ?) ON CONFLICT(key) DO UPDATE SET value = "
-            "excluded.value",
-            {SqlArg::text(metaJson_)});
-}
+void Interpreter::writeMeta() { writeMetaRow(metaJson_); }
 
 std::optional<Interpreter::Context> Interpreter::loadContext(std::string_view id) {
   std::vector<SqlRow> rows;
@@ -423,63 +323,33 @@ std::size_t Interpreter::contextCount() {
   return rows.empty() || rows[0].empty() ? 0 : std::size_t(rows[0][0].number);
 }
 
-void Interpreter::saveContext(const Context& c) {
-  sql_.exec("INSERT INTO contexts (id, value) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET value = excluded.value",
-            {SqlArg::text(c.id), SqlArg::text(c.toJson())});
-}
+void Interpreter::saveContext(const Context& c) { saveContextRow(c.id, c.toJson()); }
 
 void Interpreter::deleteContextRows(std::string_view id) {
-  sql_.exec("DELETE FROM contexts WHERE id = ?", {SqlArg::text(id)});
+  deleteContextRow(id);
   sql_.exec("DELETE FROM chunks WHERE context_id = ?", {SqlArg::text(id)});
 }
 
-double Interpreter::touchAlarm() {
-  const double t = now(clock_);
-  const IdleTouch touched = touchIdleAlarm(alarm_, ttlMs_, armedAlarm_, t);
-  if (touched.rearmed && !metaJson_.empty()) {
-    auto parsed = json::parseCopy(metaJson_);
-    if (parsed.ok() && parsed.value.isObject()) {
-      parsed.value.set("lastUsed", Value::string(server::isoTime(int64_t(t))));
-      metaJson_ = json::stringify(parsed.value);
-      writeMeta();
-    }
+void Interpreter::recordLastUsed(const std::string& iso) {
+  if (metaJson_.empty()) return;
+  auto parsed = json::parseCopy(metaJson_);
+  if (parsed.ok() && parsed.value.isObject()) {
+    parsed.value.set("lastUsed", Value::string(iso));
+    metaJson_ = json::stringify(parsed.value);
+    writeMeta();
   }
-  return touched.deadline;
 }
 
 void Interpreter::alarm() {
-  armedAlarm_ = std::nan("");  // the alarm that fired is no longer armed
-  if (metaJson_.empty() || ttlMs_ == 0) return;
-  auto parsed = json::parseCopy(metaJson_);
-  const Value* lastUsed = parsed.ok() ? member(parsed.value, "lastUsed") : nullptr;
-  const double last = lastUsed && lastUsed->isString() ? parseIsoMs(lastUsed->asString()) : 0;
-  const double deadline = last + ttlMs_;
-  if (deadline > now(clock_)) {
-    alarm_.set(deadline);
-    armedAlarm_ = deadline;
-    return;
+  std::optional<std::string> lastUsed;  // a damaged or missing lastUsed ("") counts as long past
+  if (!metaJson_.empty()) {
+    auto parsed = json::parseCopy(metaJson_);
+    lastUsed = stringOr(parsed.ok() ? member(parsed.value, "lastUsed") : nullptr, "");
   }
-  wipe();
+  if (alarmExpired(lastUsed)) wipe();
 }
 
 // --- HTTP ------------------------------------------------------------------------------------------------------------
-
-const server::Action& Interpreter::HttpExchange::respond(http::Response r) {
-  action_ = server::Action{};
-  action_.kind = server::ActionKind::Respond;
-  action_.response = std::move(r);
-  body_.release();
-  return action_;
-}
-
-const server::Action& Interpreter::HttpExchange::error(int status, std::string_view code, std::string_view message,
-                                                      std::string_view context) {
-  return respond(server::errorResponse(owner_.clock_, status, code, message, context));
-}
-
-const server::Action& Interpreter::HttpExchange::fail() {
-  return respond(server::internalErrorResponse(owner_.clock_));
-}
 
 const server::Action& Interpreter::HttpExchange::start(const http::RequestHead& head) {
   auto key = head.header("x-interpreter-key");
@@ -491,30 +361,15 @@ const server::Action& Interpreter::HttpExchange::start(const http::RequestHead& 
     owner_.wipe();
     return respond(http::Response::json(200, R"({"success":true})"));
   }
-  if (head.method == "POST" && path == "/contexts") {
-    if (server::declaredTooLarge(head, double(server::kRequestBodyLimit)))
-      return error(413, "VALIDATION_FAILED", "Request too large");
-    action_ = server::Action{};
-    action_.kind = server::ActionKind::ReadBody;
-    action_.bodyLimit = server::kRequestBodyLimit;
-    body_.allocate(server::kRequestBodyLimit);
-    return action_;
-  }
-  constexpr std::string_view prefix = "/contexts/";
-  if (head.method == "DELETE" && path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
-      path.find('/', prefix.size()) == std::string::npos) {
-    std::string id;
-    if (!http::percentDecode(std::string_view(path).substr(prefix.size()), id))
-      return error(404, "VALIDATION_FAILED", "Not found");
+  if (head.method == "POST" && path == "/contexts") return readBody(head, server::kRequestBodyLimit);
+  if (auto deleted = durable::deletedContextId(head, path)) {
+    const std::string& id = *deleted;
     if (server::isDotSegment(id)) return error(400, "VALIDATION_FAILED", server::kDotSegmentIdMessage);
     owner_.ensureMeta(key_);
-    if (!owner_.loadContext(id)) {
-      return error(404, "CONTEXT_NOT_FOUND", "Code context '" + id + "' not found",
-                   "{\"contextId\":" + jsonString(id) + "}");
-    }
+    if (!owner_.loadContext(id)) return respond(durable::contextNotFound(clock_, id));
     if (owner_.residentContext_ == id) owner_.dropResident();
     owner_.sql_.transaction([&] { owner_.deleteContextRows(id); });
-    owner_.touchAlarm();
+    owner_.touch();
     return respond(http::Response::json(200, R"({"success":true})"));
   }
   return error(404, "VALIDATION_FAILED", "Not found");
@@ -527,36 +382,28 @@ const server::Action& Interpreter::HttpExchange::bodyFailed() {
 
 const server::Action& Interpreter::HttpExchange::bodyReceived(std::size_t n) {
   if (action_.kind != server::ActionKind::ReadBody) return fail();
-  if (body_.tooLarge(n)) return error(413, "VALIDATION_FAILED", "Request too large");
-  auto parsed = body_.parse(n);
-  if (!parsed.ok()) return error(400, "VALIDATION_FAILED", "Invalid JSON");
-  const Value& body = parsed.value;
-  if (!body.isObject()) return error(400, "VALIDATION_FAILED", "Expected an object");
+  auto parsed = bodyObject(n);
+  if (!parsed) return action_;
+  const Value& body = *parsed;
   const Value* id = body.find("id");
   if (!id || !id->isString() || id->asString().empty() || json::utf16Length(id->asString()) > kMaxIdUnits)
     return error(400, "VALIDATION_FAILED", "id must be a non-empty string of at most 128 characters");
   // Such a context could never be deleted by URL (DELETE /contexts/.. is DELETE / once normalized).
   if (server::isDotSegment(id->asString())) return error(400, "VALIDATION_FAILED", server::kDotSegmentIdMessage);
-  std::string cwd = "/workspace";
-  if (const Value* c = body.find("cwd")) {
-    if (!c->isString() || c->asString().empty())
-      return error(400, "VALIDATION_FAILED", "cwd must be a non-empty string");
-    workspace::Error err;
-    if (!workspace::normalizePath("/workspace", c->asString(), cwd, err))
-      return error(400, "VALIDATION_FAILED", err.message);
-  }
+  std::string cwd;
+  if (auto message = durable::readContextCwd(body, cwd)) return error(400, "VALIDATION_FAILED", *message);
   owner_.ensureMeta(key_);
-  if (owner_.contextCount() >= kMaxContexts)
-    return error(400, "VALIDATION_FAILED", "Cannot create more than 8 code contexts");
+  if (owner_.contextCount() >= durable::kMaxContexts)
+    return error(400, "VALIDATION_FAILED", durable::kTooManyContextsMessage);
   if (owner_.loadContext(id->asString()))
     return error(400, "VALIDATION_FAILED", "Code context '" + id->asString() + "' already exists");
   Context ctx;
   ctx.id = id->asString();
   ctx.cwd = cwd;
-  ctx.createdAt = server::isoTime(owner_.clock_.epochMs());
+  ctx.createdAt = owner_.nowIso();
   ctx.lastUsed = ctx.createdAt;
   owner_.saveContext(ctx);
-  owner_.touchAlarm();
+  owner_.touch();
   std::string out;
   Writer w(out);
   w.beginObject();
@@ -570,22 +417,21 @@ const server::Action& Interpreter::HttpExchange::bodyReceived(std::size_t n) {
 // --- executeInContext ------------------------------------------------------------------------------------------------
 
 Step Interpreter::failure(int status, std::string_view code, std::string_view message, std::string_view context) {
+  return failure(server::errorResponse(clock_, status, code, message, context));
+}
+
+Step Interpreter::failure(const http::Response& error) {
   pending_.reset();
   Step s;
-  s.json = server::rpcErrorJson(server::errorResponse(clock_, status, code, message, context));
+  s.json = server::rpcErrorJson(error);
   return s;
 }
 
-Step Interpreter::internalFailure() {
-  pending_.reset();
-  Step s;
-  s.json = server::rpcErrorJson(server::internalErrorResponse(clock_));
-  return s;
-}
+Step Interpreter::internalFailure() { return failure(server::internalErrorResponse(clock_)); }
 
 Step Interpreter::workspaceFailure(const workspace::Error& err) {
   const std::string code = server::errnoCode(err.errnoName);
-  return failure(server::codeStatus(code), code, err.message, "{\"errno\":" + jsonString(err.errnoName) + "}");
+  return failure(server::codeStatus(code), code, err.message, "{\"errno\":" + json::quote(err.errnoName) + "}");
 }
 
 Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) {
@@ -644,10 +490,7 @@ Step Interpreter::executeStart(std::string_view key, std::string_view argsJson) 
     return failure(400, "VALIDATION_FAILED", *invalid);
 
   auto ctx = loadContext(contextId->asString());
-  if (!ctx) {
-    return failure(404, "CONTEXT_NOT_FOUND", "Code context '" + contextId->asString() + "' not found",
-                   "{\"contextId\":" + jsonString(contextId->asString()) + "}");
-  }
+  if (!ctx) return failure(durable::contextNotFound(clock_, contextId->asString()));
 
   mirror_.setDisabled(disabled && disabled->asBool());
 
@@ -755,7 +598,7 @@ Step Interpreter::run() {
 void Interpreter::restoreFailed(std::string_view code, std::string message) {
   message = json::truncateUtf16(message, kMaxRestoreMessageUnits);
   std::fprintf(stderr, "[sandbox-workers] context %s: state not restored, booted fresh (%.*s): %s\n",
-               jsonString(pending_->context.id).c_str(), int(code.size()), code.data(), message.c_str());
+               json::quote(pending_->context.id).c_str(), int(code.size()), code.data(), message.c_str());
   pending_->restoreCode = std::string(code);
   pending_->restoreMessage = std::move(message);
 }
@@ -972,7 +815,7 @@ Step Interpreter::finishRound(SessionOutcome outcome, bool threw) {
   } catch (const SnapshotOverCap& e) {
     // Like a round that cannot be snapshotted (an open descriptor): the rows rolled back, the resident and its tracker
     // (which still describes the stored rows) stay, the stored record goes stale, and an eviction restores it.
-    std::fprintf(stderr, "[sandbox-workers] context %s: not snapshotted: %s\n", jsonString(ctx.id).c_str(), e.what());
+    std::fprintf(stderr, "[sandbox-workers] context %s: not snapshotted: %s\n", json::quote(ctx.id).c_str(), e.what());
     try {
       if (auto stored = loadContext(ctx.id)) ctx.snapshot = stored->snapshot;
       if (ctx.snapshot && !ctx.snapshot->stale) ctx.snapshot->stale = true;
@@ -994,7 +837,7 @@ Step Interpreter::finishRound(SessionOutcome outcome, bool threw) {
   }
   counters_.rowsWritten += 1;
 
-  touchAlarm();
+  touch();
 
   // 9. the response
   std::string rest = server::assembleOutcome(parsedOutcome.ok() ? parsedOutcome.value : Value::null());
@@ -1192,7 +1035,7 @@ void Interpreter::takeSnapshot(Context& ctx) {
   auto extra = json::parseCopy(resident_->extraJson());
   if (!extra.ok() || !SnapshotRecord::validExtra(extra.value)) throw SqlError("snapshot failed: malformed extra");
   record.extraJson = json::stringify(extra.value);
-  record.takenAt = now(clock_);
+  record.takenAt = now();
   record.stale = false;
   record.manifest = next.manifest().encode();
   ctx.snapshot = std::move(record);

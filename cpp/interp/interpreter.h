@@ -21,9 +21,17 @@
 #include "../server/server.h"
 #include "../snapshot/snapshot.h"
 #include "../workspace/workspace.h"
-#include "sql.h"
+#include "../durable/durable.h"
 
 namespace sw::interp {
+
+// The Interpreter keeps its state in its Durable Object's SQL storage (cpp/durable).
+using durable::Alarm;
+using durable::Sql;
+using durable::SqlArg;
+using durable::SqlError;
+using durable::SqlRow;
+using durable::SqlValue;
 
 // --- engine instances --------------------------------------------------------------------------------------------
 
@@ -80,9 +88,7 @@ class SessionFactory {
 
 // --- the Durable Object --------------------------------------------------------------------------------------------
 
-constexpr std::size_t kMaxContexts = 8;
 constexpr int kStorageFormat = 4;
-constexpr double kDefaultIdleTtlMs = 86400000;
 // How long an execute waits for an engine's promise (INTERPRETER_ENGINE_WAIT_MS; docs/engine-authors.md): a promise
 // that never settles must not hold the Interpreter, and every call queued behind it, forever.
 constexpr double kDefaultEngineWaitMs = 30000;
@@ -93,9 +99,6 @@ double parseEngineWait(std::optional<std::string_view> value);
 // INTERPRETER_MAX_SNAPSHOT_BYTES (docs/limits.md): the most a context's snapshot may store (its rows, compressed).
 // Unset, empty, or not a finite number > 0: no cap (0).
 double parseMaxSnapshotBytes(std::optional<std::string_view> value);
-
-// INTERPRETER_IDLE_TTL_MS (protocol §4.7): unset/empty -> default; Number(value) if finite and >= 0, else default.
-double parseIdleTtl(std::optional<std::string_view> value);
 
 // What an RPC or HTTP step asks the shim to do next.
 struct Step {
@@ -134,7 +137,8 @@ struct Counters {  // for the benchmark and tests: what the last execute did
   bool booted = false;
 };
 
-class Interpreter {
+// Its storage, wipe and idle alarm are the Durable Object base's (cpp/durable); the rules are its own.
+class Interpreter : private durable::Object {
  public:
   // Creates the tables, wiping any legacy or unknown layout first (protocol §4.6). `armedAlarm` is the alarm the platform
   // reports at start-up (NaN when none).
@@ -143,24 +147,15 @@ class Interpreter {
   ~Interpreter();
 
   // HTTP (after the Worker forwarded it, protocol §2.6): Respond or ReadBody actions, like server::Exchange.
-  class HttpExchange {
+  class HttpExchange : public durable::Exchange<server::Action> {
    public:
-    explicit HttpExchange(Interpreter& owner) : owner_(owner) {}
+    explicit HttpExchange(Interpreter& owner) : durable::Exchange<server::Action>(owner.clock_), owner_(owner) {}
     const server::Action& start(const http::RequestHead& head);
-    char* bodyBuffer() { return body_.data(); }
-    std::size_t bodyCapacity() const { return body_.capacity(); }
     const server::Action& bodyReceived(std::size_t n);
     const server::Action& bodyFailed();
-    const server::Action& fail();
-    const server::Action& action() const { return action_; }
 
    private:
-    const server::Action& respond(http::Response r);
-    const server::Action& error(int status, std::string_view code, std::string_view message,
-                                std::string_view context = "{}");
     Interpreter& owner_;
-    server::Action action_;
-    server::BodyBuffer body_;
     std::string key_;
   };
 
@@ -192,9 +187,6 @@ class Interpreter {
   struct Pending;
 
   // storage
-  void ensureSchema();
-  void createTables();
-  void wipeStorage();
   void wipe();  // DELETE / and alarm expiry (protocol §4.8)
   void ensureMeta(std::string_view key);
   void writeMeta();
@@ -202,10 +194,11 @@ class Interpreter {
   std::size_t contextCount();
   void saveContext(const Context& c);
   void deleteContextRows(std::string_view id);
-  double touchAlarm();
+  void recordLastUsed(const std::string& iso) override;
 
   // execute
   Step failure(int status, std::string_view code, std::string_view message, std::string_view context = "{}");
+  Step failure(const http::Response& error);
   Step internalFailure();
   Step workspaceFailure(const workspace::Error& err);
   Step reconcileAndRun(std::vector<workspace::File> files, bool secondPass);
@@ -223,12 +216,7 @@ class Interpreter {
   void takeSnapshot(Context& ctx);
 
   const server::EngineInfo& engine_;
-  Sql& sql_;
-  Alarm& alarm_;
   SessionFactory& sessions_;
-  server::Clock& clock_;
-  double ttlMs_;
-  double armedAlarm_;  // NaN: unknown/none cached
   double engineWaitMs_ = kDefaultEngineWaitMs;
   double maxSnapshotBytes_ = 0;  // 0: no cap
 

@@ -124,6 +124,14 @@ class Writer {
 void appendEscaped(std::string& out, std::string_view s);
 // Serializes a value to a new string.
 std::string stringify(const Value& v);
+// `s` as a JSON string literal, quotes included.
+std::string quote(std::string_view s);
+
+// Readers for stored rows and other parties' answers, where a missing or mistyped member falls back instead of failing:
+// the member `key` of an object (nullptr when `v` is not an object or has no such member), a string or a number.
+const Value* member(const Value& v, std::string_view key);
+std::string stringOr(const Value* v, std::string_view fallback);
+double numberOr(const Value* v, double fallback);
 // Formats a double the way JavaScript's Number.prototype.toString does (shortest round-trip form).
 std::string formatNumber(double d);
 

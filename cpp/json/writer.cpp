@@ -125,6 +125,20 @@ std::string stringify(const Value& v) {
   return out;
 }
 
+std::string quote(std::string_view s) {
+  std::string out;
+  Writer(out).string(s);
+  return out;
+}
+
+const Value* member(const Value& v, std::string_view key) { return v.isObject() ? v.find(key) : nullptr; }
+
+std::string stringOr(const Value* v, std::string_view fallback) {
+  return v && v->isString() ? v->asString() : std::string(fallback);
+}
+
+double numberOr(const Value* v, double fallback) { return v && v->isNumber() ? v->asNumber() : fallback; }
+
 std::string formatNumber(double d) {
   if (!std::isfinite(d)) return "null";  // what JSON.stringify does with NaN and ±Infinity
   if (d == 0) return "0";

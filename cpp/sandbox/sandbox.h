@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "../abi/abi.h"
+#include "../durable/durable.h"
 #include "../http/http.h"
-#include "../interp/sql.h"
 #include "../json/json.h"
 #include "../server/server.h"
 #include "../wasi/wasi.h"
@@ -34,7 +34,6 @@
 
 namespace sw::sandbox {
 
-constexpr std::size_t kMaxContexts = 8;
 constexpr int kStorageFormat = 1;
 // JSON bodies of every route but /files (protocol §7.3), and of /files (protocol §7.7).
 constexpr std::size_t kJsonBodyLimit = 98304;
@@ -58,7 +57,7 @@ bool fileApiDisabledBy(std::optional<std::string_view> value);
 
 struct Config {
   std::string objectId;  // this Durable Object's id (ctx.id.toString()): the interpreter key, protocol §4.1
-  double idleTtlMs = 86400000;  // SANDBOX_IDLE_TTL_MS, parsed with interp::parseIdleTtl
+  double idleTtlMs = durable::kDefaultIdleTtlMs;  // SANDBOX_IDLE_TTL_MS, parsed with durable::parseIdleTtl
   bool fileApiDisabled = false;  // SANDBOX_FILE_API === "disabled"
 };
 
@@ -109,33 +108,27 @@ struct CallAnswer {
   std::string message;
 };
 
-class Sandbox {
+// Its storage, wipe and idle alarm are the Durable Object base's (cpp/durable); the rules are its own.
+class Sandbox : private durable::Object {
  public:
   // Creates the tables, wiping any other layout first (protocol §7.10), and loads the state. `armedAlarm`: the alarm the
   // platform reports at start-up (NaN when none). `random`: null = wasi::systemRandom() (context ids, lifetime).
-  Sandbox(interp::Sql& sql, interp::Alarm& alarm, server::Clock& clock, Config config, double armedAlarm,
+  Sandbox(durable::Sql& sql, durable::Alarm& alarm, server::Clock& clock, Config config, double armedAlarm,
           wasi::RandomSource random = {});
-  ~Sandbox();
-  Sandbox(const Sandbox&) = delete;
-  Sandbox& operator=(const Sandbox&) = delete;
+  ~Sandbox() override;
 
   // One request (or one alarm run).
-  class Exchange {
+  class Exchange : public durable::Exchange<Action> {
    public:
     explicit Exchange(Sandbox& owner);
-    ~Exchange();
+    ~Exchange() override;
     const Action& start(const http::RequestHead& head);
     // The alarm handler (protocol §7.9): Fetch actions for a destroy, then a Respond whose content nobody reads.
     const Action& startAlarm();
-    char* bodyBuffer() { return body_.data(); }
-    std::size_t bodyCapacity() const { return body_.capacity(); }
     const Action& bodyReceived(std::size_t n);
     const Action& bodyFailed();
     const Action& fetched(FetchAnswer answer);
     const Action& called(CallAnswer answer);
-    // Something unexpected happened (a shim failure, or a throw out of the core): 502 INTERNAL_ERROR.
-    const Action& fail();
-    const Action& action() const { return action_; }
 
    private:
     struct Pending;
@@ -154,9 +147,7 @@ class Sandbox {
       Done,
     };
 
-    const Action& respond(http::Response r);
-    const Action& error(int status, std::string_view code, std::string_view message, std::string_view context = "{}");
-    const Action& invalid(int status, std::string_view message) { return error(status, "VALIDATION_FAILED", message); }
+    void responded() override;
     const Action& readBody(const http::RequestHead& head, Route route, std::size_t limit);
     const Action& fetch(Stage stage, std::string binding, std::string method, std::string path, std::string body,
                         std::size_t limit);
@@ -180,8 +171,6 @@ class Sandbox {
     const Action& bindingFailed(std::string_view message);
 
     Sandbox& owner_;
-    Action action_;
-    server::BodyBuffer body_;
     Stage stage_ = Stage::Idle;
     Route route_ = Route::None;
     std::unique_ptr<Pending> pending_;
@@ -201,26 +190,15 @@ class Sandbox {
   friend class Exchange;
 
   // storage (protocol §7.10)
-  void ensureSchema();
-  void createTables();
-  void wipeStorage();
   void load();
   void ensureMeta(std::string_view id);
   void writeMeta();
   void saveContext(const Context& c);
   void persist(const Changes& changes);
   void wipe();  // destroy: storage, alarm, in-memory state (protocol §7.9)
-  double touch(bool alwaysWriteLastUsed = false);
-  std::string randomUuid();
-  double now() const;
-  std::string nowIso() const;
+  void recordLastUsed(const std::string& iso) override;
 
-  interp::Sql& sql_;
-  interp::Alarm& alarm_;
-  server::Clock& clock_;
   Config config_;
-  double armedAlarm_;  // NaN: none known
-  wasi::RandomSource random_;
   std::unique_ptr<Meta> meta_;  // null: no meta row yet
   std::vector<Context> contexts_;  // in createdAt order
   Files files_;

@@ -3,9 +3,10 @@
 // — that the scaffolded project installs our local tarballs (`npm run pack`) and bundles with `wrangler deploy
 // --dry-run`. The CLI runs as a user runs it too: installed from its tarball, through `npx` and `npm exec`, whose
 // command is a symlink to the file (issue 24: the main-module check once compared the symlink's path and did nothing).
-import { test, before } from "node:test";
+import { describe, test, before } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { promisify } from "node:util";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -197,21 +198,23 @@ before(() => {
   );
 });
 
-function npmInstall(project, packageNames) {
+// Asynchronous, so the per-runtime scaffold tests below can run two at a time (their npm and wrangler runs mostly wait).
+const execFileAsync = (file, args, options) => promisify(execFile)(file, args, { maxBuffer: 64 << 20, ...options });
+async function npmInstall(project, packageNames) {
   // --omit=dev: the repository's pinned wrangler runs the dry run (on PATH), so the test downloads nothing.
-  execFileSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline", ...packageNames.map((n) => tarballs[n])], {
-    cwd: project, env, stdio: ["ignore", "pipe", "pipe"],
+  await execFileAsync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline", ...packageNames.map((n) => tarballs[n])], {
+    cwd: project, env,
   });
 }
 
-function installAndDryRun(project, packageName, script = "dry-run", outdir = join(project, "dist")) {
-  npmInstall(project, [packageName]);
+async function installAndDryRun(project, packageName, script = "dry-run", outdir = join(project, "dist")) {
+  await npmInstall(project, [packageName]);
   return dryRun(project, script, outdir);
 }
 
-function dryRun(project, script, outdir) {
-  const text = execFileSync("npm", ["run", script, "--", "--outdir", outdir], { cwd: project, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  assert.match(text, /--dry-run: exiting now/);
+async function dryRun(project, script, outdir) {
+  const { stdout } = await execFileAsync("npm", ["run", script, "--", "--outdir", outdir], { cwd: project, env, encoding: "utf8" });
+  assert.match(stdout, /--dry-run: exiting now/);
   return readdirSync(outdir);
 }
 
@@ -244,26 +247,28 @@ async function executeBundle(project, code, { config = null, dist = join(project
 
 const SMOKE = { javascript: "1 + 1", python: "1 + 1", perl: "1 + 1", ruby: "1 + 1", lua: "return 1 + 1" };
 
-for (const language of ["javascript", "python", "perl", "ruby", "lua"]) {
-  test(`init ${language}, npm install of the local @sandbox-workers/${language} tarball, then wrangler deploy --dry-run bundles the Worker with its core and engine modules, and the bundle answers POST /execute in workerd`, async () => {
-    assert.ok(tarballs[`@sandbox-workers/${language}`], `npm run pack made @sandbox-workers/${language}`);
-    const dir = fresh();
-    assert.equal(run(["init", language, "w"], dir).code, 0);
-    const files = installAndDryRun(join(dir, "w"), `@sandbox-workers/${language}`);
-    assert.ok(files.filter((f) => f.endsWith(".wasm")).length >= 2, `core and engine wasm in the bundle: ${files.join(", ")}`);
-    const { result, probe } = await executeBundle(join(dir, "w"), SMOKE[language]);
-    assert.equal(result.error, undefined, JSON.stringify(result.error));
-    assert.deepEqual(result.results, [{ text: "2" }]);
-    assert.equal(probe.language, language);
-    assert.equal(probe.contexts, language !== "ruby");
-  });
-}
+describe("every runtime's scaffold against its packed tarball", { concurrency: 2 }, () => {
+  for (const language of ["javascript", "python", "perl", "ruby", "lua"]) {
+    test(`init ${language}, npm install of the local @sandbox-workers/${language} tarball, then wrangler deploy --dry-run bundles the Worker with its core and engine modules, and the bundle answers POST /execute in workerd`, async () => {
+      assert.ok(tarballs[`@sandbox-workers/${language}`], `npm run pack made @sandbox-workers/${language}`);
+      const dir = fresh();
+      assert.equal(run(["init", language, "w"], dir).code, 0);
+      const files = await installAndDryRun(join(dir, "w"), `@sandbox-workers/${language}`);
+      assert.ok(files.filter((f) => f.endsWith(".wasm")).length >= 2, `core and engine wasm in the bundle: ${files.join(", ")}`);
+      const { result, probe } = await executeBundle(join(dir, "w"), SMOKE[language]);
+      assert.equal(result.error, undefined, JSON.stringify(result.error));
+      assert.deepEqual(result.results, [{ text: "2" }]);
+      assert.equal(probe.language, language);
+      assert.equal(probe.contexts, language !== "ruby");
+    });
+  }
+});
 
 test("init --engine my-lang: npm install of @sandbox-workers/interpreter, its Engine passes runEngineConformance (npm test), and its bundle answers POST /execute in workerd", async () => {
   const dir = fresh();
   assert.equal(run(["init", "--engine", "my-lang"], dir).code, 0);
   const p = join(dir, "sandbox-my-lang");
-  const files = installAndDryRun(p, "@sandbox-workers/interpreter");
+  const files = await installAndDryRun(p, "@sandbox-workers/interpreter");
   assert.ok(files.some((f) => f.endsWith(".wasm")), "the core is in the bundle");
   execFileSync("npm", ["test"], { cwd: p, env, stdio: ["ignore", "pipe", "pipe"] });
   const { result, probe } = await executeBundle(p, "42");
@@ -283,11 +288,11 @@ function treeOf(dir, prefix = "") {
 }
 
 // The CLI as a user runs it: installed from its tarball, its bin a symlink in node_modules/.bin.
-test("the installed bin: `npx sandbox-workers init …` and `npm exec -- sandbox-workers init …`, for every runtime, several runtimes and --engine, write the same scaffold as the CLI run directly", () => {
+test("the installed bin: `npx sandbox-workers init …` and `npm exec -- sandbox-workers init …`, for every runtime, several runtimes and --engine, write the same scaffold as the CLI run directly", async () => {
   const project = join(fresh(), "tools");
   mkdirSync(project);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "tools", private: true }));
-  npmInstall(project, ["@sandbox-workers/cli"]);
+  await npmInstall(project, ["@sandbox-workers/cli"]);
   assert.ok(lstatSync(join(project, "node_modules", ".bin", "sandbox-workers")).isSymbolicLink(), "npm links the bin");
   const direct = fresh();
   const cases = [
@@ -316,7 +321,7 @@ test("the installed bin: `npx sandbox-workers init …` and `npm exec -- sandbox
 
 // README "A runtime Worker project of your own": its npx line as written (the tarball path made absolute, since the
 // test runs outside the repository), then the runtime's tarball installed and `npm run dry-run`.
-test("the README's `npx --package <cli tarball> sandbox-workers init python my-python` creates a project that npm run dry-run accepts", () => {
+test("the README's `npx --package <cli tarball> sandbox-workers init python my-python` creates a project that npm run dry-run accepts", async () => {
   const readme = readFileSync(join(root, "README.md"), "utf8");
   const line = readme.split("\n").find((l) => l.startsWith("npx ") && l.includes("sandbox-workers init python my-python"));
   assert.ok(line, "README has the npx init line");
@@ -325,7 +330,7 @@ test("the README's `npx --package <cli tarball> sandbox-workers init python my-p
   const r = spawnSync("npx", args, { cwd: dir, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(readdirSync(join(dir, "my-python")).sort(), [".gitignore", "README.md", "index.js", "package.json", "wrangler.python.jsonc"]);
-  const files = installAndDryRun(join(dir, "my-python"), "@sandbox-workers/python");
+  const files = await installAndDryRun(join(dir, "my-python"), "@sandbox-workers/python");
   assert.ok(files.filter((f) => f.endsWith(".wasm")).length >= 2, files.join(", "));
 });
 
@@ -336,12 +341,12 @@ test("init javascript,python through npx: both tarballs installed, npm run dry-r
   });
   assert.equal(r.status, 0, r.stderr);
   const p = join(dir, "app");
-  npmInstall(p, ["@sandbox-workers/javascript", "@sandbox-workers/python"]);
+  await npmInstall(p, ["@sandbox-workers/javascript", "@sandbox-workers/python"]);
   const all = execFileSync("npm", ["run", "dry-run"], { cwd: p, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   assert.equal(all.match(/--dry-run: exiting now/g)?.length, 2, all);
   for (const language of ["javascript", "python"]) {
     const dist = join(p, `dist-${language}`);
-    assert.ok(dryRun(p, `dry-run:${language}`, dist).some((f) => f.endsWith(".wasm")));
+    assert.ok((await dryRun(p, `dry-run:${language}`, dist)).some((f) => f.endsWith(".wasm")));
     const { result, probe } = await executeBundle(p, "1 + 1", { config: `wrangler.${language}.jsonc`, dist });
     assert.deepEqual(result.results, [{ text: "2" }], JSON.stringify(result.error));
     assert.deepEqual([probe.language, probe.contexts], [language, true]);
@@ -370,7 +375,7 @@ test("npm install of the local @sandbox-workers/core tarball: the README's calle
   writeFileSync(join(p, "wrangler.jsonc"), config);
   writeFileSync(join(p, "src", "index.js"), entry);
   writeFileSync(join(p, "package.json"), JSON.stringify({ name: "my-app", private: true, type: "module", scripts: { "dry-run": "wrangler deploy --dry-run" } }));
-  const files = installAndDryRun(p, "@sandbox-workers/core");
+  const files = await installAndDryRun(p, "@sandbox-workers/core");
   assert.ok(files.some((f) => f.endsWith(".wasm")), `the core is in the bundle: ${files.join(", ")}`);
   // The installed package's declarations, found as TypeScript finds them (the `types` condition of its exports):
   // test/types/seed-client.ts, an app written against the seed's client, compiles against them unchanged.

@@ -18,8 +18,8 @@
 #include <string>
 #include <string_view>
 
+#include "durable/sqlite_native.h"
 #include "interp/interpreter.h"
-#include "interp/sqlite_native.h"
 #include "json/json.h"
 
 using namespace sw;
@@ -40,7 +40,7 @@ class FuzzClock final : public server::Clock {
   double now_ = 0;
 };
 
-class NullAlarm final : public interp::Alarm {
+class NullAlarm final : public durable::Alarm {
  public:
   void set(double) override {}
   void remove() override {}
@@ -98,7 +98,7 @@ struct World {
   FuzzClock clock;
   NullAlarm alarm;
   ToyFactory factory;
-  interp::NativeSqlite sql{":memory:"};
+  durable::NativeSqlite sql{":memory:"};
   std::unique_ptr<interp::Interpreter> interp;
   World() { restart(); }
   void restart() {

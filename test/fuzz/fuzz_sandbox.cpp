@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "interp/sqlite_native.h"
+#include "durable/sqlite_native.h"
 #include "json/json.h"
 #include "sandbox/sandbox.h"
 
@@ -41,7 +41,7 @@ class FuzzClock final : public server::Clock {
   double now_ = 0;
 };
 
-class NullAlarm final : public interp::Alarm {
+class NullAlarm final : public durable::Alarm {
  public:
   void set(double) override {}
   void remove() override {}
@@ -52,7 +52,7 @@ std::string str(std::string_view s) { return json::stringify(json::Value::string
 struct World {
   FuzzClock clock;
   NullAlarm alarm;
-  interp::NativeSqlite sql{":memory:"};
+  durable::NativeSqlite sql{":memory:"};
   sandbox::Config config;
   std::unique_ptr<sandbox::Sandbox> sbx;
   std::string hostile;  // X's every answer

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "interp/sql.h"
+#include "durable/sql.h"
 #include "server/server.h"
 
 namespace sw::test {
@@ -17,7 +17,7 @@ class FakeClock final : public server::Clock {
   int64_t epochMs() override { return epoch; }
 };
 
-class FakeAlarm final : public interp::Alarm {
+class FakeAlarm final : public durable::Alarm {
  public:
   double armed = std::nan("");
   int sets = 0;

@@ -15,7 +15,7 @@
 #include "json/json.h"
 #include "gateway_languages.h"
 #if !defined(__EMSCRIPTEN__)
-#include "interp/sqlite_native.h"
+#include "durable/sqlite_native.h"
 #endif
 
 using namespace sw;
@@ -274,7 +274,7 @@ std::string admitJson(double requests, double windowMs, double sandboxes, double
 }  // namespace
 
 TEST_CASE("Limiter: a sliding window: N admitted, the next refused until the oldest leaves, never 2N at a boundary") {
-  interp::NativeSqlite sql(":memory:");
+  durable::NativeSqlite sql(":memory:");
   FakeAlarm alarm;
   FakeClock clock;
   gateway::Limiter limiter(sql, alarm, clock);
@@ -297,14 +297,14 @@ TEST_CASE("Limiter: a sliding window: N admitted, the next refused until the old
   CHECK(alarm.armed <= double(t0 + 126000));
   clock.epoch = int64_t(alarm.armed);
   limiter.alarm();
-  std::vector<interp::SqlRow> rows;
+  std::vector<durable::SqlRow> rows;
   sql.exec("SELECT COUNT(*) FROM limiter_hits", {}, &rows);
   CHECK(rows[0][0].number == 0);
   CHECK(limiter.admit(req) == R"({"allowed":true})");
 }
 
 TEST_CASE("Limiter: the sandbox cap: known ids pass, a new one past the cap is refused until one has been idle") {
-  interp::NativeSqlite sql(":memory:");
+  durable::NativeSqlite sql(":memory:");
   FakeAlarm alarm;
   FakeClock clock;
   gateway::Limiter limiter(sql, alarm, clock);
@@ -332,7 +332,7 @@ TEST_CASE("Limiter: rules together; refusals are not recorded; idle TTL 0 counts
   std::filesystem::remove(db);
   FakeClock clock;
   {
-    interp::NativeSqlite sql(db);
+    durable::NativeSqlite sql(db);
     FakeAlarm alarm;
     gateway::Limiter limiter(sql, alarm, clock);
     CHECK(limiter.admit(admitJson(3, 60000, 1, 0, "a")) == R"({"allowed":true,"added":true})");
@@ -341,7 +341,7 @@ TEST_CASE("Limiter: rules together; refusals are not recorded; idle TTL 0 counts
   }
   {
     // A new instance over the same storage (the Durable Object was evicted): the counts are still there.
-    interp::NativeSqlite sql(db);
+    durable::NativeSqlite sql(db);
     FakeAlarm alarm;
     gateway::Limiter limiter(sql, alarm, clock);
     CHECK(limiter.admit(admitJson(3, 60000, 1, 0, "a")) == R"({"allowed":true})");
@@ -355,7 +355,7 @@ TEST_CASE("Limiter: rules together; refusals are not recorded; idle TTL 0 counts
 }
 
 TEST_CASE("Limiter: an undo takes back the newest request row and the sandbox id") {
-  interp::NativeSqlite sql(":memory:");
+  durable::NativeSqlite sql(":memory:");
   FakeAlarm alarm;
   FakeClock clock;
   gateway::Limiter limiter(sql, alarm, clock);
@@ -370,7 +370,7 @@ TEST_CASE("Limiter: an undo takes back the newest request row and the sandbox id
 }
 
 TEST_CASE("Limiter: a malformed request is refused as invalid (the gateway then answers 502)") {
-  interp::NativeSqlite sql(":memory:");
+  durable::NativeSqlite sql(":memory:");
   FakeAlarm alarm;
   FakeClock clock;
   gateway::Limiter limiter(sql, alarm, clock);

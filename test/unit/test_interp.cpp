@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "interp/interpreter.h"
-#include "interp/sqlite_native.h"
+#include "durable/sqlite_native.h"
 #include "json/json.h"
 
 using namespace sw;
@@ -219,9 +219,9 @@ struct Fixture {
   FakeClock clock;
   FakeAlarm alarm;
   FakeFactory factory;
-  std::unique_ptr<interp::NativeSqlite> sql;
+  std::unique_ptr<durable::NativeSqlite> sql;
   std::unique_ptr<Interpreter> interp;
-  double ttl = interp::kDefaultIdleTtlMs;
+  double ttl = durable::kDefaultIdleTtlMs;
 
   Fixture() {
     static int n = 0;
@@ -239,7 +239,7 @@ struct Fixture {
   // A new Durable Object instance over the same storage (eviction).
   void start() {
     interp.reset();
-    sql = std::make_unique<interp::NativeSqlite>(dbPath);
+    sql = std::make_unique<durable::NativeSqlite>(dbPath);
     interp = std::make_unique<Interpreter>(engine, *sql, alarm, factory, clock, ttl, alarm.armed);
   }
 
@@ -659,12 +659,12 @@ TEST_CASE("interp: deleting the resident's context; sequential contexts share on
 }
 
 TEST_CASE("interp: idle expiry (items 102-103, protocol §4.7)", "[interp]") {
-  CHECK(interp::parseIdleTtl(std::nullopt) == 86400000);
-  CHECK(interp::parseIdleTtl("") == 86400000);
-  CHECK(interp::parseIdleTtl("0") == 0);
-  CHECK(interp::parseIdleTtl("1e3") == 1000);
-  CHECK(interp::parseIdleTtl("-5") == 86400000);
-  CHECK(interp::parseIdleTtl("abc") == 86400000);
+  CHECK(durable::parseIdleTtl(std::nullopt) == 86400000);
+  CHECK(durable::parseIdleTtl("") == 86400000);
+  CHECK(durable::parseIdleTtl("0") == 0);
+  CHECK(durable::parseIdleTtl("1e3") == 1000);
+  CHECK(durable::parseIdleTtl("-5") == 86400000);
+  CHECK(durable::parseIdleTtl("abc") == 86400000);
 
   {
     Fixture f;

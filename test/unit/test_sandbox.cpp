@@ -15,7 +15,7 @@
 #include <set>
 #include <sstream>
 
-#include "interp/sqlite_native.h"
+#include "durable/sqlite_native.h"
 #include "json/json.h"
 #include "sandbox/sandbox.h"
 
@@ -71,7 +71,7 @@ struct Fixture {
   std::string dbPath;
   FakeClock clock;
   FakeAlarm alarm;
-  std::unique_ptr<interp::NativeSqlite> sql;
+  std::unique_ptr<durable::NativeSqlite> sql;
   std::unique_ptr<Sandbox> sbx;
   sandbox::Config config;
   std::map<std::string, FakeRuntime> env;
@@ -97,12 +97,12 @@ struct Fixture {
   // A new Durable Object instance over the same storage (eviction, restart).
   void start() {
     sbx.reset();
-    sql = std::make_unique<interp::NativeSqlite>(dbPath);
+    sql = std::make_unique<durable::NativeSqlite>(dbPath);
     sbx = std::make_unique<Sandbox>(*sql, alarm, clock, config, alarm.armed);
   }
 
   int countRows(const char* table) {
-    std::vector<interp::SqlRow> rows;
+    std::vector<durable::SqlRow> rows;
     sql->exec(std::string("SELECT COUNT(*) FROM ") + table, {}, &rows);
     return int(rows[0][0].number);
   }
@@ -700,7 +700,7 @@ TEST_CASE("sandbox: SANDBOX_FILE_API=disabled: 403 before the body, disabled man
   CHECK(json::stringify(info["workspace"]) == R"({"files":0,"bytes":0})");
   CHECK(info["contexts"].items()[0].find("executions")->asNumber() == 1);
   // The files table is never touched: not even created.
-  std::vector<interp::SqlRow> rows;
+  std::vector<durable::SqlRow> rows;
   f.sql->exec("SELECT name FROM sqlite_master WHERE name = 'files'", {}, &rows);
   CHECK(rows.empty());
 }

@@ -2,7 +2,7 @@
 
 #include <sqlite3.h>
 
-namespace sw::interp {
+namespace sw::durable {
 
 NativeSqlite::NativeSqlite(const std::string& path) {
   if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) {
@@ -87,4 +87,4 @@ void NativeSqlite::transaction(const std::function<void()>& body) {
   exec("COMMIT", {});
 }
 
-}  // namespace sw::interp
+}  // namespace sw::durable

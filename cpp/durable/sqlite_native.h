@@ -1,5 +1,5 @@
 // A native Sql over libsqlite3 (unit tests only; the Worker uses the Durable Object's SQLite through the core's
-// imports). Same engine, so the Interpreter's statements are tested as they run in production.
+// imports). Same engine, so the Durable Objects' statements are tested as they run in production.
 #pragma once
 
 #include <memory>
@@ -9,7 +9,7 @@
 
 struct sqlite3;
 
-namespace sw::interp {
+namespace sw::durable {
 
 class NativeSqlite final : public Sql {
  public:
@@ -27,4 +27,4 @@ class NativeSqlite final : public Sql {
   uint64_t statements_ = 0;
 };
 
-}  // namespace sw::interp
+}  // namespace sw::durable

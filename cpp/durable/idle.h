@@ -1,5 +1,5 @@
-// cpp/interp: the throttled idle alarm both Durable Objects keep (protocol §4.7 for the Interpreter, §7.9 for the caller's
-// Sandbox, which uses the same parsing and policy).
+// cpp/durable: the throttled idle alarm both Durable Objects keep (protocol §4.7 for the Interpreter, §7.9 for the
+// caller's Sandbox, which uses the same parsing and policy).
 #pragma once
 
 #include <optional>
@@ -7,7 +7,13 @@
 
 #include "sql.h"
 
-namespace sw::interp {
+namespace sw::durable {
+
+constexpr double kDefaultIdleTtlMs = 86400000;
+
+// INTERPRETER_IDLE_TTL_MS, SANDBOX_IDLE_TTL_MS (protocol §4.7): unset/empty -> default; Number(value) if finite and
+// >= 0, else default.
+double parseIdleTtl(std::optional<std::string_view> value);
 
 // What one touch did.
 struct IdleTouch {
@@ -23,4 +29,4 @@ IdleTouch touchIdleAlarm(Alarm& alarm, double ttlMs, double& armed, double nowMs
 // alarm handler treats a damaged lastUsed as long past).
 double parseIsoMs(std::string_view iso);
 
-}  // namespace sw::interp
+}  // namespace sw::durable

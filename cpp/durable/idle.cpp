@@ -4,7 +4,16 @@
 #include <cstdio>
 #include <string>
 
-namespace sw::interp {
+#include "../server/server.h"
+
+namespace sw::durable {
+
+double parseIdleTtl(std::optional<std::string_view> value) {
+  if (!value || value->empty()) return kDefaultIdleTtlMs;
+  auto n = server::jsNumber(*value);
+  if (!n || !std::isfinite(*n) || *n < 0) return kDefaultIdleTtlMs;
+  return *n;
+}
 
 IdleTouch touchIdleAlarm(Alarm& alarm, double ttlMs, double& armed, double nowMs) {
   if (ttlMs == 0) {
@@ -35,4 +44,4 @@ double parseIsoMs(std::string_view iso) {
   return days * 86400000.0 + h * 3600000.0 + mi * 60000.0 + s * 1000.0 + ms;
 }
 
-}  // namespace sw::interp
+}  // namespace sw::durable

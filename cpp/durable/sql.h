@@ -1,6 +1,7 @@
-// cpp/interp: the storage the Interpreter Durable Object keeps its state in (protocol §4.6).
+// cpp/durable: the storage every Durable Object of the core keeps its state in (the Interpreter, protocol §4.6; the
+// caller's Sandbox, §7.10; the gateway's Limiter).
 //
-// The Interpreter speaks SQL to an abstract Sql: in the Worker that is the Durable Object's own SQLite
+// Each speaks SQL to an abstract Sql: in the Worker that is the Durable Object's own SQLite
 // (ctx.storage.sql, reached through two imports of the core, cpp/core/do_sql.cpp); in Node tests it is node:sqlite
 // behind the same imports (./testing's createTestState); natively it is libsqlite3 (sqlite_native.cpp, unit tests).
 // All three are SQLite, so the statements are written once, here in C++.
@@ -16,7 +17,7 @@
 
 #include "../abi/abi.h"
 
-namespace sw::interp {
+namespace sw::durable {
 
 struct SqlValue {
   // The tags of the shim's SQL bridge (cpp/core/do_sql.cpp) too.
@@ -61,7 +62,7 @@ class Sql {
 };
 
 // The Durable Object alarm. set/remove may complete asynchronously (the platform's output gate holds the response
-// until they are durable); the Interpreter caches the deadline it armed (protocol §4.7).
+// until they are durable); its owner caches the deadline it armed (protocol §4.7).
 class Alarm {
  public:
   virtual ~Alarm() = default;
@@ -69,4 +70,4 @@ class Alarm {
   virtual void remove() = 0;
 };
 
-}  // namespace sw::interp
+}  // namespace sw::durable
