@@ -97,6 +97,8 @@ function runtimeWorker(runtime, stateless, main) {
   if (contexts) {
     wrangler.durable_objects = { bindings: [{ name: "INTERPRETER", class_name: "Interpreter" }] };
     wrangler.migrations = [{ tag: "v1", new_sqlite_classes: ["Interpreter"] }];
+    // Safe by default: one context's snapshot stores at most 32 MiB (above every engine's ordinary context).
+    wrangler.vars = { INTERPRETER_MAX_SNAPSHOT_BYTES: "33554432" };
   }
   const entry = contexts
     ? `// The ${runtime} runtime Worker and its Interpreter Durable Object (durable code contexts).\nexport { default, Interpreter } from "${pkg}";\n`
@@ -122,7 +124,8 @@ and use \`runCode(env.${binding(first)}, code)\` from \`@sandbox-workers/core\`$
       : ""
   }.
 ${stateless.length > 0 ? `\n${stateless.map((w) => w.runtime).join(", ")}: stateless, no Interpreter Durable Object, so no code contexts.\n` : ""}
-Optional variable: \`INTERPRETER_IDLE_TTL_MS\` (how long an idle Interpreter keeps its contexts; "0" disables expiry).
+Optional variables: \`INTERPRETER_IDLE_TTL_MS\` (how long an idle Interpreter keeps its contexts; "0" disables expiry);
+\`INTERPRETER_MAX_SNAPSHOT_BYTES\` (the most one context's snapshot may store; 32 MiB as generated, "" for no cap).
 `;
 }
 

@@ -24,4 +24,5 @@ MSG
 export PATH="$SW_ROOT/node_modules/.bin:$PATH"   # wrangler needs Node >= 22: use the pinned one
 exec wrangler dev "${configs[@]}" \
   --ip 127.0.0.1 --port "$PORT" --show-interactive-dev-session=false --var SANDBOX_FILE_API:enabled \
-  --var PLAYGROUND_RATE_LIMIT:10000 --var PLAYGROUND_MAX_SANDBOXES:1000
+  --var PLAYGROUND_RATE_LIMIT:10000 --var PLAYGROUND_MAX_SANDBOXES:1000 \
+  --var PLAYGROUND_MAX_TOTAL_SANDBOXES:100000

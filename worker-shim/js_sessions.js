@@ -232,9 +232,9 @@ export const sessionHostImports = {
       const envVars = envLen === 0 ? {} : JSON.parse(text(this, envPtr, envLen));
       outcome = entry.instance.execute({ code, envVars });
     } catch (error) {
-      // Thrown inside core code the guest re-entered (a WASI call that never returned): not the engine's throw but a
-      // core whose C++ state is half unwound; the shim drops this core (as wasmify_bridge.js does).
-      if (this._sw_wasi_call_depth() !== depth) this.coreCorrupted = error;
+      // Thrown inside core code the guest re-entered (a WASI call that never returned): unless the core says it is
+      // consistent (V8's stack ran out there), its C++ state is half unwound and the shim drops it (wasmify_bridge.js).
+      if (!this._sw_wasi_unwound(depth, this.isHostStackOverflow(error) ? 1 : 0)) this.coreCorrupted = error;
       return executeThrew(this, error);
     }
     if (isThenable(outcome)) {

@@ -204,8 +204,8 @@ function hostWasmifyHook(driverId, hook, call, handle, argPtr, argLen) {
     value = driver[name](ctx, hook === WASMIFY_HOOK_EVALUATE ? arg : JSON.parse(arg));
   } catch (error) {
     end();
-    // Thrown inside core code the guest re-entered: the core's C++ state is half unwound (as in js_sessions.js).
-    if (core._sw_wasi_call_depth() !== depth) core.coreCorrupted = error;
+    // Thrown inside core code the guest re-entered: dropped unless the core says it is consistent (js_sessions.js).
+    if (!core._sw_wasi_unwound(depth, core.isHostStackOverflow(error) ? 1 : 0)) core.coreCorrupted = error;
     return threw(core, error);
   }
   if (isThenable(value)) {

@@ -202,15 +202,46 @@ const Action& Exchange::gate() {
     return respond(server::errorResponse(clock_, 500, "INTERNAL_ERROR", "Invalid gateway configuration: " + *configError_));
   if (!limits_.any()) return action_;
   pending_ = std::move(action_);
+  return askLimiter(client_,
+                    admitRequestJson(limits_, pending_.kind == ActionKind::Sandbox ? std::string_view(sandboxId_) : ""),
+                    State::Limiting);
+}
+
+const Action& Exchange::askLimiter(std::string_view key, std::string body, State next) {
   action_ = Action{};
   action_.kind = ActionKind::Limit;
-  action_.target = client_;
+  action_.target = std::string(key);
   action_.method = "POST";
   action_.path = "/admit";
   action_.headers = {{"content-type", "application/json"}};
-  action_.body = admitRequestJson(limits_, pending_.kind == ActionKind::Sandbox ? std::string_view(sandboxId_) : "");
+  action_.body = std::move(body);
   action_.answerLimit = kProbeAnswerLimit;
-  state_ = State::Limiting;
+  state_ = next;
+  return action_;
+}
+
+// The client's Limiter, then (sandbox routes, with a total cap) the all-clients one; a refusal by the second takes back
+// what the first recorded, so the client is not charged for it. Anything but a well-formed answer fails closed (502).
+const Action& Exchange::limiterAnswered(int status, std::string_view body) {
+  if (state_ == State::Undoing) return respond(std::move(*refused_));  // refused either way; the undo is best effort
+  auto admission = status == 200 && body.size() <= kProbeAnswerLimit ? parseAdmission(body) : std::nullopt;
+  if (!admission) return fail();
+  if (state_ == State::Limiting) {
+    if (!admission->allowed) return respond(refusal(clock_, limits_, *admission));
+    if (pending_.kind == ActionKind::Sandbox && limits_.totalSandboxes > 0) {
+      clientAdded_ = admission->added;
+      return askLimiter(kTotalKey, admitTotalRequestJson(limits_, sandboxId_), State::LimitingTotal);
+    }
+  } else if (!admission->allowed) {
+    Admission total = *admission;
+    total.limit = "totalSandboxes";
+    refused_ = refusal(clock_, limits_, total);
+    if (limits_.requests <= 0 && !clientAdded_) return respond(std::move(*refused_));
+    return askLimiter(client_, undoRequestJson(limits_.requests > 0, clientAdded_ ? sandboxId_ : ""), State::Undoing);
+  }
+  action_ = std::move(pending_);
+  pending_ = Action{};
+  state_ = State::Forwarded;
   return action_;
 }
 
@@ -392,16 +423,9 @@ const Action& Exchange::bodyFailed() {
 }
 
 const Action& Exchange::fetched(int status, std::string_view body) {
-  if (state_ == State::Limiting && action_.kind == ActionKind::Limit) {
-    // Anything but a well-formed answer from the Limiter fails closed (502).
-    auto admission = status == 200 && body.size() <= kProbeAnswerLimit ? parseAdmission(body) : std::nullopt;
-    if (!admission) return fail();
-    if (!admission->allowed) return respond(refusal(clock_, limits_, *admission));
-    action_ = std::move(pending_);
-    pending_ = Action{};
-    state_ = State::Forwarded;
-    return action_;
-  }
+  if ((state_ == State::Limiting || state_ == State::LimitingTotal || state_ == State::Undoing) &&
+      action_.kind == ActionKind::Limit)
+    return limiterAnswered(status, body);
   if (state_ != State::Probing || action_.kind != ActionKind::Fetch) return fail();
   if (status == 200 && body.size() <= kProbeAnswerLimit) probes_.emplace_back(std::string(body));
   else probes_.emplace_back(std::nullopt);
@@ -413,6 +437,7 @@ const Action& Exchange::fetchFailed() {
     probes_.emplace_back(std::nullopt);
     return nextProbe();
   }
+  if (state_ == State::Undoing && refused_) return respond(std::move(*refused_));
   // A runtime or the Sandbox could not be reached (protocol §8: binding failure -> 502).
   return fail();
 }

@@ -100,7 +100,9 @@ class Exchange {
   std::string_view input() const { return std::string_view(input_.data(), inputLen_); }
 
  private:
-  enum class State { Idle, Execute, SandboxBody, Probing, Limiting, Forwarded, Done };
+  // Limiting: the client's Limiter; LimitingTotal: then the all-clients one (sandbox routes); Undoing: taking the
+  // client's record back after the total cap refused.
+  enum class State { Idle, Execute, SandboxBody, Probing, Limiting, LimitingTotal, Undoing, Forwarded, Done };
 
   const Action& respond(http::Response r);
   const Action& error(int status, std::string_view code, std::string_view message);
@@ -110,6 +112,8 @@ class Exchange {
   const Action& forwardSandbox(std::string body, bool hasBody, bool jsonBody);
   // A Relay or Sandbox action (in action_) that costs: first ask the client's Limiter, unless no limit applies.
   const Action& gate();
+  const Action& askLimiter(std::string_view key, std::string body, State next);
+  const Action& limiterAnswered(int status, std::string_view body);
 
   server::Clock& clock_;
   Action action_;
@@ -121,6 +125,8 @@ class Exchange {
   const Language* findLanguage(std::string_view id) const;
   std::string client_;
   Action pending_;
+  bool clientAdded_ = false;          // the client's Limiter recorded the sandbox id as new for this request
+  std::optional<http::Response> refused_;  // the total cap's 429, answered once the undo is done
   State state_ = State::Idle;
   std::vector<char> input_;
   std::size_t inputLen_ = 0;

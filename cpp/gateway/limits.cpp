@@ -108,11 +108,12 @@ double number(const json::Value& object, std::string_view key) {
   return v && v->isNumber() && std::isfinite(v->asNumber()) && v->asNumber() >= 0 ? v->asNumber() : -1;
 }
 
-std::string answer(bool allowed, std::string_view limit = {}, double retryAfterMs = std::nan("")) {
+std::string answer(bool allowed, std::string_view limit = {}, double retryAfterMs = std::nan(""), bool added = false) {
   std::string out;
   json::Writer w(out);
   w.beginObject();
   w.key("allowed").boolean(allowed);
+  if (added) w.key("added").boolean(true);
   if (!limit.empty()) w.key("limit").string(limit);
   if (std::isfinite(retryAfterMs)) w.key("retryAfterMs").number(std::max(0.0, retryAfterMs));
   w.endObject();
@@ -133,7 +134,9 @@ std::optional<Limits> parseLimits(std::string_view varsJson, std::string& error)
   if (!intVar(vars, "PLAYGROUND_RATE_LIMIT", kDefaultRateLimit, 0, kMaxRateLimit, l.requests, error) ||
       !intVar(vars, "PLAYGROUND_RATE_WINDOW_SECONDS", kDefaultRateWindowSeconds, 1, kMaxRateWindowSeconds,
               windowSeconds, error) ||
-      !intVar(vars, "PLAYGROUND_MAX_SANDBOXES", kDefaultMaxSandboxes, 0, kMaxSandboxes, l.sandboxes, error))
+      !intVar(vars, "PLAYGROUND_MAX_SANDBOXES", kDefaultMaxSandboxes, 0, kMaxSandboxes, l.sandboxes, error) ||
+      !intVar(vars, "PLAYGROUND_MAX_TOTAL_SANDBOXES", kDefaultMaxTotalSandboxes, 0, kMaxTotalSandboxes,
+              l.totalSandboxes, error))
     return std::nullopt;
   l.windowMs = windowSeconds * 1000;
   // The Sandbox wipes an id idle this long (its own rule and default, cpp/interp): until then it holds storage.
@@ -174,6 +177,24 @@ std::string admitRequestJson(const Limits& limits, std::string_view sandboxId) {
   return out;
 }
 
+std::string admitTotalRequestJson(const Limits& limits, std::string_view sandboxId) {
+  Limits total;
+  total.sandboxes = limits.totalSandboxes;
+  total.sandboxIdleMs = limits.sandboxIdleMs;
+  return admitRequestJson(total, sandboxId);
+}
+
+std::string undoRequestJson(bool rated, std::string_view sandboxId) {
+  std::string out;
+  json::Writer w(out);
+  w.beginObject();
+  w.key("undo").boolean(true);
+  w.key("hit").boolean(rated);
+  if (!sandboxId.empty()) w.key("sandbox").string(sandboxId);
+  w.endObject();
+  return out;
+}
+
 std::optional<Admission> parseAdmission(std::string_view text) {
   auto parsed = json::parseCopy(text);
   if (!parsed.ok() || !parsed.value.isObject()) return std::nullopt;
@@ -181,6 +202,8 @@ std::optional<Admission> parseAdmission(std::string_view text) {
   if (!allowed || !allowed->isBool()) return std::nullopt;
   Admission a;
   a.allowed = allowed->asBool();
+  const json::Value* added = parsed.value.find("added");
+  a.added = a.allowed && added && added->isBool() && added->asBool();
   if (a.allowed) return a;
   const json::Value* limit = parsed.value.find("limit");
   if (!limit || !limit->isString() || (limit->asString() != "requests" && limit->asString() != "sandboxes"))
@@ -203,6 +226,16 @@ http::Response refusal(server::Clock& clock, const Limits& limits, const Admissi
               json::formatNumber(seconds) + " s from one client";
     w.key("max").number(limits.requests);
     w.key("windowSeconds").number(seconds);
+  } else if (refused.limit == "totalSandboxes") {
+    const double seconds = limits.sandboxIdleMs / 1000;
+    message = "The Playground is full: at most " + json::formatNumber(limits.totalSandboxes) +
+              " sandboxes in use across all clients; a sandbox counts until it has been idle for " +
+              json::formatNumber(seconds) + " s";
+    if (limits.sandboxIdleMs == 0)
+      message = "The Playground is full: at most " + json::formatNumber(limits.totalSandboxes) +
+                " sandboxes across all clients; sandboxes are kept for good";
+    w.key("max").number(limits.totalSandboxes);
+    w.key("idleSeconds").number(seconds);
   } else {
     const double seconds = limits.sandboxIdleMs / 1000;
     message = "Sandbox limit exceeded: at most " + json::formatNumber(limits.sandboxes) +
@@ -256,8 +289,26 @@ void Limiter::rearm() {
   armed_ = at;
 }
 
+// Deletes what an admission just recorded (the gateway's total cap refused that request afterwards): so a refused request
+// is not counted, and a refused new id does not hold one of the client's slots.
+std::string Limiter::undo(const json::Value& request) {
+  const json::Value* hit = request.find("hit");
+  const json::Value* sandbox = request.find("sandbox");
+  if (!hit || !hit->isBool() || (sandbox && !sandbox->isString())) return R"({"allowed":false,"limit":"invalid"})";
+  ensureSchema();
+  sql_.transaction([&] {
+    if (hit->asBool()) sql_.exec("DELETE FROM limiter_hits WHERE rowid = (SELECT MAX(rowid) FROM limiter_hits)", {});
+    if (sandbox) sql_.exec("DELETE FROM limiter_sandboxes WHERE id = ?", {durable::SqlArg::text(sandbox->asString())});
+  });
+  return answer(true);
+}
+
 std::string Limiter::admit(std::string_view request) {
   auto parsed = json::parseCopy(request);
+  if (parsed.ok() && parsed.value.isObject()) {
+    const json::Value* undoing = parsed.value.find("undo");
+    if (undoing && undoing->isBool() && undoing->asBool()) return undo(parsed.value);
+  }
   const json::Value* sandboxValue = parsed.ok() && parsed.value.isObject() ? parsed.value.find("sandbox") : nullptr;
   const double requests = parsed.ok() && parsed.value.isObject() ? number(parsed.value, "requests") : -1;
   const double windowMs = parsed.ok() && parsed.value.isObject() ? number(parsed.value, "windowMs") : -1;
@@ -286,10 +337,12 @@ std::string Limiter::admit(std::string_view request) {
     }
   }
 
+  bool added = false;
   if (sandboxes > 0 && !sandbox.empty()) {
     rows.clear();
     sql_.exec("SELECT 1 FROM limiter_sandboxes WHERE id = ?", {durable::SqlArg::text(sandbox)}, &rows);
-    if (rows.empty()) {
+    added = rows.empty();
+    if (added) {
       rows.clear();
       sql_.exec("SELECT COUNT(*) FROM limiter_sandboxes", {}, &rows);
       const double count = rows.at(0).at(0).number;
@@ -310,7 +363,7 @@ std::string Limiter::admit(std::string_view request) {
                 {durable::SqlArg::text(sandbox), idleMs > 0 ? durable::SqlArg::num(now + idleMs) : durable::SqlArg::null()});
   });
   rearm();
-  return answer(true);
+  return answer(true, {}, std::nan(""), added);
 }
 
 void Limiter::alarm() {

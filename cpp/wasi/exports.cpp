@@ -55,9 +55,27 @@ uint32_t ptr(const void* p) { return uint32_t(reinterpret_cast<uintptr_t>(p)); }
 
 // How many syscalls are running (entered and not yet returned). Deliberately not RAII: a JavaScript exception (a
 // RangeError for the stack, a failed allocation in the bridge) that unwinds through a syscall without C++ seeing it
-// leaves the count raised, and sw_guest_call (wasmify_bridge.js) compares it with its value before the guest ran to
-// tell such a core failure from a guest trap (sw_wasi_call_depth).
+// leaves the count raised, and the code that called the guest compares it with its value before the guest ran to
+// tell a throw inside core code from one in the guest's own (sw_wasi_call_depth, sw_wasi_unwound).
 uint32_t g_callDepth = 0;
+
+// What a JavaScript exception that unwound syscalls left behind (sw_wasi_unwound): true when the core is consistent,
+// and the guest call is then an ordinary trap (its instance and Host are discarded as after any trap).
+//
+// V8's stack overflow (a RangeError) is thrown at the entry of a function, i.e. at a call a syscall makes, never in the
+// middle of an instruction. Wasm exception handling runs the unwound frames' cleanups (destructors) for a JavaScript
+// exception as for a C++ one; only catch handlers are skipped, and no syscall code below call() has any. So a syscall
+// cut short that way has the basic guarantee a C++ exception (std::bad_alloc, which call() turns into a trap) gives it:
+// its Host, discarded with the instance; the workspace mirror, rolled back with the failed round; the allocator,
+// whose dlmalloc calls only sbrk, before it changes anything (realloc between its malloc and free: at worst a leaked
+// block; checked on Emscripten 3.1.6's libc). Only the count needs repair. Any other exception is not vouched for: a
+// core trap (out of bounds, abort()) may stop mid-update, and an import's own throw is the shim's bug to find.
+bool unwoundConsistently(uint32_t depthBefore, bool hostStackOverflow) {
+  if (g_callDepth == depthBefore) return true;  // nothing of the core was unwound
+  if (g_callDepth < depthBefore || !hostStackOverflow) return false;
+  g_callDepth = depthBefore;
+  return true;
+}
 
 template <typename F>
 int32_t call(uint32_t h, F&& f) {
@@ -182,6 +200,12 @@ EMSCRIPTEN_KEEPALIVE const char* sw_wasi_error() { return g_error.c_str(); }
 
 // Syscalls entered and not returned (see g_callDepth).
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_call_depth() { return g_callDepth; }
+
+// After a JavaScript exception ended a guest call that began at `depthBefore`: 1 when the core is consistent (the call
+// is a guest trap), 0 when it must be dropped (unwoundConsistently). `hostStackOverflow`: it is V8's stack overflow.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_unwound(uint32_t depthBefore, uint32_t hostStackOverflow) {
+  return unwoundConsistently(depthBefore, hostStackOverflow != 0) ? 1 : 0;
+}
 
 // An archive shared by the hosts of one engine. The bytes are copied once into the core.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_archive_new(const uint8_t* data, uint32_t len) {

@@ -23,6 +23,11 @@ mergeInto(LibraryManager.library, {
     "};" +
     "Module['wasmifyUnbind'] = function (host) {" +
     "  if (Module['wasmifyInstances']) Module['wasmifyInstances'].delete(host);" +
+    "};" +
+    // V8's stack overflow, the one JavaScript exception inside core code that sw_wasi_unwound may call consistent
+    // (the shim's session and hook calls ask the same). Any other RangeError (an import's) is not classified so.
+    "Module['isHostStackOverflow'] = function (e) {" +
+    "  return e instanceof RangeError && e.message === 'Maximum call stack size exceeded';" +
     "};",
   // An exported numeric global of the guest under `host` (the fuel tool's sw_fuel_left / sw_fuel_batch): its value,
   // NaN when there is no such global; and setting a mutable one (1 = ok).
@@ -80,10 +85,11 @@ mergeInto(LibraryManager.library, {
       r = argc === 0 ? fn() : argc === 1 ? fn(a0) : argc === 2 ? fn(a0, a1) : argc === 3 ? fn(a0, a1, a2) : fn(a0, a1, a2, a3);
     } catch (e) {
       Module['wasmifyLastError'] = e;
-      // Thrown inside core code the guest re-entered (a syscall that never returned, e.g. a RangeError for the stack):
-      // not a guest trap but a core whose C++ state is half unwound. It is marked for the shim, which drops this core
-      // instance, and the exception continues up instead of the core going on as if the guest had trapped.
-      if (Module['_sw_wasi_call_depth'] && Module['_sw_wasi_call_depth']() !== depth) {
+      // Thrown inside core code the guest re-entered (a syscall that never returned): V8's stack running out there
+      // leaves the core consistent and the call is a guest trap; anything else (a core trap) half unwound its C++
+      // state, so it is marked for the shim, which drops this core instance, and the exception continues up. The core
+      // decides which (sw_wasi_unwound); this only says whether it is V8's stack overflow.
+      if (Module['_sw_wasi_unwound'] && !Module['_sw_wasi_unwound'](depth, Module['isHostStackOverflow'](e) ? 1 : 0)) {
         Module['coreCorrupted'] = e;
         throw e;
       }

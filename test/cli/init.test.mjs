@@ -64,6 +64,7 @@ test("init python: the INTERPRETER binding to class Interpreter with the v1 SQLi
   const w = jsonc(readFileSync(join(dir, "py", "wrangler.python.jsonc"), "utf8"));
   assert.deepEqual(w.durable_objects, { bindings: [{ name: "INTERPRETER", class_name: "Interpreter" }] });
   assert.deepEqual(w.migrations, [{ tag: "v1", new_sqlite_classes: ["Interpreter"] }]);
+  assert.deepEqual(w.vars, { INTERPRETER_MAX_SNAPSHOT_BYTES: "33554432" }, "safe by default: a snapshot cap");
   assert.match(readFileSync(join(dir, "py", "index.js"), "utf8"), /export \{ default, Interpreter \} from "@sandbox-workers\/python"/);
   const pkg = JSON.parse(readFileSync(join(dir, "py", "package.json"), "utf8"));
   const version = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version;

@@ -35,6 +35,13 @@ async function assertRefusal(res, message, context, maxRetryAfter) {
   assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= maxRetryAfter, `retry-after ${retryAfter}`);
 }
 
+// The gateway in front of the JavaScript runtime: the deploy config's vars, the local ones, then `vars` over them.
+const startWith = (vars) =>
+  startPlayground({
+    languages: ["javascript"],
+    gateway: { bindings: { ...wranglerWorker(GATEWAY_CONFIG).workerOptions.bindings, ...LOCAL_VARS, ...vars } },
+  });
+
 const run = async (pg, path, ip, code = "6 * 7") => {
   const r = await assertExecutionResult(await pg.fetch(path, post({ code }, ip)));
   assert.equal(r.error, undefined, JSON.stringify(r.error));
@@ -44,17 +51,7 @@ const run = async (pg, path, ip, code = "6 * 7") => {
 describe("Playground gateway: per-client rate limit", () => {
   let pg;
   before(async () => {
-    pg = await startPlayground({
-      languages: ["javascript"],
-      gateway: {
-        bindings: {
-          ...wranglerWorker(GATEWAY_CONFIG).workerOptions.bindings,
-          ...LOCAL_VARS,
-          PLAYGROUND_RATE_LIMIT: "4",
-          PLAYGROUND_RATE_WINDOW_SECONDS: "3600",
-        },
-      },
-    });
+    pg = await startWith({ PLAYGROUND_RATE_LIMIT: "4", PLAYGROUND_RATE_WINDOW_SECONDS: "3600" });
   });
   after(() => pg?.dispose());
 
@@ -99,17 +96,8 @@ describe("Playground gateway: per-client rate limit", () => {
 describe("Playground gateway: per-client cap on sandboxes", () => {
   let pg;
   before(async () => {
-    pg = await startPlayground({
-      languages: ["javascript"],
-      gateway: {
-        bindings: {
-          ...wranglerWorker(GATEWAY_CONFIG).workerOptions.bindings,
-          ...LOCAL_VARS,
-          PLAYGROUND_MAX_SANDBOXES: "2",
-          PLAYGROUND_RATE_LIMIT: "12",
-          PLAYGROUND_RATE_WINDOW_SECONDS: "3600",
-        },
-      },
+    pg = await startWith({
+      PLAYGROUND_MAX_SANDBOXES: "2", PLAYGROUND_RATE_LIMIT: "12", PLAYGROUND_RATE_WINDOW_SECONDS: "3600",
     });
   });
   after(() => pg?.dispose());
@@ -146,6 +134,36 @@ describe("Playground gateway: per-client cap on sandboxes", () => {
   });
 });
 
+describe("Playground gateway: a cap on the sandboxes of all clients together", () => {
+  let pg;
+  before(async () => {
+    pg = await startWith({
+      PLAYGROUND_MAX_TOTAL_SANDBOXES: "3", PLAYGROUND_MAX_SANDBOXES: "2",
+      PLAYGROUND_RATE_LIMIT: "100", PLAYGROUND_RATE_WINDOW_SECONDS: "3600",
+    });
+  });
+  after(() => pg?.dispose());
+
+  it("a new sandbox id past the total is 429 for every client; sandboxes in use keep their state; refusals cost the client nothing", async () => {
+    const [a, b, c] = ["198.51.100.30", "198.51.100.31", "198.51.100.32"];
+    await run(pg, "/languages/javascript/sandboxes/all-1/execute", a, "globalThis.n = 1; n");
+    await run(pg, "/languages/javascript/sandboxes/all-2/execute", a, "globalThis.n = 2; n");
+    await run(pg, "/languages/javascript/sandboxes/all-3/execute", b, "globalThis.n = 3; n");
+    const full = "The Playground is full: at most 3 sandboxes in use across all clients; a sandbox counts until it has been idle for 3600 s";
+    const context = { limit: "totalSandboxes", max: 3, idleSeconds: 3600 };
+    // Three new ids from a client with a per-client cap of 2: each is the total's refusal, so none took one of its slots.
+    for (const id of ["all-4", "all-5", "all-6"])
+      await assertRefusal(await pg.fetch(`/languages/javascript/sandboxes/${id}/execute`, post({ code: "1" }, c)), full, context, 3600);
+    await assertRefusal(await pg.fetch("/languages/javascript/sandboxes/all-4", get(b)), full, context, 3600);
+    // The sandboxes in use keep working with their state, also for another client.
+    assert.deepEqual((await run(pg, "/languages/javascript/sandboxes/all-1/execute", a, "n + 40")).results, [{ text: "41" }]);
+    assert.deepEqual((await run(pg, "/languages/javascript/sandboxes/all-3/execute", b, "n + 40")).results, [{ text: "43" }]);
+    assert.deepEqual((await run(pg, "/languages/javascript/sandboxes/all-2/execute", c, "n + 40")).results, [{ text: "42" }]);
+    // Stateless runs are not sandboxes.
+    await run(pg, "/execute/javascript", c);
+  });
+});
+
 describe("Playground gateway: limits as deployed (gateway/wrangler.jsonc's own vars)", () => {
   let pg;
   const { workerOptions } = wranglerWorker(GATEWAY_CONFIG);
@@ -154,10 +172,11 @@ describe("Playground gateway: limits as deployed (gateway/wrangler.jsonc's own v
   });
   after(() => pg?.dispose());
 
-  it("the deploy config turns both limits on (60 requests per 60 s, 5 sandboxes per client); the 6th sandbox is refused", async () => {
+  it("the deploy config turns the limits on (60 requests per 60 s, 5 sandboxes per client, 100 in all); the 6th sandbox is refused", async () => {
     assert.equal(workerOptions.bindings.PLAYGROUND_RATE_LIMIT, "60");
     assert.equal(workerOptions.bindings.PLAYGROUND_RATE_WINDOW_SECONDS, "60");
     assert.equal(workerOptions.bindings.PLAYGROUND_MAX_SANDBOXES, "5");
+    assert.equal(workerOptions.bindings.PLAYGROUND_MAX_TOTAL_SANDBOXES, "100");
     assert.equal(workerOptions.bindings.SANDBOX_IDLE_TTL_MS, "3600000");
     assert.equal(workerOptions.durableObjects.LIMITER.className, "Limiter");
     assert.equal(workerOptions.durableObjects.LIMITER.useSQLite, true);

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { helperWorkerOptions, runtimeWorkerOptions, startMiniflare } from "./helpers.mjs";
+import { helperWorkerOptions, languageConfig, runtimeWorkerOptions, startMiniflare, wranglerWorker } from "./helpers.mjs";
 
 const persist = mkdtempSync(path.join(tmpdir(), "sw-levers-"));
 const RUNTIMES = { JAVASCRIPT: "sandbox-javascript", PYTHON: "sandbox-python", PERL: "sandbox-perl", CAPPED: "sandbox-capped" };
@@ -267,6 +267,25 @@ describe("Perl out of memory is ExecutionLimitError: Memory limit exceeded", () 
 });
 
 describe("INTERPRETER_MAX_SNAPSHOT_BYTES caps what one context's snapshot stores (the Playground's storage lever)", () => {
+  it("safe by default: every runtime with contexts caps a snapshot at 32 MiB; the issue's 40 MB os.urandom is not stored", async () => {
+    for (const language of ["javascript", "python", "perl", "lua"])
+      assert.equal(wranglerWorker(languageConfig(language)).workerOptions.bindings.INTERPRETER_MAX_SNAPSHOT_BYTES, "33554432", language);
+    // The Python runtime here runs with its own wrangler config: one 80-byte request used to store 81 MiB.
+    assert.equal((await createContext("PYTHON", "urandom", "c")).status, 201);
+    const small = await raw("PYTHON", "urandom", { contextId: "c", code: "k = 5\nk", workspace: EMPTY });
+    assert.equal(text(small), "5");
+    const stored = small.result.context.snapshot.storedBytes;
+    const big = await raw("PYTHON", "urandom", { contextId: "c", code: "import os\nX = os.urandom(40_000_000)\nlen(X)", workspace: EMPTY });
+    assert.equal(text(big), "40000000");
+    assert.equal(big.result.context.snapshot.stale, true);
+    assert.equal(big.result.context.snapshot.storedBytes, stored, "the stored record is the one before");
+    // The live context keeps its state; a restart of workerd restores the last snapshot that fit.
+    assert.equal(text(await raw("PYTHON", "urandom", { contextId: "c", code: "len(X) + k", workspace: EMPTY })), "40000005");
+    await mf.dispose();
+    await start();
+    assert.equal(text(await raw("PYTHON", "urandom", { contextId: "c", code: "'X' in globals(), k", workspace: EMPTY })), "(False, 5)");
+  });
+
   it("a round whose snapshot would be over the cap is not stored: the record goes stale, the live state stays, an eviction restores the last snapshot that fit", async () => {
     assert.equal((await createContext("CAPPED", "cap", "c")).status, 201);
     const small = await raw("CAPPED", "cap", { contextId: "c", code: "var x = 1; x", workspace: EMPTY });

@@ -267,6 +267,11 @@ for (const [title, entry] of runtimes) describe(`a WasmifyDriver written in Java
     );
   const post = (p, body) =>
     rt.fetch(p, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const createContext = (key, id) => rt.fetch(`https://runtime.test/interpreters/${key}/contexts`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ id }),
+  });
 
   before(async () => {
     buildWasmifyCounterGuest();
@@ -286,13 +291,38 @@ for (const [title, entry] of runtimes) describe(`a WasmifyDriver written in Java
     assert.deepEqual(r.logs.stdout, ["x"]);
   });
 
+  // Incident: V8's stack ran out inside the core's `charge` import (the ASan core, JSON.stringify 100,000 deep), and the
+  // shim dropped the core with a 502. `deep` calls sandbox.tick at every level, so the overflow lands inside the core.
+  it("V8's stack exhausted inside a WASI call is an EngineError; the context keeps its stored state (host stack overflow)", async () => {
+    assert.equal((await createContext("deep", "d")).status, 201);
+    const run = async (code) => {
+      const res = await post("/run", { key: "deep", contextId: "d", code });
+      assert.equal(res.status, 200);
+      const r = await res.json();
+      assert.equal(r.ok, true, JSON.stringify(r).slice(0, 500));
+      return r.result;
+    };
+    assert.equal((await run("add 7")).results[0].text, "7");
+    for (let round = 1; round <= 2; round++) {
+      const over = await run("add 100; write /workspace/deep.txt; deep 100000000");
+      assert.equal(over.error?.name, "EngineError", JSON.stringify(over).slice(0, 500));
+      assert.match(over.error.message, /Maximum call stack size exceeded/);
+      assert.deepEqual(over.workspace.files, [], "the failed round's file is rolled back");
+      // The instance was dropped; the next call restores the stored state, as after any trap.
+      const next = await run("add 1");
+      assert.equal(next.results[0].text, String(7 + round));
+      assert.equal(next.error, undefined);
+    }
+    // Stateless too: a 200 with the guest error, and the Worker serves the next request.
+    const stateless = await jsonBody(await rt.execute({ code: "deep 100000000" }, { host: "runtime.test" }));
+    assert.equal(stateless.error?.name, "EngineError", JSON.stringify(stateless).slice(0, 500));
+    assert.match(stateless.error.message, /Maximum call stack size exceeded/);
+    const after = await assertExecutionResult(await rt.execute({ code: "add 2" }, { host: "runtime.test" }));
+    assert.equal(after.results[0].text, "2");
+  });
+
   it("protocol §5.3: every rule, with executeInContext from a caller Worker and restarts of workerd", async () => {
-    const created = await rt.fetch("https://runtime.test/interpreters/k/contexts", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ id: "c1" }),
-    });
-    assert.equal(created.status, 201);
+    assert.equal((await createContext("k", "c1")).status, 201);
     await checkSessionRules({
       run: async (code, { dirs } = {}) => {
         if (dirs) await post("/dirs", dirs);

@@ -23,6 +23,7 @@ export const LOCAL_VARS = {
   SANDBOX_FILE_API: "enabled",
   PLAYGROUND_RATE_LIMIT: "10000",
   PLAYGROUND_MAX_SANDBOXES: "1000",
+  PLAYGROUND_MAX_TOTAL_SANDBOXES: "100000",
 };
 
 /** Builds the page (build/playground/) when it is missing or `force`. */

@@ -4,7 +4,8 @@
 // snapshotting; at a random moment the workerd process is SIGKILLed (whatever it is doing: executing, snapshotting,
 // committing, answering), then a new one starts over the same storage. After each restart every context is read: it
 // must hold the value of its last *answered* execute, or the one after it if an execute was in flight at the kill —
-// never an older value, a mix, a 500, a reported failed restore or a context that cannot be used.
+// never an older value, a mix, a 500, a reported failed restore or a context that cannot be used. The kill comes
+// 20 ms to 20 ms + max(1.5 s, 3 × the median execute time) after the executes start.
 //
 //   node test/soak/crash-consistency.mjs [--language javascript,python] [--kills 200] [--seed 1] [--contexts 3]
 //                                        [--max-minutes 30]
@@ -75,6 +76,8 @@ for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => process.e
 const withTimeout = (promise, ms, what) =>
   Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms).unref())]);
 
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)] ?? 0;
+
 async function soak(language, seed) {
   const programs = PROGRAMS[language];
   if (!programs) throw new Error(`unknown language ${language} (${Object.keys(PROGRAMS).join(", ")})`);
@@ -113,13 +116,17 @@ async function soak(language, seed) {
   const answered = {};
   const inFlight = {};
   /** executeInContext through the caller; resolves {value} or {error} (a dead workerd is an error, not a failure). */
+  const latencies = []; // ms of the last answered executes, for the kill window
+  const killWindowMs = () => Math.max(1500, 3 * median(latencies.slice(-60)));
   const execute = async (contextId, code) => {
     let r;
+    const sent = Date.now();
     try {
       r = await post("/run", { key: "soak", contextId, code });
     } catch (error) {
       return { error };
     }
+    latencies.push(Date.now() - sent);
     if (r.status !== 200) return { failure: `HTTP ${r.status}: ${r.text.slice(0, 300)}` };
     const body = JSON.parse(r.text);
     if (!body.ok) return { failure: `not ok: ${r.text.slice(0, 300)}` };
@@ -161,8 +168,9 @@ async function soak(language, seed) {
       }
     };
     const drivers = ids.map(drive);
-    // A random moment: anywhere from the first execute's start to several executes later.
-    await new Promise((r) => setTimeout(r, 20 + random() * 1500));
+    // A random moment: anywhere from the first execute's start to several executes later. The window grows with the
+    // language's execute time (a Perl context switch restores ~12 MiB), so kills land after answers there too.
+    await new Promise((r) => setTimeout(r, 20 + random() * killWindowMs()));
     killed = true;
     const pids = workerdChildren();
     for (const pid of pids) process.kill(pid, "SIGKILL");
@@ -202,8 +210,7 @@ async function soak(language, seed) {
   }
   await mf.dispose().catch(() => {});
   rmSync(persist, { recursive: true, force: true });
-  const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)] ?? 0;
-  return { ...stats, seconds: Math.round((Date.now() - t0) / 1000), restartMs: median(stats.restartMs), readMs: median(stats.readMs), problems };
+  return { ...stats, killWindowMs: killWindowMs(), seconds: Math.round((Date.now() - t0) / 1000), restartMs: median(stats.restartMs), readMs: median(stats.readMs), problems };
 }
 
 const commit = (() => {
@@ -219,7 +226,8 @@ for (const language of opts.language.split(",")) {
   const s = await soak(language, Number(opts.seed));
   console.log(
     `${language}: kills ${s.kills}, restores ${s.restores}, losses ${s.losses}, failures ${s.failures}; executes ${s.executes}, ` +
-      `in flight at a kill ${s.inDoubt} (of which landed ${s.inDoubtLanded}); median restart ${s.restartMs} ms, median first read ${s.readMs} ms; ${s.seconds} s`,
+      `in flight at a kill ${s.inDoubt} (of which landed ${s.inDoubtLanded}); median restart ${s.restartMs} ms, median first read ${s.readMs} ms; ` +
+      `kill window ${s.killWindowMs} ms; ${s.seconds} s`,
   );
   if (s.losses || s.failures || s.kills < KILLS) bad++;
 }

@@ -44,9 +44,12 @@ inline std::string withLanguages(std::string_view varsJson = "{}") {
   return sw::json::stringify(vars);
 }
 
-// An Exchange configured with the five languages and no per-client limits.
+// An Exchange configured with the five languages and no limits (per client or in total).
 struct Gateway : sw::gateway::Exchange {
-  Gateway() { configure(withLanguages(R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0"})")); }
+  Gateway() {
+    configure(withLanguages(
+        R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0","PLAYGROUND_MAX_TOTAL_SANDBOXES":"0"})"));
+  }
 };
 
 }  // namespace gateway_test

@@ -325,7 +325,8 @@ TEST_CASE("gateway: the languages come from PLAYGROUND_LANGUAGES; without a usab
   }
   // One row of a language no C++ names: it is listed, routed and bound by its row alone.
   gateway::Exchange toy;
-  toy.configure(R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0","PLAYGROUND_LANGUAGES":"[{\"id\":\"toy\",\"name\":\"Toy\",\"binding\":\"TOY_RT\",)"
+  toy.configure(R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0","PLAYGROUND_MAX_TOTAL_SANDBOXES":"0",)"
+                R"("PLAYGROUND_LANGUAGES":"[{\"id\":\"toy\",\"name\":\"Toy\",\"binding\":\"TOY_RT\",)"
                 R"(\"package\":\"@example/toy\",\"fuel\":7,\"memoryBytes\":65536,\"default\":true}]"})");
   const auto& run = postJson(toy, "/execute", R"({"code":"1"})");
   REQUIRE(run.kind == ActionKind::Relay);

@@ -85,8 +85,10 @@ TEST_CASE("gateway limits: the vars, their defaults and their errors") {
   CHECK(d->windowMs == 60000);
   CHECK(d->sandboxes == 10);
   CHECK(d->sandboxIdleMs == 86400000);
+  CHECK(d->totalSandboxes == 100);
   CHECK(d->any());
-  auto off = gateway::parseLimits(R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0"})", error);
+  auto off = gateway::parseLimits(
+      R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0","PLAYGROUND_MAX_TOTAL_SANDBOXES":"0"})", error);
   REQUIRE(off);
   CHECK_FALSE(off->any());
   for (auto [vars, message] : std::initializer_list<std::pair<const char*, const char*>>{
@@ -95,6 +97,7 @@ TEST_CASE("gateway limits: the vars, their defaults and their errors") {
            {R"({"PLAYGROUND_RATE_LIMIT":"-1"})", R"(PLAYGROUND_RATE_LIMIT must be an integer from 0 to 100000 (got "-1"))"},
            {R"({"PLAYGROUND_RATE_WINDOW_SECONDS":"0"})", R"(PLAYGROUND_RATE_WINDOW_SECONDS must be an integer from 1 to 86400 (got "0"))"},
            {R"({"PLAYGROUND_MAX_SANDBOXES":"10001"})", R"(PLAYGROUND_MAX_SANDBOXES must be an integer from 0 to 10000 (got "10001"))"},
+           {R"({"PLAYGROUND_MAX_TOTAL_SANDBOXES":"x"})", R"(PLAYGROUND_MAX_TOTAL_SANDBOXES must be an integer from 0 to 1000000 (got "x"))"},
        }) {
     error.clear();
     CHECK_FALSE(gateway::parseLimits(vars, error));
@@ -138,7 +141,12 @@ TEST_CASE("gateway limits: a sandbox route names its sandbox to the Limiter; GET
   CHECK(a.target == "shared");
   CHECK(a.body ==
         R"({"requests":3,"windowMs":60000,"sandboxes":2,"sandboxIdleMs":3600000,"sandbox":"my-box"})");
-  const auto& forward = ex.fetched(200, R"({"allowed":true})");
+  // Then the Limiter of all clients together (the total cap, default 100), with that id and no rate.
+  const auto& total = ex.fetched(200, R"({"allowed":true,"added":true})");
+  REQUIRE(total.kind == ActionKind::Limit);
+  CHECK(total.target == "all-clients");
+  CHECK(total.body == R"({"requests":0,"windowMs":0,"sandboxes":100,"sandboxIdleMs":3600000,"sandbox":"my-box"})");
+  const auto& forward = ex.fetched(200, R"({"allowed":true,"added":true})");
   REQUIRE(forward.kind == ActionKind::Sandbox);
   CHECK(forward.target == "my-box");
   CHECK(forward.path == "/contexts");
@@ -208,10 +216,46 @@ TEST_CASE("gateway limits: fail closed: a Limiter that throws or answers nonsens
   CHECK(r.response.status == 500);
   CHECK(bodyOf(r.response).find("message")->asString() ==
         R"(Invalid gateway configuration: PLAYGROUND_MAX_SANDBOXES must be an integer from 0 to 10000 (got "many"))");
-  // Both limits "0": nothing to ask.
+  // Every limit "0": nothing to ask.
   gateway::Exchange off;
-  off.configure(gateway_test::withLanguages(R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0"})"));
+  off.configure(gateway_test::withLanguages(
+      R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"0","PLAYGROUND_MAX_TOTAL_SANDBOXES":"0"})"));
   CHECK(execute(off, "203.0.113.7").kind == ActionKind::Relay);
+  // The total cap's Limiter failing is 502 too.
+  gateway::Exchange total;
+  total.configure(gateway_test::withLanguages(kVars));
+  total.start(head("GET", "/languages/lua/sandboxes/x"), true);
+  REQUIRE(total.fetched(200, R"({"allowed":true})").kind == ActionKind::Limit);
+  CHECK(total.fetchFailed().response.status == 502);
+}
+
+TEST_CASE("gateway limits: the total cap refuses a new sandbox with 429, and the client's record of it is taken back") {
+  FakeClock clock;
+  gateway::Exchange ex(clock);
+  ex.configure(gateway_test::withLanguages(R"({"PLAYGROUND_RATE_LIMIT":"3","PLAYGROUND_MAX_SANDBOXES":"2",
+    "PLAYGROUND_MAX_TOTAL_SANDBOXES":"4","SANDBOX_IDLE_TTL_MS":"3600000"})"));
+  ex.start(head("GET", "/languages/lua/sandboxes/fifth", {{"cf-connecting-ip", "203.0.113.9"}}), true);
+  REQUIRE(ex.fetched(200, R"({"allowed":true,"added":true})").kind == ActionKind::Limit);
+  const auto& undo = ex.fetched(200, R"({"allowed":false,"limit":"sandboxes","retryAfterMs":2500})");
+  REQUIRE(undo.kind == ActionKind::Limit);
+  CHECK(undo.target == "ip:203.0.113.9");
+  CHECK(undo.body == R"({"undo":true,"hit":true,"sandbox":"fifth"})");
+  // Whatever the undo answers, the request is refused.
+  const auto& r = ex.fetched(500, "");
+  REQUIRE(r.kind == ActionKind::Respond);
+  CHECK(r.response.status == 429);
+  CHECK(headerOf(r.response, "retry-after") == "3");
+  CHECK(r.response.body ==
+        R"({"code":"VALIDATION_FAILED","message":"The Playground is full: at most 4 sandboxes in use across all clients; )"
+        R"(a sandbox counts until it has been idle for 3600 s","context":{"limit":"totalSandboxes","max":4,"idleSeconds":3600},)"
+        R"("httpStatus":429,"timestamp":"2026-01-01T00:00:00.000Z"})");
+  // No rate and an id the client already held: nothing to take back.
+  gateway::Exchange plain(clock);
+  plain.configure(gateway_test::withLanguages(
+      R"({"PLAYGROUND_RATE_LIMIT":"0","PLAYGROUND_MAX_SANDBOXES":"2","PLAYGROUND_MAX_TOTAL_SANDBOXES":"4"})"));
+  plain.start(head("GET", "/languages/lua/sandboxes/held"), true);
+  REQUIRE(plain.fetched(200, R"({"allowed":true})").kind == ActionKind::Limit);
+  CHECK(plain.fetched(200, R"({"allowed":false,"limit":"sandboxes"})").response.status == 429);
 }
 
 #if !defined(__EMSCRIPTEN__)  // libsqlite3 backs the Limiter natively
@@ -266,16 +310,16 @@ TEST_CASE("Limiter: the sandbox cap: known ids pass, a new one past the cap is r
   gateway::Limiter limiter(sql, alarm, clock);
   const int64_t t0 = clock.epoch;
   auto admit = [&](std::string id) { return limiter.admit(admitJson(0, 0, 2, 3600000, std::move(id))); };
-  CHECK(admit("a") == R"({"allowed":true})");
+  CHECK(admit("a") == R"({"allowed":true,"added":true})");
   clock.epoch = t0 + 1000;
-  CHECK(admit("b") == R"({"allowed":true})");
+  CHECK(admit("b") == R"({"allowed":true,"added":true})");
   CHECK(admit("c") == R"({"allowed":false,"limit":"sandboxes","retryAfterMs":3599000})");
   // Using "a" again keeps it counted from now on; "b" is the first to be wiped.
   clock.epoch = t0 + 2000;
   CHECK(admit("a") == R"({"allowed":true})");
   CHECK(admit("c") == R"({"allowed":false,"limit":"sandboxes","retryAfterMs":3599000})");
   clock.epoch = t0 + 1000 + 3600000;
-  CHECK(admit("c") == R"({"allowed":true})");
+  CHECK(admit("c") == R"({"allowed":true,"added":true})");
   CHECK(admit("b") == R"({"allowed":false,"limit":"sandboxes","retryAfterMs":1000})");
   // A stateless execute names no sandbox: only the rate applies.
   CHECK(limiter.admit(admitJson(0, 0, 2, 3600000)) == R"({"allowed":true})");
@@ -291,7 +335,7 @@ TEST_CASE("Limiter: rules together; refusals are not recorded; idle TTL 0 counts
     durable::NativeSqlite sql(db);
     FakeAlarm alarm;
     gateway::Limiter limiter(sql, alarm, clock);
-    CHECK(limiter.admit(admitJson(3, 60000, 1, 0, "a")) == R"({"allowed":true})");
+    CHECK(limiter.admit(admitJson(3, 60000, 1, 0, "a")) == R"({"allowed":true,"added":true})");
     CHECK(limiter.admit(admitJson(3, 60000, 1, 0, "b")) == R"({"allowed":false,"limit":"sandboxes"})");
     CHECK(limiter.admit(admitJson(3, 60000, 1, 0, "a")) == R"({"allowed":true})");
   }
@@ -308,6 +352,21 @@ TEST_CASE("Limiter: rules together; refusals are not recorded; idle TTL 0 counts
     CHECK(limiter.admit(admitJson(3, 60000, 1, 0, "b")) == R"({"allowed":false,"limit":"sandboxes"})");
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("Limiter: an undo takes back the newest request row and the sandbox id") {
+  durable::NativeSqlite sql(":memory:");
+  FakeAlarm alarm;
+  FakeClock clock;
+  gateway::Limiter limiter(sql, alarm, clock);
+  CHECK(limiter.admit(admitJson(2, 60000, 1, 3600000, "a")) == R"({"allowed":true,"added":true})");
+  CHECK(limiter.admit(admitJson(2, 60000, 1, 3600000, "b")) == R"({"allowed":false,"limit":"sandboxes","retryAfterMs":3600000})");
+  CHECK(limiter.admit(gateway::undoRequestJson(true, "a")) == R"({"allowed":true})");
+  // Both slots are free again: "b" is new and admitted, then one more request fits the rate.
+  CHECK(limiter.admit(admitJson(2, 60000, 1, 3600000, "b")) == R"({"allowed":true,"added":true})");
+  CHECK(limiter.admit(admitJson(2, 60000, 1, 3600000, "b")) == R"({"allowed":true})");
+  CHECK(limiter.admit(admitJson(2, 60000, 1, 3600000, "b")) == R"({"allowed":false,"limit":"requests","retryAfterMs":60000})");
+  CHECK(limiter.admit(R"({"undo":true})") == R"({"allowed":false,"limit":"invalid"})");
 }
 
 TEST_CASE("Limiter: a malformed request is refused as invalid (the gateway then answers 502)") {
