@@ -12,7 +12,8 @@
 //   config <id>         its runtime Worker's wrangler config, relative to the root
 //   configs             every runtime Worker's wrangler config, in order
 //   start-body <id>     its `npm start` sample request body (JSON)
-//   meter-scales        "<id>\t<scale>" per metered engine: weight per fuel unit (docs/fuel.md, scripts/engines/meter.sh)
+//   meter-scales        "<id>\t<scale>\t<indirect call weight or empty>" per metered engine (docs/fuel.md,
+//                       scripts/engines/meter.sh)
 //   engine-suites       its engine test suites: "<suite name>\t<command>\t<args...>" per line (scripts/test.sh)
 //   write               the generated files: build/gateway/wrangler.jsonc, worker-shim/generated/languages.d.ts
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -177,7 +178,7 @@ function main([what, id]) {
     case "configs": return languages.map(configPath).join("\n");
     case "start-body": return JSON.stringify(one().start);
     case "meter-scales":
-      return languages.filter((l) => l.meter).map((l) => `${l.id}\t${l.meter.scale}`).join("\n");
+      return languages.filter((l) => l.meter).map((l) => `${l.id}\t${l.meter.scale}\t${l.meter.indirectCallWeight ?? ""}`).join("\n");
     case "engine-suites":
       return languages.filter((l) => l.tests?.engine).map((l) => [l.tests.engine.suite, ...l.tests.engine.run].join("\t")).join("\n");
     case "write": return writeGenerated(languages).join("\n");

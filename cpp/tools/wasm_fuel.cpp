@@ -211,6 +211,7 @@ struct Layout {
   std::optional<uint32_t> existingCharge, existingChargeType;
   bool existingChargeReturnsI32 = false;
   bool weighted = false, mute = false;
+  uint32_t indirectWeight = 12;  // FuelOptions::indirectCallWeight
   std::vector<uint32_t> typeParams;  // parameter count of each type
   std::vector<uint32_t> funcTypes;   // type index of each defined function
   // Computed once the layout is known.
@@ -349,7 +350,7 @@ bool isBulkMemory(const Instr& in) { return in.op == 0xfc && (in.sub == 8 || in.
 // constants, drop, nop) and structure (block, loop, if, else, end) compile to register moves or to nothing,
 // so they are free; an operation is one; calls set up a frame, divisions and square roots take tens of cycles. Bulk
 // memory adds its length at run time (the $bulk function).
-uint32_t instrCost(const Instr& in) {
+uint32_t instrCost(const Instr& in, uint32_t indirect) {
   switch (in.op) {
     case 0x01: case 0x02: case 0x03: case 0x05: case 0x0b: case 0x1a:                        // nop, block, loop,
     case 0x20: case 0x21: case 0x22:                                                          // else, end, drop,
@@ -357,9 +358,9 @@ uint32_t instrCost(const Instr& in) {
       return 0;                                                                               // constants
     case 0x10: case 0x12: case 0x14: case 0x15: return 8;       // call, return_call, call_ref, return_call_ref: a
                                                                 // frame, a stack check, the callee's entry check
-    case 0x11: case 0x13: return 30;                            // call_indirect, return_call_indirect: + the table
+    case 0x11: case 0x13: return indirect;                      // call_indirect, return_call_indirect: + the table
                                                                 // load, the signature check and an indirect jump
-                                                                // that a sort's comparator makes unpredictable
+                                                                // (FuelOptions::indirectCallWeight, 12 by default)
     case 0x6d: case 0x6e: case 0x6f: case 0x70:                 // i32 div/rem
     case 0x7f: case 0x80: case 0x81: case 0x82:                 // i64 div/rem
     case 0x91: case 0x95: case 0x9f: case 0xa3:                 // f32/f64 sqrt, div
@@ -420,7 +421,7 @@ std::vector<Segment> scanSegments(Reader r, const Layout& L) {
   int64_t depth = 0;
   for (;;) {
     Instr in = decodeInstr(r);
-    if (!dead) cur.weight += instrCost(in) + calleeStaticCost(in, L);
+    if (!dead) cur.weight += instrCost(in, L.indirectWeight) + calleeStaticCost(in, L);
     depth += depthChange(in);
     if (depth < 0) {
       segments.push_back(cur);
@@ -922,7 +923,7 @@ void foldStaticCosts(Reader r, Layout& L) {
     int64_t depth = 0;
     for (;;) {
       Instr in = decodeInstr(b);
-      f.own += instrCost(in);
+      f.own += instrCost(in, L.indirectWeight);
       switch (in.op) {
         case 0x03: case 0x06: case 0x07: case 0x08: case 0x09: case 0x0a: case 0x18: case 0x19: case 0x1f:
           f.eligible = false;  // loop; try, its arms, throw, rethrow, throw_ref, try_table
@@ -1136,6 +1137,9 @@ std::optional<Bytes> rewriteNames(Reader r, const Layout& L) {
 Bytes instrument(std::span<const uint8_t> in, const FuelOptions& options, FuelStats& stats) {
   if (options.batch < 1 || options.batch > (1u << 30)) fail("--batch must be between 1 and 2^30");
   if (options.scale < 1 || (!options.weighted && options.scale != 1)) fail("--scale needs --weighted and a value of at least 1");
+  if (options.indirectCallWeight < 1 || options.indirectCallWeight > 1000 ||
+      (!options.weighted && options.indirectCallWeight != FuelOptions{}.indirectCallWeight))
+    fail("--indirect-call-weight needs --weighted and a value from 1 to 1000");
   if (uint64_t(options.batch) * options.scale > (1u << 30)) fail("--batch times --scale must be at most 2^30");
   Reader r(in.data(), in.data() + in.size());
   if (in.size() < 8 || std::memcmp(in.data(), "\0asm", 4) != 0) fail("not a wasm module (bad magic)");
@@ -1166,6 +1170,7 @@ Bytes instrument(std::span<const uint8_t> in, const FuelOptions& options, FuelSt
 
   Layout L;
   L.weighted = options.weighted;
+  L.indirectWeight = options.indirectCallWeight;
   if (known[kImport]) scanImports(known[kImport]->payload, L, options.existingCharge);
   L.mute = L.existingCharge && options.existingCharge == ExistingCharge::Mute;
   if (known[kFunction]) L.definedFuncs = countEntries(known[kFunction]->payload);

@@ -29,6 +29,9 @@ struct FuelOptions {
   bool weighted = false;
   // Weighted only: weight per fuel unit (the engine's calibration, docs/fuel.md). batch * scale must fit 2^30.
   uint32_t scale = 1;
+  // Weighted only: the weight of call_indirect and return_call_indirect, 1..1000 (an engine's calibration: a sort
+  // whose comparator is called through a table wants more, an interpreter whose every operation is one less).
+  uint32_t indirectCallWeight = 12;
   ExistingCharge existingCharge = ExistingCharge::Refuse;
 };
 

@@ -1,4 +1,5 @@
-// sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N] [--weighted [--scale N]] [--existing-charge reuse|mute]:
+// sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N] [--weighted [--scale N] [--indirect-call-weight N]]
+//              [--existing-charge reuse|mute]:
 // the CLI around instrumentFuel (docs/fuel-tool.md).
 // sw-wasm-fuel --strip-data IN.wasm OUT.wasm: the module without its data segments (stripDataSegments,
 // docs/boot-images.md); prints the text of the sw.nodata section it wrote on stdout.
@@ -14,8 +15,8 @@
 namespace {
 
 int usage() {
-  std::fprintf(stderr, "usage: sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N] [--weighted [--scale N]] "
-                       "[--existing-charge reuse|mute]\n       sw-wasm-fuel --strip-data IN.wasm OUT.wasm\n");
+  std::fprintf(stderr, "usage: sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N] [--weighted [--scale N] "
+                       "[--indirect-call-weight N]] [--existing-charge reuse|mute]\n       sw-wasm-fuel --strip-data IN.wasm OUT.wasm\n");
   return 2;
 }
 
@@ -60,12 +61,13 @@ int main(int argc, char** argv) {
   bool stripData = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--batch" || arg == "--max-pages" || arg == "--scale") {
+    if (arg == "--batch" || arg == "--max-pages" || arg == "--scale" || arg == "--indirect-call-weight") {
       uint32_t v;
       if (i + 1 >= argc || !parseU32(argv[i + 1], v)) return usage();
       ++i;
       if (arg == "--batch") options.batch = v;
       else if (arg == "--scale") options.scale = v;
+      else if (arg == "--indirect-call-weight") options.indirectCallWeight = v;
       else options.maxPages = v;
     } else if (arg == "--strip-data") {
       stripData = true;

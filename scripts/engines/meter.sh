@@ -14,9 +14,11 @@
 # for its plain loop (bench/fuel-calibration.mjs; the table is in docs/fuel.md). The budgets themselves are the
 # seed's and do not change here. Read once, when this file is sourced, so a failure stops the build instead of
 # leaving an empty option in a command substitution.
-declare -A SW_METER_SCALE=()
-while IFS=$'\t' read -r id scale; do
-  [ -n "$id" ] && SW_METER_SCALE[$id]=$scale
+declare -A SW_METER_SCALE=() SW_METER_INDIRECT=()
+while IFS=$'\t' read -r id scale indirect; do
+  [ -n "$id" ] || continue
+  SW_METER_SCALE[$id]=$scale
+  SW_METER_INDIRECT[$id]=$indirect
 done < <("$( [ -x "$SW_NODE" ] && echo "$SW_NODE" || echo node)" "$SW_ROOT/scripts/languages.mjs" meter-scales)
 if [ ${#SW_METER_SCALE[@]} -eq 0 ]; then
   echo "scripts/engines/meter.sh: no meter scales in the language manifests" >&2
@@ -24,9 +26,10 @@ if [ ${#SW_METER_SCALE[@]} -eq 0 ]; then
 fi
 
 # meter_options ENGINE: the fuel tool's options for ENGINE (one line, for hashing and for the command).
+# `meter.indirectCallWeight`, when the manifest sets one, replaces the tool's default weight of an indirect call (12).
 meter_options() {
-  local scale="${SW_METER_SCALE[$1]:?no meter scale for engine $1}"
-  echo "--weighted --scale $scale --existing-charge mute"
+  local scale="${SW_METER_SCALE[$1]:?no meter scale for engine $1}" indirect="${SW_METER_INDIRECT[$1]:-}"
+  echo "--weighted --scale $scale --existing-charge mute${indirect:+ --indirect-call-weight $indirect}"
 }
 
 # meter_engine ENGINE IN.wasm: prints the path of IN.wasm metered for ENGINE, cached by the sha256 of the input,

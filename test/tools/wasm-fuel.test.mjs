@@ -320,6 +320,25 @@ describe('weighted mode folds small loop-free functions into their callers', () 
     assert.ok((b.weight - a.weight) / 1000 >= 12 + 1, `weight per iteration ${(b.weight - a.weight) / 1000}`);
   });
 
+  test('--indirect-call-weight sets what a call through a table weighs (an engine\'s calibration)', () => {
+    const wasm = path.join(buildDir, 'fold.wasm');
+    const out = path.join(buildDir, 'fold.indirect40.wasm');
+    const r = spawnSync(tool, [wasm, out, '--weighted', '--batch', '1', '--indirect-call-weight', '40'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const heavier = new WebAssembly.Module(fs.readFileSync(out));
+    const weight = (module, n) => {
+      const m = meter();
+      const { exports } = new WebAssembly.Instance(module, { sandbox: { charge: m.charge } });
+      exports.indirect(n);
+      return ticks(m, exports);
+    };
+    const perIteration = (module) => (weight(module, 2000) - weight(module, 1000)) / 1000;
+    assert.equal(perIteration(heavier) - perIteration(folded), 40 - 12);  // one call_indirect per iteration
+    const refused = spawnSync(tool, [wasm, out, '--indirect-call-weight', '40'], { encoding: 'utf8' });
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /--indirect-call-weight needs --weighted/);
+  });
+
   test('loop-free recursion is never folded: it is metered and a budget stops it', () => {
     const a = run('rec', 1000), b = run('rec', 2000);
     assert.equal(b.value, 2000);
