@@ -2,7 +2,9 @@
 // Benchmark (not a test): our Python beside Pyodide, the Python users already pick for WebAssembly, in Node on the
 // same machine in one run (issue 26 item 5; bench/RESULTS.md "Our Python beside Pyodide").
 //
-//   node --no-turbo-fast-api-calls bench/pyodide.mjs [--cold 5] [--warm 200] [--runs 9] [--loops 5000]
+//   node --no-turbo-fast-api-calls bench/pyodide.mjs [--cold 5] [--warm 200] [--runs 9] [--loops 5000] [--engine F ...]
+//   --engine (repeatable): more engine.wasm files of ours for the warm and compute rows (e.g. the module before the
+//            fuel meter, ~/.cache/sandbox-workers/engines/python/engine-<key>/engine.wasm: Pyodide has no meter)
 //
 // Three measurements, each side by side:
 //   cold     a new Node process to the first result of `1 + 1`, --cold times each, alternating. Inside the child,
@@ -28,7 +30,7 @@ const self = fileURLToPath(import.meta.url);
 const root = path.resolve(path.dirname(self), "..");
 const { values: opts } = parseArgs({ options: {
   cold: { type: "string", default: "5" }, warm: { type: "string", default: "200" }, runs: { type: "string", default: "9" },
-  loops: { type: "string", default: "5000" }, child: { type: "string" } } });
+  loops: { type: "string", default: "5000" }, child: { type: "string" }, engine: { type: "string", multiple: true } } });
 
 async function bootPyodide() {
   const { loadPyodide } = await import("pyodide");
@@ -96,10 +98,13 @@ console.log(`pyodide ${pyodide.version} (Python ${pyodide.python}); ours engines
   `(${JSON.parse(fs.readFileSync(path.join(root, "engines/python/build/engine-build.json"), "utf8")).version ?? "CPython"})`);
 
 const sides = { pyodide, ours };
+for (const file of opts.engine ?? []) sides[`ours: ${file}`] = await bootOursModule(new WebAssembly.Module(fs.readFileSync(file)));
+const names = Object.keys(sides);
 function interleaved(code, rounds, expect) {
-  const times = { pyodide: [], ours: [] };
+  const times = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = 0; i < rounds + 1; i++) {
-    for (const who of i % 2 ? ["ours", "pyodide"] : ["pyodide", "ours"]) {
+    for (let k = 0; k < names.length; k++) {
+      const who = names[(i + k) % names.length];  // rotated, so no side always runs right after another
       const { ms, text } = sides[who].run(code);
       if (text !== expect(text)) throw new Error(`${who}: ${text}`);
       if (i > 0) times[who].push(ms);  // round 0 warms both (V8 tiers the hot functions up)
@@ -111,13 +116,13 @@ const warm = interleaved("1 + 1", Number(opts.warm), () => "2");
 let computed;
 const compute = interleaved((await import("./python-harness.mjs")).pystone(opts.loops), Number(opts.runs),
   (t) => (computed ??= t));
-ours.close();
+for (const [name, side] of Object.entries(sides)) if (name !== "pyodide") side.close();
 
 console.log(`\n| measurement (ms) | p50 | p99 | n |\n| --- | ---: | ---: | ---: |`);
 for (const who of ["pyodide", "ours"]) console.log(row(`cold: process start to the first 1 + 1, ${who}`, cold[who]));
 for (const who of ["pyodide", "ours"]) console.log(row(`cold: the whole child process (wall), ${who}`, coldWall[who]));
-for (const who of ["pyodide", "ours"]) console.log(row(`warm 1 + 1, ${who}`, warm[who]));
-for (const who of ["pyodide", "ours"]) console.log(row(`pystone-style, ${opts.loops} loops, ${who}`, compute[who]));
+for (const who of names) console.log(row(`warm 1 + 1, ${who}`, warm[who]));
+for (const who of names) console.log(row(`pystone-style, ${opts.loops} loops, ${who}`, compute[who]));
 const ratio = (t) => (pct(t.pyodide, 0.5) / pct(t.ours, 0.5)).toFixed(2);
 console.log(`\nPyodide / ours at p50: cold ${ratio(cold)}x, warm 1 + 1 ${ratio(warm)}x, compute ${ratio(compute)}x ` +
   `(above 1: ours is faster); both computed ${computed}`);
