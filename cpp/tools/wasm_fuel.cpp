@@ -908,6 +908,7 @@ Bytes tickSequence(const Layout& L) {
 constexpr uint32_t kStaticMaxWeight = 64;
 void foldStaticCosts(Reader r, Layout& L) {
   const uint32_t n = r.u32();
+  if (n != L.definedFuncs) fail("the code section has " + std::to_string(n) + " bodies for " + std::to_string(L.definedFuncs) + " functions");
   struct Info {
     uint64_t own = 0;
     std::vector<uint32_t> callees;  // defined-function indices of direct calls and tail calls
