@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { compile as compileCached } from './compile-cache.mjs';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -53,10 +54,9 @@ function seed(dir) {
 async function compile(file) {
   const src = path.join(srcDir, file);
   const wasm = path.join(outDir, file.replace(/\.c$/, '.wasm'));
-  const newest = Math.max(fs.statSync(src).mtimeMs, fs.statSync(path.join(srcDir, 'conf.h')).mtimeMs, fs.statSync(path.join(srcDir, '..', 'check.h')).mtimeMs);
-  if (fs.existsSync(wasm) && fs.statSync(wasm).mtimeMs >= newest) return null;
   try {
-    await run(clang, ['--target=wasm32-wasi', '-O2', '-Wall', '-Werror', '-Wl,--strip-debug', src, '-o', wasm]);
+    await compileCached(clang, ['--target=wasm32-wasi', '-O2', '-Wall', '-Werror', '-Wl,--strip-debug'], src,
+      [path.join(srcDir, 'conf.h'), path.join(srcDir, '..', 'check.h')], wasm);
     return null;
   } catch (err) {
     return err.stderr || String(err);

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { compile as compileCached } from './compile-cache.mjs';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -72,12 +73,10 @@ function seedWorkspace(dir) {
 async function compile(file) {
   const src = path.join(guestsDir, file);
   const wasm = path.join(outDir, file.replace(/\.(c|cpp)$/, '.wasm'));
-  const newest = Math.max(fs.statSync(src).mtimeMs, fs.statSync(path.join(guestsDir, 'guest.h')).mtimeMs, fs.statSync(path.join(guestsDir, '..', 'check.h')).mtimeMs);
-  if (fs.existsSync(wasm) && fs.statSync(wasm).mtimeMs >= newest) return;
   try {
     const cxx = file.endsWith('.cpp');
-    await run(cxx ? clangxx : clang, ['--target=wasm32-wasi', '-O2', '-Wall', '-Werror', '-Wl,--strip-debug',
-      ...(cxx ? cxxFlags : []), src, '-o', wasm]);
+    await compileCached(cxx ? clangxx : clang, ['--target=wasm32-wasi', '-O2', '-Wall', '-Werror', '-Wl,--strip-debug',
+      ...(cxx ? cxxFlags : [])], src, [path.join(guestsDir, 'guest.h'), path.join(guestsDir, '..', 'check.h')], wasm);
   } catch (err) {
     compileErrors.set(file, err.stderr || String(err));
   }
