@@ -1,7 +1,16 @@
 // The Playground gateway Worker (protocol §8): one Service Binding per runtime Worker (each language's manifest names
 // it; build/gateway/wrangler.jsonc), its own Sandbox Durable Object, and the page as static assets. Every route, check and cap is C++
 // (cpp/gateway, in the same core module as the runtime Workers'); this file only carries out what the core asks for.
-import { getCore, discardCore, copyHead, readBodyInto, fallbackResponse } from "../worker-shim/core.js";
+import {
+  getCore,
+  discardCore,
+  copyHead,
+  headerPairs,
+  readCapped,
+  pump,
+  bodyReader,
+  fallbackResponse,
+} from "../worker-shim/core.js";
 import {
   GW_RESPOND,
   GW_READ_BODY,
@@ -20,6 +29,7 @@ export { Limiter } from "./limiter.js";
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
+const ASSET = Symbol("serve the request from env.ASSETS");
 
 // The Worker's string vars, for the core to read its settings from (which ones matter is the core's business).
 const varsOf = (env) =>
@@ -31,12 +41,7 @@ function readView(core, view) {
   const field = (offset) => u32[(view + offset) >>> 2];
   const bytes = (ptr, len) => core.HEAPU8.slice(ptr, ptr + len); // copied: the core may reuse them
   const text = (ptr, len) => decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
-  const headers = [];
-  const block = text(field(GatewayView.headers_ptr), field(GatewayView.headers_len));
-  for (const line of block.split("\r\n")) {
-    const colon = line.indexOf(": ");
-    if (colon > 0) headers.push([line.slice(0, colon), line.slice(colon + 2)]);
-  }
+  const headers = headerPairs(core, field(GatewayView.headers_ptr), field(GatewayView.headers_len));
   const kind = field(GatewayView.kind);
   const bodyPtr = field(GatewayView.body_ptr);
   const bodyLen = field(GatewayView.body_len);
@@ -72,27 +77,6 @@ function clientHeaders(request) {
   return headers;
 }
 
-// At most `limit` bytes of a response body (the core refuses more).
-async function readAnswer(response, limit) {
-  if (!response.body) return new Uint8Array(0);
-  const buffer = new Uint8Array(limit);
-  const reader = response.body.getReader();
-  let n = 0;
-  try {
-    while (n < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const take = Math.min(value.byteLength, limit - n);
-      buffer.set(value.subarray(0, take), n);
-      n += take;
-    }
-  } finally {
-    if (n >= limit) reader.cancel().catch(() => {});
-    reader.releaseLock();
-  }
-  return buffer.subarray(0, n);
-}
-
 async function handle(request, env) {
   const core = await getCore();
   const exchange = core._sw_gateway_exchange_new();
@@ -104,64 +88,45 @@ async function handle(request, env) {
     core.HEAPU8.set(vars, varsPtr);
     if (core._sw_gateway_exchange_configure(exchange, vars.length) === 0) throw new Error("core refused the vars");
     const head = copyHead(core, request, (max) => core._sw_gateway_exchange_input(exchange, max));
-    let view = core._sw_gateway_exchange_start(exchange, ...head, request.body ? 1 : 0, env.ASSETS ? 1 : 0);
-    for (;;) {
-      const action = readView(core, view);
-      switch (action.kind) {
-        case GW_RESPOND:
-          return toResponse(action);
-        case GW_READ_BODY: {
-          let n;
-          try {
-            n = await readBodyInto(core, request.body, action.bodyPtr, action.bodyLen);
-          } catch {
-            view = core._sw_gateway_body_failed(exchange);
-            break;
-          }
-          view = core._sw_gateway_body_received(exchange, n);
-          break;
-        }
-        case GW_FETCH:
-        case GW_LIMIT: {
-          let status;
-          let answer;
-          try {
-            // LIMIT: the Limiter Durable Object named by the client key the core chose.
-            const target = action.kind === GW_LIMIT ? env.LIMITER.get(env.LIMITER.idFromName(action.target)) : env[action.target];
-            const response = await target.fetch(outgoing(action));
-            status = response.status;
-            answer = await readAnswer(response, action.status + 1);
-          } catch {
-            view = core._sw_gateway_fetch_failed(exchange);
-            break;
-          }
-          const ptr = core._sw_gateway_exchange_input(exchange, answer.length);
-          if (ptr === 0) throw new Error("core could not allocate an input buffer");
-          core.HEAPU8.set(answer, ptr);
-          view = core._sw_gateway_fetched(exchange, status, answer.length);
-          break;
-        }
-        case GW_RELAY:
-          try {
-            return await env[action.target].fetch(outgoing(action));
-          } catch {
-            view = core._sw_gateway_fetch_failed(exchange);
-            break;
-          }
-        case GW_SANDBOX:
-          try {
-            const stub = env.SANDBOX.get(env.SANDBOX.idFromName(action.target));
-            return await stub.fetch(outgoing(action, clientHeaders(request)));
-          } catch {
-            view = core._sw_gateway_fetch_failed(exchange);
-            break;
-          }
-        case GW_ASSET:
-          return env.ASSETS.fetch(request);
-        default:
-          throw new Error(`unknown gateway action ${action.kind}`);
+    // FETCH, and LIMIT (the Limiter Durable Object named by the client key the core chose): the answer goes back to
+    // the core, at most `status` + 1 bytes of it.
+    const fetchInto = async (action, target) => {
+      let status;
+      let answer;
+      try {
+        const response = await target().fetch(outgoing(action));
+        status = response.status;
+        answer = await readCapped(response.body, action.status + 1);
+      } catch {
+        return core._sw_gateway_fetch_failed(exchange);
       }
-    }
+      const ptr = core._sw_gateway_exchange_input(exchange, answer.length);
+      if (ptr === 0) throw new Error("core could not allocate an input buffer");
+      core.HEAPU8.set(answer, ptr);
+      return core._sw_gateway_fetched(exchange, status, answer.length);
+    };
+    // RELAY and SANDBOX: the answer goes to the client as it is.
+    const relay = async (action, target, base) => {
+      try {
+        return await target().fetch(outgoing(action, base));
+      } catch {
+        return core._sw_gateway_fetch_failed(exchange);
+      }
+    };
+    const start = core._sw_gateway_exchange_start(exchange, ...head, request.body ? 1 : 0, env.ASSETS ? 1 : 0);
+    const answer = await pump(core, start, readView, {
+      [GW_RESPOND]: (action) => toResponse(action),
+      [GW_READ_BODY]: bodyReader(core, request.body, (n) => core._sw_gateway_body_received(exchange, n),
+        () => core._sw_gateway_body_failed(exchange)),
+      [GW_FETCH]: (action) => fetchInto(action, () => env[action.target]),
+      [GW_LIMIT]: (action) => fetchInto(action, () => env.LIMITER.get(env.LIMITER.idFromName(action.target))),
+      [GW_RELAY]: (action) => relay(action, () => env[action.target]),
+      [GW_SANDBOX]: (action) => relay(action, () => env.SANDBOX.get(env.SANDBOX.idFromName(action.target)),
+        clientHeaders(request)),
+      [GW_ASSET]: () => ASSET,
+    });
+    // The assets' answer is the platform's to give, outside the exchange's failure handling (not awaited here).
+    return answer === ASSET ? env.ASSETS.fetch(request) : answer;
   } catch (error) {
     console.error("[sandbox-workers] gateway failure:", error);
     if (error instanceof WebAssembly.RuntimeError) {

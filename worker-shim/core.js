@@ -388,7 +388,8 @@ export function readView(core, view) {
 // The core sends very few distinct header blocks; parse each once.
 const headerBlockCache = new Map();
 
-function headerPairs(core, ptr, len) {
+/** The [name, value] pairs of the "name: value\r\n" block at `ptr` in core memory (every exchange's header block). */
+export function headerPairs(core, ptr, len) {
   if (len === 0) return [];
   const block = decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
   let pairs = headerBlockCache.get(block);
@@ -460,6 +461,54 @@ async function readAtMost(body, capacity, put, { cancelRest }) {
 export function readBodyInto(core, body, ptr, capacity, { cancelRest = true } = {}) {
   // HEAPU8 is read per piece: another request may grow the core's memory while this one awaits.
   return readAtMost(body, capacity, (bytes, at) => core.HEAPU8.set(bytes, ptr + at), { cancelRest });
+}
+
+/** At most `capacity` bytes of an answer's body (`body` may be null), the rest cancelled: for the core to judge. */
+export async function readCapped(body, capacity) {
+  if (!body) return new Uint8Array(0);
+  const chunks = []; // kept as they come: the cap may be MiBs, the answer is usually small
+  const n = await readAtMost(body, capacity, (bytes) => chunks.push(bytes), { cancelRest: true });
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * The one loop of every exchange the shim drives (the Worker's, the Interpreter's routes, the Sandbox's, the
+ * gateway's): read the action the core published at `view` with `readAction`, run the handler of its kind, and go on
+ * with the view the handler's call into the core returned (a number), until a handler answers anything else — the
+ * Response. A handler that needs no await answers synchronously, and the loop then does not await either.
+ */
+export async function pump(core, view, readAction, handlers) {
+  for (;;) {
+    const action = readAction(core, view);
+    const handler = handlers[action.kind];
+    if (handler === undefined) throw new Error(`unexpected core action ${action.kind}`);
+    let next = handler(action);
+    if (typeof next?.then === "function") next = await next;
+    if (typeof next !== "number") return next;
+    view = next;
+  }
+}
+
+/**
+ * The READ_BODY handler every exchange shares: copies at most the action's capacity of `body` (none when null) into
+ * the core, then answers `received(n)`, or `failed()` when reading threw; both call the core and return its next view.
+ */
+export function bodyReader(core, body, received, failed, options = undefined) {
+  return async (action) => {
+    let n;
+    try {
+      n = body ? await readBodyInto(core, body, action.bodyPtr, action.bodyLen, options) : 0;
+    } catch {
+      return failed();
+    }
+    return received(n);
+  };
 }
 
 // Encodes `text` straight into the exchange's input buffer; returns the UTF-8 byte length.
@@ -569,36 +618,17 @@ export async function handleRequest(engine, request, env, ctx) {
   try {
     const head = copyHead(core, request, (max) => core._sw_exchange_input(exchange, max));
     const hasInterpreter = env?.INTERPRETER != null ? 1 : 0;
-    let view = core._sw_exchange_start(exchange, ...head, request.body ? 1 : 0, hasInterpreter);
-    for (;;) {
-      const action = readView(core, view);
-      switch (action.kind) {
-        case ACTION_RESPOND:
-          if (core.coreCorrupted) throw new Error("the core failed inside a guest call");
-          if (engine?.builtin) prepareSpare(core, server, ctx);
-          return toResponse(core, action);
-        case ACTION_READ_BODY: {
-          let n;
-          try {
-            n = await readBodyInto(core, request.body, action.bodyPtr, action.bodyLen);
-          } catch {
-            view = core._sw_exchange_body_failed(exchange);
-            break;
-          }
-          view = core._sw_exchange_body_received(exchange, n);
-          break;
-        }
-        case ACTION_AWAIT_ENGINE: {
-          const settled = settleEngine(core, exchange);
-          view = typeof settled === "number" ? settled : await settled;
-          break;
-        }
-        case ACTION_FORWARD:
-          return await forward(core, exchange, action, request, env);
-        default:
-          throw new Error(`unknown core action ${action.kind}`);
-      }
-    }
+    return await pump(core, core._sw_exchange_start(exchange, ...head, request.body ? 1 : 0, hasInterpreter), readView, {
+      [ACTION_RESPOND]: (action) => {
+        if (core.coreCorrupted) throw new Error("the core failed inside a guest call");
+        if (engine?.builtin) prepareSpare(core, server, ctx);
+        return toResponse(core, action);
+      },
+      [ACTION_READ_BODY]: bodyReader(core, request.body, (n) => core._sw_exchange_body_received(exchange, n),
+        () => core._sw_exchange_body_failed(exchange)),
+      [ACTION_AWAIT_ENGINE]: () => settleEngine(core, exchange),
+      [ACTION_FORWARD]: (action) => forward(core, exchange, action, request, env),
+    });
   } catch (error) {
     // A trap (or a shim bug): the core's state is suspect, so start over with a fresh instance.
     console.error("[sandbox-workers] core failure:", error);

@@ -3,7 +3,16 @@
 // actions it asks for — a fetch or an executeInContext call on a named binding of this Worker's env, SQL and the
 // alarm (through core.js's storage imports) — and moves bytes between them and the core. docs/sandbox.md.
 import { DurableObject } from "cloudflare:workers";
-import { getCore, toResponse, copyHead, readBodyInto, withCoreBytes, fallbackResponse } from "./core.js";
+import {
+  getCore,
+  toResponse,
+  copyHead,
+  readCapped,
+  pump,
+  bodyReader,
+  withCoreBytes,
+  fallbackResponse,
+} from "./core.js";
 import { DurableHost } from "./durable.js";
 // Every number shared with the core, generated from cpp/abi/abi.def.
 import {
@@ -48,33 +57,6 @@ function readAction(core, view) {
     action.limit = field(SbxActionView.limit);
   }
   return action;
-}
-
-// At most `capacity` bytes of a response body (the core's limit + 1: more shows as too much without being read whole).
-async function readCapped(body, capacity) {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks = [];
-  let n = 0;
-  try {
-    while (n < capacity) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const take = Math.min(value.byteLength, capacity - n);
-      chunks.push(take === value.byteLength ? value : value.subarray(0, take));
-      n += take;
-    }
-  } finally {
-    if (n >= capacity) reader.cancel().catch(() => {});
-    reader.releaseLock();
-  }
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
 
 function messageOf(error) {
@@ -122,31 +104,20 @@ export class SandboxHost extends DurableHost {
     if (!core) return fallbackResponse();
     const exchange = core._sw_sbx_exchange_new(this.handle);
     if (exchange === 0) return fallbackResponse();
+    // After an action that awaited something else, the core must still be the one the exchange lives in.
+    const same = (view) => {
+      if (getCore.instance !== core) throw new Error("the core was replaced during a request");
+      return view;
+    };
+    const readBody = bodyReader(core, request?.body, (n) => core._sw_sbx_exchange_body_received(exchange, n),
+      () => core._sw_sbx_exchange_body_failed(exchange), { cancelRest: false });
     try {
-      let view = begin(core, exchange);
-      for (;;) {
-        const action = readAction(core, view);
-        if (action.kind === ACTION_RESPOND) return toResponse(core, action);
-        if (action.kind === ACTION_READ_BODY) {
-          let n;
-          try {
-            n = request?.body
-              ? await readBodyInto(core, request.body, action.bodyPtr, action.bodyLen, { cancelRest: false })
-              : 0;
-          } catch {
-            view = core._sw_sbx_exchange_body_failed(exchange);
-            continue;
-          }
-          view = core._sw_sbx_exchange_body_received(exchange, n);
-        } else if (action.kind === SBX_ACTION_FETCH) {
-          view = await this.#fetchBinding(core, exchange, action);
-        } else if (action.kind === SBX_ACTION_CALL) {
-          view = await this.#callBinding(core, exchange, action);
-        } else {
-          throw new Error(`unexpected Sandbox action ${action.kind}`);
-        }
-        if (getCore.instance !== core) throw new Error("the core was replaced during a request");
-      }
+      return await pump(core, begin(core, exchange), readAction, {
+        [ACTION_RESPOND]: (action) => toResponse(core, action),
+        [ACTION_READ_BODY]: async (action) => same(await readBody(action)),
+        [SBX_ACTION_FETCH]: async (action) => same(await this.#fetchBinding(core, exchange, action)),
+        [SBX_ACTION_CALL]: async (action) => same(await this.#callBinding(core, exchange, action)),
+      });
     } catch (error) {
       this.failed(error);
       return fallbackResponse();
