@@ -4,7 +4,11 @@
 import {
   getCore,
   discardCore,
+  readView,
+  actionBody,
+  toResponse,
   copyHead,
+  putBytes,
   headerPairs,
   readCapped,
   pump,
@@ -12,14 +16,13 @@ import {
   fallbackResponse,
 } from "../worker-shim/core.js";
 import {
-  GW_RESPOND,
-  GW_READ_BODY,
+  ACTION_RESPOND,
+  ACTION_READ_BODY,
   GW_FETCH,
   GW_RELAY,
   GW_SANDBOX,
   GW_ASSET,
   GW_LIMIT,
-  GatewayView,
 } from "../worker-shim/generated/abi.mjs";
 
 // The gateway's own Sandbox Durable Object (binding SANDBOX): the caller side of code contexts and workspace files.
@@ -27,7 +30,6 @@ export { Sandbox } from "../worker-shim/sandbox.js";
 // The per-client counters (binding LIMITER): one Durable Object per client key; cpp/gateway/limits.h decides.
 export { Limiter } from "./limiter.js";
 
-const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 const ASSET = Symbol("serve the request from env.ASSETS");
 
@@ -35,27 +37,12 @@ const ASSET = Symbol("serve the request from env.ASSETS");
 const varsOf = (env) =>
   encoder.encode(JSON.stringify(Object.fromEntries(Object.entries(env ?? {}).filter(([, v]) => typeof v === "string"))));
 
-function readView(core, view) {
-  if (!view) throw new Error("core returned no action");
-  const u32 = core.HEAPU32;
-  const field = (offset) => u32[(view + offset) >>> 2];
-  const bytes = (ptr, len) => core.HEAPU8.slice(ptr, ptr + len); // copied: the core may reuse them
-  const text = (ptr, len) => decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
-  const headers = headerPairs(core, field(GatewayView.headers_ptr), field(GatewayView.headers_len));
-  const kind = field(GatewayView.kind);
-  const bodyPtr = field(GatewayView.body_ptr);
-  const bodyLen = field(GatewayView.body_len);
-  return {
-    kind,
-    status: field(GatewayView.status),
-    bodyPtr,
-    bodyLen,
-    body: kind === GW_READ_BODY ? null : bytes(bodyPtr, bodyLen),
-    headers,
-    target: text(field(GatewayView.target_ptr), field(GatewayView.target_len)),
-    path: text(field(GatewayView.path_ptr), field(GatewayView.path_len)),
-    method: text(field(GatewayView.method_ptr), field(GatewayView.method_len)),
-  };
+// An outgoing request's body and headers, out of core memory.
+function readAction(core, view) {
+  const action = readView(core, view);
+  action.body = action.kind === ACTION_READ_BODY ? null : actionBody(core, action);
+  action.headers = headerPairs(core, action.headersPtr, action.headersLen);
+  return action;
 }
 
 // The request the core described, to a runtime binding or the Sandbox. `base`: headers to start from.
@@ -83,27 +70,23 @@ async function handle(request, env) {
   if (exchange === 0) return fallbackResponse();
   try {
     const vars = varsOf(env);
-    const varsPtr = core._sw_gateway_exchange_input(exchange, vars.length);
-    if (varsPtr === 0) throw new Error("core could not allocate an input buffer");
-    core.HEAPU8.set(vars, varsPtr);
+    const input = (len) => core._sw_gateway_exchange_input(exchange, len);
+    putBytes(core, input, vars);
     if (core._sw_gateway_exchange_configure(exchange, vars.length) === 0) throw new Error("core refused the vars");
-    const head = copyHead(core, request, (max) => core._sw_gateway_exchange_input(exchange, max));
+    const head = copyHead(core, request, input);
     // FETCH, and LIMIT (the Limiter Durable Object named by the client key the core chose): the answer goes back to
-    // the core, at most `status` + 1 bytes of it.
+    // the core, at most `limit` + 1 bytes of it.
     const fetchInto = async (action, target) => {
       let status;
       let answer;
       try {
         const response = await target().fetch(outgoing(action));
         status = response.status;
-        answer = await readCapped(response.body, action.status + 1);
+        answer = await readCapped(response.body, action.limit + 1);
       } catch {
         return core._sw_gateway_fetch_failed(exchange);
       }
-      const ptr = core._sw_gateway_exchange_input(exchange, answer.length);
-      if (ptr === 0) throw new Error("core could not allocate an input buffer");
-      core.HEAPU8.set(answer, ptr);
-      return core._sw_gateway_fetched(exchange, status, answer.length);
+      return core._sw_gateway_fetched(exchange, status, putBytes(core, input, answer));
     };
     // RELAY and SANDBOX: the answer goes to the client as it is.
     const relay = async (action, target, base) => {
@@ -114,9 +97,9 @@ async function handle(request, env) {
       }
     };
     const start = core._sw_gateway_exchange_start(exchange, ...head, request.body ? 1 : 0, env.ASSETS ? 1 : 0);
-    const answer = await pump(core, start, readView, {
-      [GW_RESPOND]: (action) => toResponse(action),
-      [GW_READ_BODY]: bodyReader(core, request.body, (n) => core._sw_gateway_body_received(exchange, n),
+    const answer = await pump(core, start, readAction, {
+      [ACTION_RESPOND]: (action) => toResponse(core, action),
+      [ACTION_READ_BODY]: bodyReader(core, request.body, (n) => core._sw_gateway_body_received(exchange, n),
         () => core._sw_gateway_body_failed(exchange)),
       [GW_FETCH]: (action) => fetchInto(action, () => env[action.target]),
       [GW_LIMIT]: (action) => fetchInto(action, () => env.LIMITER.get(env.LIMITER.idFromName(action.target))),
@@ -134,7 +117,7 @@ async function handle(request, env) {
       return fallbackResponse();
     }
     try {
-      return respondFrom(core, core._sw_gateway_fail(exchange)); // the core's 502
+      return toResponse(core, readView(core, core._sw_gateway_fail(exchange))); // the core's 502
     } catch {
       discardCore();
       return fallbackResponse();
@@ -142,14 +125,6 @@ async function handle(request, env) {
   } finally {
     if (getCore.instance === core) core._sw_gateway_exchange_free(exchange);
   }
-}
-
-function toResponse(action) {
-  return new Response(action.body.length ? action.body : null, { status: action.status, headers: action.headers });
-}
-
-function respondFrom(core, view) {
-  return toResponse(readView(core, view));
 }
 
 export default {

@@ -298,6 +298,14 @@ function sqlExec(core, storage, ptr, len) {
   return out;
 }
 
+/** Copies `bytes` into the core buffer `reserve(bytes.length)` returns (an exchange's input); returns their length. */
+export function putBytes(core, reserve, bytes) {
+  const ptr = reserve(bytes.length);
+  if (ptr === 0) throw new Error("core could not allocate an input buffer");
+  core.HEAPU8.set(bytes, ptr);
+  return bytes.length;
+}
+
 // Copies `bytes` into core memory for the duration of `fn(ptr, len)`; returns what fn returns (0 if out of memory).
 export function withCoreBytes(core, bytes, fn) {
   const p = core._malloc(Math.max(1, bytes.length));
@@ -369,10 +377,16 @@ export function cString(core, p) {
   return decoder.decode(core.HEAPU8.subarray(p, end));
 }
 
+/**
+ * The one reader of every exchange's next action (a sw_action_view, cpp/abi/abi.def; the Worker's, an Interpreter
+ * route's, the Sandbox's, the gateway's). Bodies and header blocks stay in core memory (bodyPtr/bodyLen, headersPtr/
+ * headersLen) until used; the short strings are copied out now, as the core reuses them once it is called again.
+ */
 export function readView(core, view) {
   if (!view) throw new Error("core returned no action");
   const u32 = core.HEAPU32;
   const field = (offset) => u32[(view + offset) >>> 2];
+  const text = (ptr, len) => (len === 0 ? "" : decoder.decode(core.HEAPU8.subarray(ptr, ptr + len)));
   return {
     kind: field(ActionView.kind),
     status: field(ActionView.status),
@@ -380,9 +394,16 @@ export function readView(core, view) {
     bodyLen: field(ActionView.body_len),
     headersPtr: field(ActionView.headers_ptr),
     headersLen: field(ActionView.headers_len),
-    extraPtr: field(ActionView.extra_ptr),
-    extraLen: field(ActionView.extra_len),
+    target: text(field(ActionView.target_ptr), field(ActionView.target_len)),
+    path: text(field(ActionView.path_ptr), field(ActionView.path_len)),
+    method: text(field(ActionView.method_ptr), field(ActionView.method_len)),
+    limit: field(ActionView.limit),
   };
+}
+
+/** A copy of the action's body bytes (an outgoing request's), out of core memory. */
+export function actionBody(core, action) {
+  return core.HEAPU8.slice(action.bodyPtr, action.bodyPtr + action.bodyLen);
 }
 
 // The core sends very few distinct header blocks; parse each once.
@@ -553,8 +574,7 @@ function settleEngine(core, exchange) {
 }
 
 async function forward(core, exchange, action, request, env) {
-  const key = decoder.decode(core.HEAPU8.subarray(action.extraPtr, action.extraPtr + action.extraLen));
-  const path = decoder.decode(core.HEAPU8.subarray(action.bodyPtr, action.bodyPtr + action.bodyLen));
+  const { target: key, path } = action;
   const headers = new Headers(request.headers);
   for (const [name, value] of headerPairs(core, action.headersPtr, action.headersLen)) headers.set(name, value);
   const method = request.method;
@@ -562,7 +582,7 @@ async function forward(core, exchange, action, request, env) {
   if (method !== "GET" && method !== "HEAD" && request.body) {
     // At most the core's limit + 1 bytes: the Interpreter answers 413 for more, and a hostile body of any size is
     // never buffered whole.
-    const capacity = action.status;
+    const capacity = action.limit + 1;
     const buffer = new Uint8Array(capacity);
     let n;
     try {

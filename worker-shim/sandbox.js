@@ -5,8 +5,11 @@
 import { DurableObject } from "cloudflare:workers";
 import {
   getCore,
+  readView,
+  actionBody,
   toResponse,
   copyHead,
+  putBytes,
   readCapped,
   pump,
   bodyReader,
@@ -20,7 +23,6 @@ import {
   ACTION_READ_BODY,
   SBX_ACTION_FETCH,
   SBX_ACTION_CALL,
-  SbxActionView,
   SbxFilesView,
   ByteSpan,
   SBX_ANSWERED,
@@ -34,28 +36,10 @@ import {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+// A Fetch's or Call's body is copied out at once: the call awaits, and the core reuses it once it is called again.
 function readAction(core, view) {
-  if (!view) throw new Error("the core returned no action");
-  const u32 = core.HEAPU32;
-  const field = (offset) => u32[(view + offset) >>> 2];
-  const text = (ptr, len) => decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
-  const kind = field(SbxActionView.kind);
-  const action = {
-    kind,
-    status: field(SbxActionView.status),
-    bodyPtr: field(SbxActionView.body_ptr),
-    bodyLen: field(SbxActionView.body_len),
-    headersPtr: field(SbxActionView.headers_ptr),
-    headersLen: field(SbxActionView.headers_len),
-  };
-  if (kind === SBX_ACTION_FETCH || kind === SBX_ACTION_CALL) {
-    // Copied out now: the core reuses these buffers once it is called again.
-    action.binding = text(field(SbxActionView.binding_ptr), field(SbxActionView.binding_len));
-    action.method = text(field(SbxActionView.method_ptr), field(SbxActionView.method_len));
-    action.path = text(field(SbxActionView.path_ptr), field(SbxActionView.path_len));
-    action.body = core.HEAPU8.slice(action.bodyPtr, action.bodyPtr + action.bodyLen);
-    action.limit = field(SbxActionView.limit);
-  }
+  const action = readView(core, view);
+  if (action.kind === SBX_ACTION_FETCH || action.kind === SBX_ACTION_CALL) action.body = actionBody(core, action);
   return action;
 }
 
@@ -128,15 +112,12 @@ export class SandboxHost extends DurableHost {
 
   // Copies `bytes` into the exchange's input and returns their length.
   #put(core, exchange, bytes) {
-    const ptr = core._sw_sbx_exchange_input(exchange, bytes.length);
-    if (ptr === 0) throw new Error("the core could not allocate an input buffer");
-    core.HEAPU8.set(bytes, ptr);
-    return bytes.length;
+    return putBytes(core, (len) => core._sw_sbx_exchange_input(exchange, len), bytes);
   }
 
   // env[binding].fetch, as the core asked. The core judges the answer (status, at most limit + 1 body bytes).
   async #fetchBinding(core, exchange, action) {
-    const target = this.env?.[action.binding];
+    const target = this.env?.[action.target];
     if (target === null || typeof target !== "object" && typeof target !== "function" ||
       typeof target.fetch !== "function") {
       return core._sw_sbx_exchange_fetched(exchange, SBX_NO_BINDING, 0, 0);
@@ -163,7 +144,7 @@ export class SandboxHost extends DurableHost {
   // env[binding].executeInContext(key, args, getFiles). The result's workspace.files[].data bytes go into the core
   // beside the JSON (no base64); everything else about the result is the core's to judge.
   async #callBinding(core, exchange, action) {
-    const target = this.env?.[action.binding];
+    const target = this.env?.[action.target];
     if (target === null || typeof target !== "object" && typeof target !== "function" ||
       typeof target.executeInContext !== "function") {
       return core._sw_sbx_exchange_called(exchange, SBX_NO_BINDING, 0);

@@ -55,8 +55,8 @@ constexpr std::size_t kSandboxBodyLimit = server::kRequestBodyLimit;
 constexpr std::size_t kProbeAnswerLimit = 4096;
 
 enum class ActionKind : uint32_t {
-  Respond = abi::GW_RESPOND,
-  ReadBody = abi::GW_READ_BODY,
+  Respond = abi::ACTION_RESPOND,
+  ReadBody = abi::ACTION_READ_BODY,
   Fetch = abi::GW_FETCH,
   Relay = abi::GW_RELAY,
   Sandbox = abi::GW_SANDBOX,
