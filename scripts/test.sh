@@ -36,6 +36,9 @@ suite "lint: protocol citations (docs/protocol/)" \
 # Also build-free: no shared file names languages side by side (engines/<id>/engine.json is the one list).
 suite "lint: language lists (engines/<id>/engine.json)" \
   "$SW_NODE" --test --test-reporter=spec test/lint/language-lists.test.mjs
+# Build-free too: the caller's client reads the rules it states (caps, error statuses, sandbox id) from abi.def.
+suite "lint: caller rules (cpp/abi/abi.def)" \
+  "$SW_NODE" --test --test-reporter=spec test/lint/caller-rules.test.mjs
 suite "build native" bash scripts/build.sh native
 suite "wasm fuel tool (native C++): a C guest and zeroperl, instrumented, under Node" \
   "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec test/tools/wasm-fuel.test.mjs

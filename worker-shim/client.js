@@ -5,33 +5,30 @@
 // Object namespace where a Service Binding is needed and the reverse, the sandbox id at getSandbox): see
 // docs/caller-client.md for why they are JavaScript.
 
+// The rules this file states too (request caps, error codes and their statuses, the sandbox id) are rows of
+// cpp/abi/abi.def, the table the core is compiled from, read here through the generated abi.mjs.
+import {
+  REQUEST_MAX_BYTES,
+  FILES_REQUEST_MAX_BYTES,
+  CODE_MAX_BYTES,
+  SANDBOX_ID_PATTERN,
+  SANDBOX_ID_RESERVED,
+  ERROR_CODES,
+} from "./generated/abi.mjs";
+
 const BASE = "https://sandbox.internal";
 
 // The request limits the seed's client exports (protocol §2.3, §7.3, §7.7). The core enforces them; these are for callers
 // that check a request before sending it.
-export const MAX_REQUEST_BYTES = 96 * 1024;
-export const MAX_FILES_REQUEST_BYTES = 2 * 1024 * 1024;
-export const MAX_CODE_BYTES = 64 * 1024;
+export const MAX_REQUEST_BYTES = REQUEST_MAX_BYTES;
+export const MAX_FILES_REQUEST_BYTES = FILES_REQUEST_MAX_BYTES;
+export const MAX_CODE_BYTES = CODE_MAX_BYTES;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Errors (protocol §7.12). A body without `httpStatus` gets its code's canonical status (protocol §3.6).
 
 /** Every `code` an ErrorResponse carries (protocol §3.6), as the seed's client exports it: a value and a type. */
-export const ErrorCode = Object.freeze({
-  FILE_NOT_FOUND: "FILE_NOT_FOUND",
-  FILE_EXISTS: "FILE_EXISTS",
-  PERMISSION_DENIED: "PERMISSION_DENIED",
-  IS_DIRECTORY: "IS_DIRECTORY",
-  NOT_DIRECTORY: "NOT_DIRECTORY",
-  FILE_TOO_LARGE: "FILE_TOO_LARGE",
-  NO_SPACE: "NO_SPACE",
-  FILESYSTEM_ERROR: "FILESYSTEM_ERROR",
-  CONTEXT_NOT_FOUND: "CONTEXT_NOT_FOUND",
-  VALIDATION_FAILED: "VALIDATION_FAILED",
-  CODE_EXECUTION_ERROR: "CODE_EXECUTION_ERROR",
-  INTERNAL_ERROR: "INTERNAL_ERROR",
-  NOT_SUPPORTED: "NOT_SUPPORTED",
-});
+export const ErrorCode = Object.freeze(Object.fromEntries(Object.keys(ERROR_CODES).map((code) => [code, code])));
 
 /** Every `operation` an ErrorResponse carries (protocol §3.8). */
 export const Operation = Object.freeze({
@@ -47,22 +44,6 @@ export const Operation = Object.freeze({
   CODE_CONTEXT_CREATE: "code.context.create",
   CODE_CONTEXT_DELETE: "code.context.delete",
 });
-
-const CANONICAL_STATUS = {
-  FILE_NOT_FOUND: 404,
-  FILE_EXISTS: 409,
-  PERMISSION_DENIED: 403,
-  IS_DIRECTORY: 400,
-  NOT_DIRECTORY: 400,
-  FILE_TOO_LARGE: 413,
-  NO_SPACE: 500,
-  FILESYSTEM_ERROR: 500,
-  CONTEXT_NOT_FOUND: 404,
-  VALIDATION_FAILED: 400,
-  CODE_EXECUTION_ERROR: 500,
-  NOT_SUPPORTED: 403,
-  INTERNAL_ERROR: 500,
-};
 
 /** Base of every error the client throws for an ErrorResponse; the body is kept whole. */
 export class SandboxError extends Error {
@@ -155,18 +136,12 @@ const ERROR_CLASSES = {
 
 /** The canonical HTTP status of an error code (protocol §3.6); 500 for a code it does not know. */
 export function httpStatusForCode(code) {
-  return Object.hasOwn(CANONICAL_STATUS, code) ? CANONICAL_STATUS[code] : 500;
+  return Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code].status : 500;
 }
 
-const CODE_FOR_ERRNO = {
-  ENOENT: "FILE_NOT_FOUND",
-  EEXIST: "FILE_EXISTS",
-  EACCES: "PERMISSION_DENIED",
-  EISDIR: "IS_DIRECTORY",
-  ENOTDIR: "NOT_DIRECTORY",
-  EFBIG: "FILE_TOO_LARGE",
-  ENOSPC: "NO_SPACE",
-};
+const CODE_FOR_ERRNO = Object.freeze(Object.fromEntries(
+  Object.entries(ERROR_CODES).filter(([, row]) => row.errno !== "").map(([code, row]) => [row.errno, code]),
+));
 
 /**
  * The error code of a workspace errno (protocol §3.7; anything else, ENOTEMPTY included, is FILESYSTEM_ERROR). The core
@@ -328,8 +303,8 @@ export function runCode(target, code, options = {}) {
 // ---------------------------------------------------------------------------------------------------------------
 // getSandbox (protocol §7.2)
 
-const SANDBOX_ID_RE = /^[A-Za-z0-9._-]{1,63}$/;
-const RESERVED_IDS = new Set(["www", "api", "admin", "root", "system", "cloudflare", "workers"]);
+const SANDBOX_ID_RE = new RegExp(SANDBOX_ID_PATTERN.slice(1, -1)); // "/^…$/" as the messages quote it
+const RESERVED_IDS = new Set(SANDBOX_ID_RESERVED.split(" "));
 
 /**
  * Throws a ValidationFailedError with the Sandbox's own message when `id` is not a sandbox id (protocol §7.2). The Sandbox
@@ -340,7 +315,7 @@ export function validateSandboxId(id) {
   const fail = (why) => {
     throw new ValidationFailedError({ code: "VALIDATION_FAILED", message: `Invalid sandbox id "${id}": ${why}`, context: {}, httpStatus: 400 });
   };
-  if (typeof id !== "string" || !SANDBOX_ID_RE.test(id)) fail("must match /^[A-Za-z0-9._-]{1,63}$/");
+  if (typeof id !== "string" || !SANDBOX_ID_RE.test(id)) fail(`must match ${SANDBOX_ID_PATTERN}`);
   if (id.startsWith("-") || id.endsWith("-")) fail("cannot start or end with a hyphen");
   if (RESERVED_IDS.has(id.toLowerCase())) fail(`'${id}' is a reserved name`);
   return id;

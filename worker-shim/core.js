@@ -298,6 +298,14 @@ function sqlExec(core, storage, ptr, len) {
   return out;
 }
 
+/** Copies `bytes` into the core buffer `reserve(bytes.length)` returns (an exchange's input); returns their length. */
+export function putBytes(core, reserve, bytes) {
+  const ptr = reserve(bytes.length);
+  if (ptr === 0) throw new Error("core could not allocate an input buffer");
+  core.HEAPU8.set(bytes, ptr);
+  return bytes.length;
+}
+
 // Copies `bytes` into core memory for the duration of `fn(ptr, len)`; returns what fn returns (0 if out of memory).
 export function withCoreBytes(core, bytes, fn) {
   const p = core._malloc(Math.max(1, bytes.length));
@@ -369,10 +377,16 @@ export function cString(core, p) {
   return decoder.decode(core.HEAPU8.subarray(p, end));
 }
 
+/**
+ * The one reader of every exchange's next action (a sw_action_view, cpp/abi/abi.def; the Worker's, an Interpreter
+ * route's, the Sandbox's, the gateway's). Bodies and header blocks stay in core memory (bodyPtr/bodyLen, headersPtr/
+ * headersLen) until used; the short strings are copied out now, as the core reuses them once it is called again.
+ */
 export function readView(core, view) {
   if (!view) throw new Error("core returned no action");
   const u32 = core.HEAPU32;
   const field = (offset) => u32[(view + offset) >>> 2];
+  const text = (ptr, len) => (len === 0 ? "" : decoder.decode(core.HEAPU8.subarray(ptr, ptr + len)));
   return {
     kind: field(ActionView.kind),
     status: field(ActionView.status),
@@ -380,15 +394,23 @@ export function readView(core, view) {
     bodyLen: field(ActionView.body_len),
     headersPtr: field(ActionView.headers_ptr),
     headersLen: field(ActionView.headers_len),
-    extraPtr: field(ActionView.extra_ptr),
-    extraLen: field(ActionView.extra_len),
+    target: text(field(ActionView.target_ptr), field(ActionView.target_len)),
+    path: text(field(ActionView.path_ptr), field(ActionView.path_len)),
+    method: text(field(ActionView.method_ptr), field(ActionView.method_len)),
+    limit: field(ActionView.limit),
   };
+}
+
+/** A copy of the action's body bytes (an outgoing request's), out of core memory. */
+export function actionBody(core, action) {
+  return core.HEAPU8.slice(action.bodyPtr, action.bodyPtr + action.bodyLen);
 }
 
 // The core sends very few distinct header blocks; parse each once.
 const headerBlockCache = new Map();
 
-function headerPairs(core, ptr, len) {
+/** The [name, value] pairs of the "name: value\r\n" block at `ptr` in core memory (every exchange's header block). */
+export function headerPairs(core, ptr, len) {
   if (len === 0) return [];
   const block = decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
   let pairs = headerBlockCache.get(block);
@@ -462,6 +484,54 @@ export function readBodyInto(core, body, ptr, capacity, { cancelRest = true } = 
   return readAtMost(body, capacity, (bytes, at) => core.HEAPU8.set(bytes, ptr + at), { cancelRest });
 }
 
+/** At most `capacity` bytes of an answer's body (`body` may be null), the rest cancelled: for the core to judge. */
+export async function readCapped(body, capacity) {
+  if (!body) return new Uint8Array(0);
+  const chunks = []; // kept as they come: the cap may be MiBs, the answer is usually small
+  const n = await readAtMost(body, capacity, (bytes) => chunks.push(bytes), { cancelRest: true });
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * The one loop of every exchange the shim drives (the Worker's, the Interpreter's routes, the Sandbox's, the
+ * gateway's): read the action the core published at `view` with `readAction`, run the handler of its kind, and go on
+ * with the view the handler's call into the core returned (a number), until a handler answers anything else — the
+ * Response. A handler that needs no await answers synchronously, and the loop then does not await either.
+ */
+export async function pump(core, view, readAction, handlers) {
+  for (;;) {
+    const action = readAction(core, view);
+    const handler = handlers[action.kind];
+    if (handler === undefined) throw new Error(`unexpected core action ${action.kind}`);
+    let next = handler(action);
+    if (typeof next?.then === "function") next = await next;
+    if (typeof next !== "number") return next;
+    view = next;
+  }
+}
+
+/**
+ * The READ_BODY handler every exchange shares: copies at most the action's capacity of `body` (none when null) into
+ * the core, then answers `received(n)`, or `failed()` when reading threw; both call the core and return its next view.
+ */
+export function bodyReader(core, body, received, failed, options = undefined) {
+  return async (action) => {
+    let n;
+    try {
+      n = body ? await readBodyInto(core, body, action.bodyPtr, action.bodyLen, options) : 0;
+    } catch {
+      return failed();
+    }
+    return received(n);
+  };
+}
+
 // Encodes `text` straight into the exchange's input buffer; returns the UTF-8 byte length.
 function copyIn(core, exchange, text) {
   return encodeInto(core, (max) => core._sw_exchange_input(exchange, max), text);
@@ -504,8 +574,7 @@ function settleEngine(core, exchange) {
 }
 
 async function forward(core, exchange, action, request, env) {
-  const key = decoder.decode(core.HEAPU8.subarray(action.extraPtr, action.extraPtr + action.extraLen));
-  const path = decoder.decode(core.HEAPU8.subarray(action.bodyPtr, action.bodyPtr + action.bodyLen));
+  const { target: key, path } = action;
   const headers = new Headers(request.headers);
   for (const [name, value] of headerPairs(core, action.headersPtr, action.headersLen)) headers.set(name, value);
   const method = request.method;
@@ -513,7 +582,7 @@ async function forward(core, exchange, action, request, env) {
   if (method !== "GET" && method !== "HEAD" && request.body) {
     // At most the core's limit + 1 bytes: the Interpreter answers 413 for more, and a hostile body of any size is
     // never buffered whole.
-    const capacity = action.status;
+    const capacity = action.limit + 1;
     const buffer = new Uint8Array(capacity);
     let n;
     try {
@@ -569,36 +638,17 @@ export async function handleRequest(engine, request, env, ctx) {
   try {
     const head = copyHead(core, request, (max) => core._sw_exchange_input(exchange, max));
     const hasInterpreter = env?.INTERPRETER != null ? 1 : 0;
-    let view = core._sw_exchange_start(exchange, ...head, request.body ? 1 : 0, hasInterpreter);
-    for (;;) {
-      const action = readView(core, view);
-      switch (action.kind) {
-        case ACTION_RESPOND:
-          if (core.coreCorrupted) throw new Error("the core failed inside a guest call");
-          if (engine?.builtin) prepareSpare(core, server, ctx);
-          return toResponse(core, action);
-        case ACTION_READ_BODY: {
-          let n;
-          try {
-            n = await readBodyInto(core, request.body, action.bodyPtr, action.bodyLen);
-          } catch {
-            view = core._sw_exchange_body_failed(exchange);
-            break;
-          }
-          view = core._sw_exchange_body_received(exchange, n);
-          break;
-        }
-        case ACTION_AWAIT_ENGINE: {
-          const settled = settleEngine(core, exchange);
-          view = typeof settled === "number" ? settled : await settled;
-          break;
-        }
-        case ACTION_FORWARD:
-          return await forward(core, exchange, action, request, env);
-        default:
-          throw new Error(`unknown core action ${action.kind}`);
-      }
-    }
+    return await pump(core, core._sw_exchange_start(exchange, ...head, request.body ? 1 : 0, hasInterpreter), readView, {
+      [ACTION_RESPOND]: (action) => {
+        if (core.coreCorrupted) throw new Error("the core failed inside a guest call");
+        if (engine?.builtin) prepareSpare(core, server, ctx);
+        return toResponse(core, action);
+      },
+      [ACTION_READ_BODY]: bodyReader(core, request.body, (n) => core._sw_exchange_body_received(exchange, n),
+        () => core._sw_exchange_body_failed(exchange)),
+      [ACTION_AWAIT_ENGINE]: () => settleEngine(core, exchange),
+      [ACTION_FORWARD]: (action) => forward(core, exchange, action, request, env),
+    });
   } catch (error) {
     // A trap (or a shim bug): the core's state is suspect, so start over with a fresh instance.
     console.error("[sandbox-workers] core failure:", error);

@@ -7,7 +7,8 @@ import {
   readView,
   toResponse,
   copyHead,
-  readBodyInto,
+  pump,
+  bodyReader,
   withCoreBytes,
   cString,
   fallbackResponse,
@@ -119,23 +120,16 @@ export class InterpreterHost extends DurableHost {
     if (exchange === 0) return fallbackResponse();
     try {
       const head = copyHead(core, request, (max) => core._sw_do_exchange_input(exchange, max));
-      let view = core._sw_do_exchange_start(exchange, ...head, request.body ? 1 : 0);
-      for (;;) {
-        const action = readView(core, view);
-        if (core.coreCorrupted) throw new Error("the core failed inside a guest call");
-        if (action.kind === ACTION_RESPOND) return toResponse(core, action);
-        if (action.kind !== ACTION_READ_BODY) throw new Error(`unexpected Interpreter action ${action.kind}`);
-        let n;
-        try {
-          n = request.body
-            ? await readBodyInto(core, request.body, action.bodyPtr, action.bodyLen, { cancelRest: false })
-            : 0;
-        } catch {
-          view = core._sw_do_exchange_body_failed(exchange);
-          continue;
-        }
-        view = core._sw_do_exchange_body_received(exchange, n);
-      }
+      const read = (c, view) => {
+        const action = readView(c, view);
+        if (c.coreCorrupted) throw new Error("the core failed inside a guest call");
+        return action;
+      };
+      return await pump(core, core._sw_do_exchange_start(exchange, ...head, request.body ? 1 : 0), read, {
+        [ACTION_RESPOND]: (action) => toResponse(core, action),
+        [ACTION_READ_BODY]: bodyReader(core, request.body, (n) => core._sw_do_exchange_body_received(exchange, n),
+          () => core._sw_do_exchange_body_failed(exchange), { cancelRest: false }),
+      });
     } catch (error) {
       this.failed(error);
       return fallbackResponse();

@@ -3,7 +3,19 @@
 // actions it asks for — a fetch or an executeInContext call on a named binding of this Worker's env, SQL and the
 // alarm (through core.js's storage imports) — and moves bytes between them and the core. docs/sandbox.md.
 import { DurableObject } from "cloudflare:workers";
-import { getCore, toResponse, copyHead, readBodyInto, withCoreBytes, fallbackResponse } from "./core.js";
+import {
+  getCore,
+  readView,
+  actionBody,
+  toResponse,
+  copyHead,
+  putBytes,
+  readCapped,
+  pump,
+  bodyReader,
+  withCoreBytes,
+  fallbackResponse,
+} from "./core.js";
 import { DurableHost } from "./durable.js";
 // Every number shared with the core, generated from cpp/abi/abi.def.
 import {
@@ -11,7 +23,6 @@ import {
   ACTION_READ_BODY,
   SBX_ACTION_FETCH,
   SBX_ACTION_CALL,
-  SbxActionView,
   SbxFilesView,
   ByteSpan,
   SBX_ANSWERED,
@@ -25,56 +36,11 @@ import {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+// A Fetch's or Call's body is copied out at once: the call awaits, and the core reuses it once it is called again.
 function readAction(core, view) {
-  if (!view) throw new Error("the core returned no action");
-  const u32 = core.HEAPU32;
-  const field = (offset) => u32[(view + offset) >>> 2];
-  const text = (ptr, len) => decoder.decode(core.HEAPU8.subarray(ptr, ptr + len));
-  const kind = field(SbxActionView.kind);
-  const action = {
-    kind,
-    status: field(SbxActionView.status),
-    bodyPtr: field(SbxActionView.body_ptr),
-    bodyLen: field(SbxActionView.body_len),
-    headersPtr: field(SbxActionView.headers_ptr),
-    headersLen: field(SbxActionView.headers_len),
-  };
-  if (kind === SBX_ACTION_FETCH || kind === SBX_ACTION_CALL) {
-    // Copied out now: the core reuses these buffers once it is called again.
-    action.binding = text(field(SbxActionView.binding_ptr), field(SbxActionView.binding_len));
-    action.method = text(field(SbxActionView.method_ptr), field(SbxActionView.method_len));
-    action.path = text(field(SbxActionView.path_ptr), field(SbxActionView.path_len));
-    action.body = core.HEAPU8.slice(action.bodyPtr, action.bodyPtr + action.bodyLen);
-    action.limit = field(SbxActionView.limit);
-  }
+  const action = readView(core, view);
+  if (action.kind === SBX_ACTION_FETCH || action.kind === SBX_ACTION_CALL) action.body = actionBody(core, action);
   return action;
-}
-
-// At most `capacity` bytes of a response body (the core's limit + 1: more shows as too much without being read whole).
-async function readCapped(body, capacity) {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks = [];
-  let n = 0;
-  try {
-    while (n < capacity) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const take = Math.min(value.byteLength, capacity - n);
-      chunks.push(take === value.byteLength ? value : value.subarray(0, take));
-      n += take;
-    }
-  } finally {
-    if (n >= capacity) reader.cancel().catch(() => {});
-    reader.releaseLock();
-  }
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
 
 function messageOf(error) {
@@ -122,31 +88,20 @@ export class SandboxHost extends DurableHost {
     if (!core) return fallbackResponse();
     const exchange = core._sw_sbx_exchange_new(this.handle);
     if (exchange === 0) return fallbackResponse();
+    // After an action that awaited something else, the core must still be the one the exchange lives in.
+    const same = (view) => {
+      if (getCore.instance !== core) throw new Error("the core was replaced during a request");
+      return view;
+    };
+    const readBody = bodyReader(core, request?.body, (n) => core._sw_sbx_exchange_body_received(exchange, n),
+      () => core._sw_sbx_exchange_body_failed(exchange), { cancelRest: false });
     try {
-      let view = begin(core, exchange);
-      for (;;) {
-        const action = readAction(core, view);
-        if (action.kind === ACTION_RESPOND) return toResponse(core, action);
-        if (action.kind === ACTION_READ_BODY) {
-          let n;
-          try {
-            n = request?.body
-              ? await readBodyInto(core, request.body, action.bodyPtr, action.bodyLen, { cancelRest: false })
-              : 0;
-          } catch {
-            view = core._sw_sbx_exchange_body_failed(exchange);
-            continue;
-          }
-          view = core._sw_sbx_exchange_body_received(exchange, n);
-        } else if (action.kind === SBX_ACTION_FETCH) {
-          view = await this.#fetchBinding(core, exchange, action);
-        } else if (action.kind === SBX_ACTION_CALL) {
-          view = await this.#callBinding(core, exchange, action);
-        } else {
-          throw new Error(`unexpected Sandbox action ${action.kind}`);
-        }
-        if (getCore.instance !== core) throw new Error("the core was replaced during a request");
-      }
+      return await pump(core, begin(core, exchange), readAction, {
+        [ACTION_RESPOND]: (action) => toResponse(core, action),
+        [ACTION_READ_BODY]: async (action) => same(await readBody(action)),
+        [SBX_ACTION_FETCH]: async (action) => same(await this.#fetchBinding(core, exchange, action)),
+        [SBX_ACTION_CALL]: async (action) => same(await this.#callBinding(core, exchange, action)),
+      });
     } catch (error) {
       this.failed(error);
       return fallbackResponse();
@@ -157,15 +112,12 @@ export class SandboxHost extends DurableHost {
 
   // Copies `bytes` into the exchange's input and returns their length.
   #put(core, exchange, bytes) {
-    const ptr = core._sw_sbx_exchange_input(exchange, bytes.length);
-    if (ptr === 0) throw new Error("the core could not allocate an input buffer");
-    core.HEAPU8.set(bytes, ptr);
-    return bytes.length;
+    return putBytes(core, (len) => core._sw_sbx_exchange_input(exchange, len), bytes);
   }
 
   // env[binding].fetch, as the core asked. The core judges the answer (status, at most limit + 1 body bytes).
   async #fetchBinding(core, exchange, action) {
-    const target = this.env?.[action.binding];
+    const target = this.env?.[action.target];
     if (target === null || typeof target !== "object" && typeof target !== "function" ||
       typeof target.fetch !== "function") {
       return core._sw_sbx_exchange_fetched(exchange, SBX_NO_BINDING, 0, 0);
@@ -192,7 +144,7 @@ export class SandboxHost extends DurableHost {
   // env[binding].executeInContext(key, args, getFiles). The result's workspace.files[].data bytes go into the core
   // beside the JSON (no base64); everything else about the result is the core's to judge.
   async #callBinding(core, exchange, action) {
-    const target = this.env?.[action.binding];
+    const target = this.env?.[action.target];
     if (target === null || typeof target !== "object" && typeof target !== "function" ||
       typeof target.executeInContext !== "function") {
       return core._sw_sbx_exchange_called(exchange, SBX_NO_BINDING, 0);

@@ -10,6 +10,17 @@ namespace sw::abi {
 #define SW_ABI_CONST(name, value) inline constexpr uint32_t name = value;
 #define SW_ABI_TEXT(name, text) inline constexpr std::string_view name = text;
 #include "abi.def"
+
+// The SW_ABI_ERROR_CODE rows: an ErrorResponse code, its canonical status, its errno ("" when none).
+struct ErrorCodeRow {
+  std::string_view code;
+  uint32_t status;
+  std::string_view errnoName;
+};
+inline constexpr ErrorCodeRow ERROR_CODES[] = {
+#define SW_ABI_ERROR_CODE(code, status, errno_name) {#code, status, errno_name},
+#include "abi.def"
+};
 }  // namespace sw::abi
 
 // The structs, at global scope: the C exports of the core return pointers to them.

@@ -23,8 +23,7 @@ std::string g_lastError;
 struct ExchangeBox {
   uint32_t server = 0;
   std::unique_ptr<Exchange> exchange;
-  sw_action_view view{};
-  std::string headerBlock;  // keeps the serialized headers alive for the view
+  sw::core::PublishedView published;
 };
 
 InterpreterServer* serverOf(uint32_t h) { return reinterpret_cast<InterpreterServer*>(uintptr_t(h)); }
@@ -40,12 +39,12 @@ const sw_action_view* publish(ExchangeBox* box, const Action& a) {
     }
     // A JavaScript Engine: hand it the payload; the exchange waits for engineFinished/engineThrew.
     sw_host_engine_run(box->server, address(box), a.payload.data(), uint32_t(a.payload.size()));
-    box->view = {};
-    box->view.kind = sw::abi::ACTION_AWAIT_ENGINE;
-    return &box->view;
+    sw::core::ActionFields awaiting;
+    awaiting.kind = sw::abi::ACTION_AWAIT_ENGINE;
+    return box->published.publish(awaiting);
   }
-  sw::core::publishAction(a, box->exchange->bodyBuffer(), box->exchange->bodyCapacity(), box->view, box->headerBlock);
-  return &box->view;
+  return box->published.publish(
+      sw::core::actionFields(a, box->exchange->bodyBuffer(), box->exchange->bodyCapacity()));
 }
 
 // Runs one step; anything thrown becomes the protocol's generic 502.

@@ -13,36 +13,52 @@ std::optional<http::RequestHead> requestHeadFrom(std::string_view input, uint32_
   return head;
 }
 
-void publishAction(const server::Action& a, char* body, std::size_t bodyCapacity, sw_action_view& v,
-                   std::string& headerBlock) {
+ActionFields respondFields(uint32_t kind, const http::Response& response) {
+  ActionFields f;
+  f.kind = kind;
+  f.status = uint32_t(response.status);
+  f.body = response.body;
+  f.headers = &response.headers;
+  return f;
+}
+
+const sw_action_view* publishView(const ActionFields& f, sw_action_view& v, std::string& headerBlock) {
+  auto span = [](std::string_view s, uint32_t& ptr, uint32_t& len) {
+    ptr = address(s.data());
+    len = uint32_t(s.size());
+  };
   v = {};
-  v.kind = uint32_t(a.kind);
+  v.kind = f.kind;
+  v.status = f.status;
+  span(f.body, v.body_ptr, v.body_len);
+  headerBlock = f.headers ? http::serializeHeaderBlock(*f.headers) : std::string();
+  if (!headerBlock.empty()) span(headerBlock, v.headers_ptr, v.headers_len);
+  span(f.target, v.target_ptr, v.target_len);
+  span(f.path, v.path_ptr, v.path_len);
+  span(f.method, v.method_ptr, v.method_len);
+  v.limit = uint32_t(f.limit);
+  return &v;
+}
+
+ActionFields actionFields(const server::Action& a, char* body, std::size_t bodyCapacity) {
+  ActionFields f;
+  f.kind = uint32_t(a.kind);
   switch (a.kind) {
     case server::ActionKind::Respond:
-      v.status = uint32_t(a.response.status);
-      v.body_ptr = address(a.response.body.data());
-      v.body_len = uint32_t(a.response.body.size());
-      headerBlock = http::serializeHeaderBlock(a.response.headers);
-      break;
+      return respondFields(f.kind, a.response);
     case server::ActionKind::ReadBody:
-      v.body_ptr = address(body);
-      v.body_len = uint32_t(bodyCapacity);
-      return;
+      f.body = std::string_view(body, bodyCapacity);
+      break;
     case server::ActionKind::Forward:
-      v.status = uint32_t(server::bodyReadBound(a.bodyLimit));  // how many body bytes to forward at most
-      v.body_ptr = address(a.forwardPath.data());
-      v.body_len = uint32_t(a.forwardPath.size());
-      v.extra_ptr = address(a.interpreterKey.data());
-      v.extra_len = uint32_t(a.interpreterKey.size());
-      headerBlock = http::serializeHeaderBlock(a.forwardHeaders);
+      f.limit = a.bodyLimit;  // forward at most limit + 1 body bytes
+      f.path = a.forwardPath;
+      f.target = a.interpreterKey;
+      f.headers = &a.forwardHeaders;
       break;
     case server::ActionKind::RunEngine:
-      return;  // the Worker's exchange answers it before publishing (core.cpp)
+      break;  // the Worker's exchange answers it before publishing (core.cpp)
   }
-  if (!headerBlock.empty()) {
-    v.headers_ptr = address(headerBlock.data());
-    v.headers_len = uint32_t(headerBlock.size());
-  }
+  return f;
 }
 
 }  // namespace sw::core

@@ -1,5 +1,5 @@
 // The Playground gateway's C ABI (cpp/gateway; its shim is gateway/worker.js): an exchange per request, each step
-// answered with a sw_gateway_view (cpp/abi/abi.def). Like core.cpp, no C++ exception crosses this boundary.
+// answered with a sw_action_view (cpp/abi/abi.def). Like core.cpp, no C++ exception crosses this boundary.
 #include <emscripten/emscripten.h>
 
 #include <memory>
@@ -17,55 +17,30 @@ using sw::gateway::Exchange;
 
 struct GatewayBox {
   std::unique_ptr<Exchange> exchange;
-  sw_gateway_view view{};
-  std::string headerBlock;  // keeps the serialized headers alive for the view
+  sw::core::PublishedView published;
 };
 
 GatewayBox* boxOf(uint32_t h) { return reinterpret_cast<GatewayBox*>(uintptr_t(h)); }
 
-const sw_gateway_view* publish(GatewayBox* box, const Action& a) {
-  sw_gateway_view& v = box->view;
-  v = {};
-  v.kind = uint32_t(a.kind);
-  box->headerBlock.clear();
-  switch (a.kind) {
-    case ActionKind::Respond:
-      v.status = uint32_t(a.response.status);
-      v.body_ptr = address(a.response.body.data());
-      v.body_len = uint32_t(a.response.body.size());
-      box->headerBlock = sw::http::serializeHeaderBlock(a.response.headers);
-      break;
-    case ActionKind::ReadBody:
-      v.body_ptr = address(a.buffer);
-      v.body_len = uint32_t(a.capacity);
-      break;
-    case ActionKind::Fetch:
-    case ActionKind::Limit:
-    case ActionKind::Relay:
-    case ActionKind::Sandbox:
-      v.status = uint32_t(a.answerLimit);
-      v.body_ptr = address(a.body.data());
-      v.body_len = uint32_t(a.body.size());
-      v.target_ptr = address(a.target.data());
-      v.target_len = uint32_t(a.target.size());
-      v.path_ptr = address(a.path.data());
-      v.path_len = uint32_t(a.path.size());
-      v.method_ptr = address(a.method.data());
-      v.method_len = uint32_t(a.method.size());
-      box->headerBlock = sw::http::serializeHeaderBlock(a.headers);
-      break;
-    case ActionKind::Asset:
-      break;
+const sw_action_view* publish(GatewayBox* box, const Action& a) {
+  if (a.kind == ActionKind::Respond) return box->published.publish(sw::core::respondFields(uint32_t(a.kind), a.response));
+  sw::core::ActionFields f;
+  f.kind = uint32_t(a.kind);
+  if (a.kind == ActionKind::ReadBody) {
+    f.body = std::string_view(a.buffer, a.capacity);
+  } else if (a.kind != ActionKind::Asset) {  // Fetch, Limit, Relay, Sandbox
+    f.limit = a.answerLimit;
+    f.body = a.body;
+    f.target = a.target;
+    f.path = a.path;
+    f.method = a.method;
+    f.headers = &a.headers;
   }
-  if (!box->headerBlock.empty()) {
-    v.headers_ptr = address(box->headerBlock.data());
-    v.headers_len = uint32_t(box->headerBlock.size());
-  }
-  return &v;
+  return box->published.publish(f);
 }
 
 template <typename F>
-const sw_gateway_view* guarded(uint32_t h, F&& step) {
+const sw_action_view* guarded(uint32_t h, F&& step) {
   GatewayBox* box = boxOf(h);
   return sw::core::publishGuarded([&](const Action& a) { return publish(box, a); },
                                   [&]() -> const Action& { return step(*box->exchange); },
@@ -110,7 +85,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_gateway_exchange_configure(uint32_t exchange, u
 }
 
 // method, url and headers were copied into sw_gateway_exchange_input, in that order (as for sw_exchange_start).
-EMSCRIPTEN_KEEPALIVE const sw_gateway_view* sw_gateway_exchange_start(uint32_t exchange, uint32_t method_len,
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_gateway_exchange_start(uint32_t exchange, uint32_t method_len,
                                                                       uint32_t url_len, uint32_t headers_len,
                                                                       uint32_t has_body, uint32_t has_assets) {
   return guarded(exchange, [&](Exchange& ex) -> const Action& {
@@ -120,16 +95,16 @@ EMSCRIPTEN_KEEPALIVE const sw_gateway_view* sw_gateway_exchange_start(uint32_t e
   });
 }
 
-EMSCRIPTEN_KEEPALIVE const sw_gateway_view* sw_gateway_body_received(uint32_t exchange, uint32_t n) {
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_gateway_body_received(uint32_t exchange, uint32_t n) {
   return guarded(exchange, [&](Exchange& ex) -> const Action& { return ex.bodyReceived(n); });
 }
 
-EMSCRIPTEN_KEEPALIVE const sw_gateway_view* sw_gateway_body_failed(uint32_t exchange) {
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_gateway_body_failed(uint32_t exchange) {
   return guarded(exchange, [&](Exchange& ex) -> const Action& { return ex.bodyFailed(); });
 }
 
 // The answer's body (at most the view's status + 1 bytes) was copied into sw_gateway_exchange_input(exchange, len).
-EMSCRIPTEN_KEEPALIVE const sw_gateway_view* sw_gateway_fetched(uint32_t exchange, uint32_t status, uint32_t len) {
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_gateway_fetched(uint32_t exchange, uint32_t status, uint32_t len) {
   return guarded(exchange, [&](Exchange& ex) -> const Action& {
     std::string_view in = ex.input();
     if (len > in.size()) return ex.fail();
@@ -138,11 +113,11 @@ EMSCRIPTEN_KEEPALIVE const sw_gateway_view* sw_gateway_fetched(uint32_t exchange
   });
 }
 
-EMSCRIPTEN_KEEPALIVE const sw_gateway_view* sw_gateway_fetch_failed(uint32_t exchange) {
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_gateway_fetch_failed(uint32_t exchange) {
   return guarded(exchange, [&](Exchange& ex) -> const Action& { return ex.fetchFailed(); });
 }
 
-EMSCRIPTEN_KEEPALIVE const sw_gateway_view* sw_gateway_fail(uint32_t exchange) {
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_gateway_fail(uint32_t exchange) {
   return guarded(exchange, [&](Exchange& ex) -> const Action& { return ex.fail(); });
 }
 }

@@ -41,8 +41,7 @@ struct DoBox {
 struct DoExchangeBox {
   DoBox* owner = nullptr;
   std::unique_ptr<Interpreter::HttpExchange> exchange;
-  sw_action_view view{};
-  std::string headerBlock;
+  sw::core::PublishedView published;
   std::vector<char> input;
 };
 
@@ -108,9 +107,8 @@ const sw_action_view* guardedAction(uint32_t h, F&& f) {
   DoExchangeBox* box = exOf(h);
   return sw::core::publishGuarded(
       [&](const sw::server::Action& a) {
-        sw::core::publishAction(a, box->exchange->bodyBuffer(), box->exchange->bodyCapacity(), box->view,
-                                box->headerBlock);
-        return static_cast<const sw_action_view*>(&box->view);
+        return box->published.publish(
+            sw::core::actionFields(a, box->exchange->bodyBuffer(), box->exchange->bodyCapacity()));
       },
       [&]() -> const sw::server::Action& { return f(*box->exchange); },
       [&]() -> const sw::server::Action& { return box->exchange->fail(); });

@@ -37,8 +37,7 @@ struct SbxBox {
 
 struct SbxExchangeBox {
   std::unique_ptr<Sandbox::Exchange> exchange;
-  sw_sbx_action_view view{};
-  std::string headerBlock;
+  sw::core::PublishedView published;
   std::vector<char> input;
 };
 
@@ -54,42 +53,25 @@ char* reserve(std::vector<char>& input, uint32_t len) {
   }
 }
 
-const sw_sbx_action_view* publish(SbxExchangeBox* box, const sw::sandbox::Action& a) {
+const sw_action_view* publish(SbxExchangeBox* box, const sw::sandbox::Action& a) {
   using sw::sandbox::ActionKind;
-  sw_sbx_action_view& v = box->view;
-  v = {};
-  v.kind = uint32_t(a.kind);
-  switch (a.kind) {
-    case ActionKind::Respond:
-      v.status = uint32_t(a.response.status);
-      v.body_ptr = address(a.response.body.data());
-      v.body_len = uint32_t(a.response.body.size());
-      box->headerBlock = sw::http::serializeHeaderBlock(a.response.headers);
-      v.headers_ptr = address(box->headerBlock.data());
-      v.headers_len = uint32_t(box->headerBlock.size());
-      break;
-    case ActionKind::ReadBody:
-      v.body_ptr = address(box->exchange->bodyBuffer());
-      v.body_len = uint32_t(box->exchange->bodyCapacity());
-      break;
-    case ActionKind::Fetch:
-    case ActionKind::Call:
-      v.body_ptr = address(a.body.data());
-      v.body_len = uint32_t(a.body.size());
-      v.binding_ptr = address(a.binding.data());
-      v.binding_len = uint32_t(a.binding.size());
-      v.method_ptr = address(a.method.data());
-      v.method_len = uint32_t(a.method.size());
-      v.path_ptr = address(a.path.data());
-      v.path_len = uint32_t(a.path.size());
-      v.limit = uint32_t(a.bodyLimit);
-      break;
+  if (a.kind == ActionKind::Respond) return box->published.publish(sw::core::respondFields(uint32_t(a.kind), a.response));
+  sw::core::ActionFields f;
+  f.kind = uint32_t(a.kind);
+  if (a.kind == ActionKind::ReadBody) {
+    f.body = std::string_view(box->exchange->bodyBuffer(), box->exchange->bodyCapacity());
+  } else {  // Fetch, Call
+    f.body = a.body;
+    f.target = a.binding;
+    f.method = a.method;
+    f.path = a.path;
+    f.limit = a.bodyLimit;
   }
-  return &v;
+  return box->published.publish(f);
 }
 
 template <typename F>
-const sw_sbx_action_view* guarded(uint32_t ex, F&& f) {
+const sw_action_view* guarded(uint32_t ex, F&& f) {
   SbxExchangeBox* box = exOf(ex);
   return sw::core::publishGuarded([&](const sw::sandbox::Action& a) { return publish(box, a); },
                                   [&]() -> const sw::sandbox::Action& { return f(*box->exchange); },
@@ -180,7 +162,7 @@ EMSCRIPTEN_KEEPALIVE void sw_sbx_exchange_free(uint32_t ex) { delete exOf(ex); }
 EMSCRIPTEN_KEEPALIVE char* sw_sbx_exchange_input(uint32_t ex, uint32_t len) { return reserve(exOf(ex)->input, len); }
 
 // method, url and headers ("name: value\r\n" block) were copied into sw_sbx_exchange_input, in that order.
-EMSCRIPTEN_KEEPALIVE const sw_sbx_action_view* sw_sbx_exchange_start(uint32_t ex, uint32_t methodLen, uint32_t urlLen,
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_sbx_exchange_start(uint32_t ex, uint32_t methodLen, uint32_t urlLen,
                                                                      uint32_t headersLen, uint32_t hasBody) {
   return guarded(ex, [&](Sandbox::Exchange& e) -> const sw::sandbox::Action& {
     const auto& in = exOf(ex)->input;
@@ -191,21 +173,21 @@ EMSCRIPTEN_KEEPALIVE const sw_sbx_action_view* sw_sbx_exchange_start(uint32_t ex
   });
 }
 
-EMSCRIPTEN_KEEPALIVE const sw_sbx_action_view* sw_sbx_exchange_alarm(uint32_t ex) {
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_sbx_exchange_alarm(uint32_t ex) {
   return guarded(ex, [&](Sandbox::Exchange& e) -> const sw::sandbox::Action& { return e.startAlarm(); });
 }
 
-EMSCRIPTEN_KEEPALIVE const sw_sbx_action_view* sw_sbx_exchange_body_received(uint32_t ex, uint32_t n) {
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_sbx_exchange_body_received(uint32_t ex, uint32_t n) {
   return guarded(ex, [&](Sandbox::Exchange& e) -> const sw::sandbox::Action& { return e.bodyReceived(n); });
 }
 
-EMSCRIPTEN_KEEPALIVE const sw_sbx_action_view* sw_sbx_exchange_body_failed(uint32_t ex) {
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_sbx_exchange_body_failed(uint32_t ex) {
   return guarded(ex, [&](Sandbox::Exchange& e) -> const sw::sandbox::Action& { return e.bodyFailed(); });
 }
 
 // A Fetch answered: outcome SBX_ANSWERED (status; the first len bytes of the answer's body, at most the action's limit
 // + 1, in sw_sbx_exchange_input), SBX_NO_BINDING, or SBX_THREW (the message, len bytes, in the input).
-EMSCRIPTEN_KEEPALIVE const sw_sbx_action_view* sw_sbx_exchange_fetched(uint32_t ex, uint32_t outcome, uint32_t status,
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_sbx_exchange_fetched(uint32_t ex, uint32_t outcome, uint32_t status,
                                                                        uint32_t len) {
   return guarded(ex, [&](Sandbox::Exchange& e) -> const sw::sandbox::Action& {
     auto& in = exOf(ex)->input;
@@ -224,7 +206,7 @@ EMSCRIPTEN_KEEPALIVE const sw_sbx_action_view* sw_sbx_exchange_fetched(uint32_t 
 // A Call answered: outcome SBX_ANSWERED with the encoded result in sw_sbx_exchange_input (u32 JSON length, the JSON,
 // u32 file count, per file u8 1 = bytes follow (u32 length + bytes) or 0 = data was not a Uint8Array), SBX_THREW
 // (the message), SBX_NO_BINDING or SBX_TOO_LARGE.
-EMSCRIPTEN_KEEPALIVE const sw_sbx_action_view* sw_sbx_exchange_called(uint32_t ex, uint32_t outcome, uint32_t len) {
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_sbx_exchange_called(uint32_t ex, uint32_t outcome, uint32_t len) {
   return guarded(ex, [&](Sandbox::Exchange& e) -> const sw::sandbox::Action& {
     auto& in = exOf(ex)->input;
     if (len > in.size()) return e.fail();
@@ -257,7 +239,7 @@ EMSCRIPTEN_KEEPALIVE const sw_sbx_action_view* sw_sbx_exchange_called(uint32_t e
   });
 }
 
-EMSCRIPTEN_KEEPALIVE const sw_sbx_action_view* sw_sbx_exchange_fail(uint32_t ex) {
+EMSCRIPTEN_KEEPALIVE const sw_action_view* sw_sbx_exchange_fail(uint32_t ex) {
   return guarded(ex, [&](Sandbox::Exchange& e) -> const sw::sandbox::Action& { return e.fail(); });
 }
 }

@@ -28,13 +28,6 @@ const server::InterpreterServer& validatorFor(const Language& language) {
   return *servers.back();
 }
 
-bool isReserved(std::string_view id) {
-  std::string lower = http::asciiLower(id);
-  for (std::string_view r : {"www", "api", "admin", "root", "system", "cloudflare", "workers"})
-    if (lower == r) return true;
-  return false;
-}
-
 }  // namespace
 
 std::optional<std::vector<Language>> parseLanguages(std::string_view varsJson, std::string& error) {
@@ -79,16 +72,9 @@ const Language* Exchange::findLanguage(std::string_view id) const {
 std::string_view packageVersion() { return SW_PACKAGE_VERSION; }
 
 std::optional<std::string> sandboxIdError(std::string_view id) {
-  const std::string quoted = "Invalid sandbox id \"" + std::string(id) + "\": ";
-  bool ok = !id.empty() && id.size() <= 63;
-  for (char c : id)
-    ok = ok && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-                c == '_' || c == '-');
-  if (!ok) return quoted + "must match /^[A-Za-z0-9._-]{1,63}$/";
-  if (server::isDotSegment(id)) return quoted + "cannot be '.' or '..'";
-  if (id.front() == '-' || id.back() == '-') return quoted + "cannot start or end with a hyphen";
-  if (isReserved(id)) return quoted + "'" + std::string(id) + "' is a reserved name";
-  return std::nullopt;
+  // "." and ".." match the rule's pattern but would name no path segment in /languages/<id>/sandboxes/<id>/...
+  if (server::isDotSegment(id)) return "Invalid sandbox id \"" + std::string(id) + "\": cannot be '.' or '..'";
+  return server::sandboxIdError(id);
 }
 
 std::string languagesJson(const std::vector<Language>& all, const std::vector<std::optional<std::string>>& probeAnswers) {
@@ -134,7 +120,7 @@ std::string languagesJson(const std::vector<Language>& all, const std::vector<st
     }
     w.endArray();
     w.key("limits").beginObject();
-    w.key("codeBytes").integer(65536);
+    w.key("codeBytes").integer(int64_t(server::kCodeBytesLimit));
     w.key("requestBytes").integer(int64_t(server::kRequestBodyLimit));
     w.key("fuel").number(l.fuel);
     w.key("memoryBytes").number(l.memoryBytes);

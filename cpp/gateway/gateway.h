@@ -44,18 +44,19 @@ std::optional<std::vector<Language>> parseLanguages(std::string_view varsJson, s
 // The package version GET /languages reports (the repository's package.json version, set at build time).
 std::string_view packageVersion();
 
-// The sandbox id rules (protocol §7.2): the message of the 400 when `id` breaks them, nullopt when it is valid.
+// The sandbox id rules (protocol §7.2, server::sandboxIdError) and no dot segment: the message of the 400 when `id`
+// breaks them, nullopt when it is valid.
 std::optional<std::string> sandboxIdError(std::string_view id);
 
 // Body caps of the sandbox routes (protocol §8): POST .../files 2 MiB, every other POST 96 KiB.
-constexpr std::size_t kFilesBodyLimit = 2 * 1048576;
+constexpr std::size_t kFilesBodyLimit = abi::FILES_REQUEST_MAX_BYTES;
 constexpr std::size_t kSandboxBodyLimit = server::kRequestBodyLimit;
 // At most this much of a runtime's probe answer is read (a probe is ~100 bytes).
 constexpr std::size_t kProbeAnswerLimit = 4096;
 
 enum class ActionKind : uint32_t {
-  Respond = abi::GW_RESPOND,
-  ReadBody = abi::GW_READ_BODY,
+  Respond = abi::ACTION_RESPOND,
+  ReadBody = abi::ACTION_READ_BODY,
   Fetch = abi::GW_FETCH,
   Relay = abi::GW_RELAY,
   Sandbox = abi::GW_SANDBOX,

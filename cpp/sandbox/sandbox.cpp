@@ -8,20 +8,6 @@
 
 namespace sw::sandbox {
 
-std::optional<std::string> checkSandboxId(std::string_view id) {
-  const std::string quoted = "Invalid sandbox id \"" + std::string(id) + "\": ";
-  bool ok = !id.empty() && id.size() <= 63;
-  for (char c : id)
-    ok = ok && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-                c == '-');
-  if (!ok) return quoted + "must match /^[A-Za-z0-9._-]{1,63}$/";
-  if (id.front() == '-' || id.back() == '-') return quoted + "cannot start or end with a hyphen";
-  const std::string lower = http::asciiLower(id);
-  for (const char* reserved : {"www", "api", "admin", "root", "system", "cloudflare", "workers"})
-    if (lower == reserved) return quoted + "'" + std::string(id) + "' is a reserved name";
-  return std::nullopt;
-}
-
 bool fileApiDisabledBy(std::optional<std::string_view> value) { return value && *value == "disabled"; }
 
 // --- the exchange --------------------------------------------------------------------------------------------------
@@ -57,7 +43,7 @@ const Action& Sandbox::Exchange::start(const http::RequestHead& head) {
   if (stage_ != Stage::Idle) return fail();
   pending_ = std::make_unique<Pending>();
   const std::string id(head.header("x-sandbox-id").value_or(""));
-  if (auto message = checkSandboxId(id)) return invalid(400, *message);
+  if (auto message = server::sandboxIdError(id)) return invalid(400, *message);
   const std::string path = http::urlPath(head.url);
   const std::string& method = head.method;
   if (path == "/" && method == "DELETE") return destroy(true);

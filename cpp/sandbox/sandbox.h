@@ -36,8 +36,8 @@ namespace sw::sandbox {
 
 constexpr int kStorageFormat = 1;
 // JSON bodies of every route but /files (protocol §7.3), and of /files (protocol §7.7).
-constexpr std::size_t kJsonBodyLimit = 98304;
-constexpr std::size_t kFilesBodyLimit = 2097152;
+constexpr std::size_t kJsonBodyLimit = server::kRequestBodyLimit;
+constexpr std::size_t kFilesBodyLimit = abi::FILES_REQUEST_MAX_BYTES;
 // What the Sandbox reads of a binding's answers: the probe and the interpreter's context routes are small JSON
 // objects; a stateless POST /execute result is at most a few hundred KiB (64 KiB code echo + 64 KiB result + 32 KiB
 // of logs, JSON-escaped). More is the binding's failure (502).
@@ -48,9 +48,6 @@ constexpr std::size_t kRelayAnswerLimit = 4 * 1048576;
 constexpr std::size_t kMaxCallResultBytes = 28 * 1048576;
 // A getFiles request (the paths as JSON): the workspace has at most 4,096 entries of bounded path length.
 constexpr std::size_t kMaxGetFilesRequestBytes = 4 * 1048576;
-
-// validateSandboxId (protocol §7.2): the message of the 400, nullopt when valid.
-std::optional<std::string> checkSandboxId(std::string_view id);
 
 // SANDBOX_FILE_API (protocol §7.7): the File API is disabled only by exactly "disabled" (nullopt: unset).
 bool fileApiDisabledBy(std::optional<std::string_view> value);

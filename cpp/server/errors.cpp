@@ -56,24 +56,34 @@ std::string failedOutcomeJson(std::string_view errorName, std::string_view messa
   return out;
 }
 
+// Both from abi.def's SW_ABI_ERROR_CODE rows, which the caller's client reads too.
 std::string errnoCode(std::string_view errnoName) {
-  if (errnoName == "ENOENT") return "FILE_NOT_FOUND";
-  if (errnoName == "EEXIST") return "FILE_EXISTS";
-  if (errnoName == "EACCES") return "PERMISSION_DENIED";
-  if (errnoName == "EISDIR") return "IS_DIRECTORY";
-  if (errnoName == "ENOTDIR") return "NOT_DIRECTORY";
-  if (errnoName == "EFBIG") return "FILE_TOO_LARGE";
-  if (errnoName == "ENOSPC") return "NO_SPACE";
+  for (const abi::ErrorCodeRow& row : abi::ERROR_CODES)
+    if (!row.errnoName.empty() && row.errnoName == errnoName) return std::string(row.code);
   return "FILESYSTEM_ERROR";
 }
 
 int codeStatus(std::string_view code) {
-  if (code == "FILE_NOT_FOUND") return 404;
-  if (code == "FILE_EXISTS") return 409;
-  if (code == "PERMISSION_DENIED") return 403;
-  if (code == "IS_DIRECTORY" || code == "NOT_DIRECTORY") return 400;
-  if (code == "FILE_TOO_LARGE") return 413;
+  for (const abi::ErrorCodeRow& row : abi::ERROR_CODES)
+    if (row.code == code) return int(row.status);
   return 500;
+}
+
+std::optional<std::string> sandboxIdError(std::string_view id) {
+  const std::string quoted = "Invalid sandbox id \"" + std::string(id) + "\": ";
+  bool ok = !id.empty() && id.size() <= abi::SANDBOX_ID_MAX_CHARS;
+  for (char c : id)
+    ok = ok && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                c == '-');
+  if (!ok) return quoted + "must match " + std::string(abi::SANDBOX_ID_PATTERN);
+  if (id.front() == '-' || id.back() == '-') return quoted + "cannot start or end with a hyphen";
+  const std::string lower = http::asciiLower(id);
+  for (std::string_view rest = abi::SANDBOX_ID_RESERVED; !rest.empty();) {
+    const std::size_t space = rest.find(' ');
+    if (lower == rest.substr(0, space)) return quoted + "'" + std::string(id) + "' is a reserved name";
+    rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+  }
+  return std::nullopt;
 }
 
 }  // namespace sw::server

@@ -21,7 +21,9 @@ namespace sw::server {
 
 // The protocol's request body limit, 96 KiB (protocol §2.3 steps 2 and 4): an engine's unless it sets its own, and every
 // Interpreter route's (POST /contexts, protocol §2.6 step 1), which is also what the Worker forwards at most.
-constexpr std::size_t kRequestBodyLimit = 98304;
+constexpr std::size_t kRequestBodyLimit = abi::REQUEST_MAX_BYTES;
+// The code of one execute (protocol §2.3): an engine's unless it sets its own.
+constexpr std::size_t kCodeBytesLimit = abi::CODE_MAX_BYTES;
 
 // executeInContext sizes (docs/limits.md). Workers RPC caps one value at 32 MiB; these keep every argument and
 // answer well inside it and bound what the shim copies into the core before C++ sees it.
@@ -39,7 +41,7 @@ constexpr std::size_t kMaxWorkspaceChangeBytes = 24 * 1048576;
 struct Limits {
   double fuel = 0;
   double memoryBytes = 0;
-  double codeBytes = 65536;
+  double codeBytes = kCodeBytesLimit;
   double requestBytes = kRequestBodyLimit;
 };
 
@@ -85,8 +87,11 @@ constexpr std::size_t kMaxHostMessageUnits = 2048;
 // An ErrorResponse (protocol §3.6); `operation` (protocol §3.8), when not empty, is its top-level `operation`.
 // protocol §3.7: the ErrorResponse code of a filesystem errno ("ENOENT" -> "FILE_NOT_FOUND"; others FILESYSTEM_ERROR).
 std::string errnoCode(std::string_view errnoName);
-// protocol §3.6: the canonical HTTP status of a filesystem error code.
+// protocol §3.6: the canonical HTTP status of an error code (500 for one it does not know).
 int codeStatus(std::string_view code);
+// protocol §7.2: the message of the 400 when `id` is not a sandbox id, nullopt when it is one (the Sandbox's
+// x-sandbox-id, the gateway's /sandbox/<id>; the caller's client reads the same abi.def rows).
+std::optional<std::string> sandboxIdError(std::string_view id);
 
 http::Response errorResponse(Clock& clock, int status, std::string_view code, std::string_view message,
                              std::string_view contextJson = "{}", std::string_view operation = {});

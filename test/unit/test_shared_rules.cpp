@@ -143,3 +143,33 @@ TEST_CASE("an ExecutionResult starts with code, language, engine and durationMs,
   CHECK(out == R"({"code":"1","language":"javascript","engine":"QuickJS","durationMs":2.5,)"
                R"("logs":{"stdout":[],"stderr":[]},"results":[],"executionCount":1})");
 }
+
+TEST_CASE("the sandbox id rule (abi.def): its pattern text states SANDBOX_ID_MAX_CHARS, and each refusal's message") {
+  CHECK(abi::SANDBOX_ID_PATTERN == "/^[A-Za-z0-9._-]{1," + std::to_string(abi::SANDBOX_ID_MAX_CHARS) + "}$/");
+  CHECK_FALSE(server::sandboxIdError("my-box_1.2"));
+  CHECK_FALSE(server::sandboxIdError(std::string(63, 'a')));
+  CHECK_FALSE(server::sandboxIdError("."));  // the gateway refuses dot segments itself (gateway::sandboxIdError)
+  CHECK(*server::sandboxIdError(std::string(64, 'a')) ==
+        "Invalid sandbox id \"" + std::string(64, 'a') + "\": must match /^[A-Za-z0-9._-]{1,63}$/");
+  CHECK(*server::sandboxIdError("") == "Invalid sandbox id \"\": must match /^[A-Za-z0-9._-]{1,63}$/");
+  CHECK(*server::sandboxIdError("a-") == "Invalid sandbox id \"a-\": cannot start or end with a hyphen");
+  CHECK(*server::sandboxIdError("Workers") == "Invalid sandbox id \"Workers\": 'Workers' is a reserved name");
+  CHECK(*server::sandboxIdError("www") == "Invalid sandbox id \"www\": 'www' is a reserved name");
+  CHECK_FALSE(server::sandboxIdError("wwww"));
+  CHECK_FALSE(server::sandboxIdError("ww"));
+}
+
+TEST_CASE("error codes (abi.def): each code's canonical status, and each workspace errno's code") {
+  CHECK(server::codeStatus("FILE_NOT_FOUND") == 404);
+  CHECK(server::codeStatus("FILE_EXISTS") == 409);
+  CHECK(server::codeStatus("NOT_DIRECTORY") == 400);
+  CHECK(server::codeStatus("FILE_TOO_LARGE") == 413);
+  CHECK(server::codeStatus("NO_SPACE") == 500);
+  CHECK(server::codeStatus("CONTEXT_NOT_FOUND") == 404);
+  CHECK(server::codeStatus("NOT_SUPPORTED") == 403);
+  CHECK(server::codeStatus("SOMETHING_ELSE") == 500);
+  CHECK(server::errnoCode("ENOENT") == "FILE_NOT_FOUND");
+  CHECK(server::errnoCode("ENOSPC") == "NO_SPACE");
+  CHECK(server::errnoCode("ENOTEMPTY") == "FILESYSTEM_ERROR");
+  CHECK(server::errnoCode("") == "FILESYSTEM_ERROR");
+}
