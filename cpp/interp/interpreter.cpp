@@ -614,11 +614,15 @@ Step Interpreter::bootFresh() {
   Context& ctx = pending_->context;
   std::unique_ptr<Session> session;
   try {
-    // Another build's image, an unusable one, or rows of a record that could not even be read are discarded, never
-    // restored: rows left behind would be unknown rows to the next restore, which would then fail too.
-    sql_.exec("DELETE FROM chunks WHERE context_id = ?", {SqlArg::text(ctx.id)});
-    ctx.snapshot.reset();
     session = sessions_.boot(mirror_.workspace(), ctx.cwd);
+    // Another build's image, an unusable one, or rows of a record that could not even be read are discarded, never
+    // restored: rows left behind would be unknown rows to the next restore, which would then fail too. Only once the
+    // fresh instance exists: an engine that cannot start at all (a module without data segments that lost its boot
+    // image) keeps the context's snapshot for when it can.
+    if (session) {
+      sql_.exec("DELETE FROM chunks WHERE context_id = ?", {SqlArg::text(ctx.id)});
+      ctx.snapshot.reset();
+    }
   } catch (...) {
     return openFailed();
   }
