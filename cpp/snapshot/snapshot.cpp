@@ -600,26 +600,48 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
     return false;
   }
 
-  // What memory holds already (before growing: the grown pages are zero). Only trusted if it covers every page;
-  // otherwise read and hashed, so that only the blocks that differ are written.
+  // What memory holds already (before growing: the grown pages are zero). knownBlocks() is the caller's word (memory
+  // it wrote itself), trusted only if it covers every page. Otherwise the memory may hold another guest's data (a
+  // pooled instance): it is compared byte for byte with what each block must hold, never by hash, which a guest could
+  // aim a block at; stored blocks are then always written.
   const uint32_t initialBlocks = initialPages * kBlocksPerPage;
   constexpr uint32_t kBatchBlocks = 64;  // 256 KiB per bridge call
   std::vector<uint8_t> out(std::size_t(kBatchBlocks) * kBlockBytes);
   std::span<const uint64_t> known = memory.knownBlocks();
-  std::vector<uint64_t> hashed;
-  if (known.size() != initialBlocks) {
-    hashed.resize(initialBlocks);
+  const bool compared = known.size() != initialBlocks;
+  std::vector<uint8_t> same;  // compared: the block holds exactly what it must (unstored blocks only)
+  if (compared) {
+    same.assign(initialBlocks, 0);
+    std::vector<uint8_t> ref(kBlockBytes);
     for (uint32_t first = 0; first < initialBlocks; first += kBatchBlocks) {
       const uint32_t count = std::min(kBatchBlocks, initialBlocks - first);
       if (!memory.read(uint64_t(first) * kBlockBytes, out.data(), count * kBlockBytes)) {
         error = "Snapshot restore failed: guest memory could not be read";
         return false;
       }
-      for (uint32_t i = 0; i < count; i++) hashed[first + i] = blockHash(out.data() + std::size_t(i) * kBlockBytes);
+      for (uint32_t i = 0; i < count; i++) {
+        const uint32_t b = first + i;
+        const uint8_t* data = out.data() + std::size_t(i) * kBlockBytes;
+        if (t.owner[b]) continue;
+        if (t.hashes[b] == 0) {
+          same[b] = isZero(data, kBlockBytes);
+        } else {
+          if (!base->read(b, 1, ref.data())) {  // an unstored non-zero target is the base's block
+            error = "Snapshot restore failed: the boot image lacks block " + std::to_string(b);
+            return false;
+          }
+          same[b] = std::memcmp(data, ref.data(), kBlockBytes) == 0;
+        }
+      }
     }
-    known = hashed;
   }
-  auto holds = [&](uint32_t b) { return b < known.size() ? known[b] : 0; };
+  // Whether block b must be written: a stored block unless the trusted knowledge has its hash; any other block
+  // unless it holds its content already (zero beyond the initial pages).
+  auto differs = [&](uint32_t b) {
+    if (b >= initialBlocks) return t.owner[b] || t.hashes[b] != 0;
+    if (compared) return t.owner[b] || !same[b];
+    return known[b] != t.hashes[b];
+  };
 
   // Write. From here on a failure leaves memory partly written.
   if (!memory.grow(pages) || memory.pages() < pages) {
@@ -632,12 +654,12 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
   };
   // The blocks not stored that differ: zero or the base's, in runs of up to kBatchBlocks.
   for (uint32_t b = 0; b < blocks;) {
-    if (t.owner[b] || holds(b) == t.hashes[b]) {
+    if (t.owner[b] || !differs(b)) {
       b++;
       continue;
     }
     uint32_t end = b + 1;
-    while (end < blocks && end - b < kBatchBlocks && !t.owner[end] && holds(end) != t.hashes[end]) end++;
+    while (end < blocks && end - b < kBatchBlocks && !t.owner[end] && differs(end)) end++;
     const uint32_t count = end - b;
     if (base && b < base->blocks.size()) {
       const uint32_t inBase = std::min<uint32_t>(count, uint32_t(base->blocks.size()) - b);
@@ -667,7 +689,7 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
     if (!readRow(s, c)) return false;
     bool ok = walkSegment(c, blocks, error, [&](const EntryView& v, uint32_t) {
       if (t.owner[v.block] != id) return true;
-      if (holds(v.block) == v.hash) return true;  // already there (the row's checksum vouched for the entry)
+      if (!differs(v.block)) return true;  // already there (the row's checksum vouched for the entry)
       if (pendingCount && (pendingCount == kBatchBlocks || v.block != pendingFirst + pendingCount)) {
         if (!flushWrites()) return false;
       }
