@@ -184,6 +184,14 @@ bool Base::read(uint32_t first, uint32_t count, uint8_t* dst) const {
   return true;
 }
 
+const uint8_t* Base::blockData(uint32_t block) const {
+  const uint64_t at = uint64_t(block) * kBlockBytes;
+  auto it = std::upper_bound(runs.begin(), runs.end(), at, [](uint64_t v, const Run& r) { return v < r.offset; });
+  if (it == runs.begin()) return nullptr;
+  --it;
+  return at + kBlockBytes <= it->offset + it->bytes.size() ? it->bytes.data() + (at - it->offset) : nullptr;
+}
+
 // --- Tracker --------------------------------------------------------------------------------------------------------
 
 uint32_t Tracker::runCount() const {
@@ -612,7 +620,6 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
   std::vector<uint8_t> same;  // compared: the block holds exactly what it must (unstored blocks only)
   if (compared) {
     same.assign(initialBlocks, 0);
-    std::vector<uint8_t> ref(kBlockBytes);
     for (uint32_t first = 0; first < initialBlocks; first += kBatchBlocks) {
       const uint32_t count = std::min(kBatchBlocks, initialBlocks - first);
       if (!memory.read(uint64_t(first) * kBlockBytes, out.data(), count * kBlockBytes)) {
@@ -623,15 +630,9 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
         const uint32_t b = first + i;
         const uint8_t* data = out.data() + std::size_t(i) * kBlockBytes;
         if (t.owner[b]) continue;
-        if (t.hashes[b] == 0) {
-          same[b] = isZero(data, kBlockBytes);
-        } else {
-          if (!base->read(b, 1, ref.data())) {  // an unstored non-zero target is the base's block
-            error = "Snapshot restore failed: the boot image lacks block " + std::to_string(b);
-            return false;
-          }
-          same[b] = std::memcmp(data, ref.data(), kBlockBytes) == 0;
-        }
+        // An unstored block must hold zero or the base's block (compared in place, in the base's runs).
+        const uint8_t* ref = t.hashes[b] ? base->blockData(b) : nullptr;
+        same[b] = ref ? std::memcmp(data, ref, kBlockBytes) == 0 : t.hashes[b] == 0 && isZero(data, kBlockBytes);
       }
     }
   }

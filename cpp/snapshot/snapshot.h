@@ -84,6 +84,8 @@ struct Base {
   uint64_t blockHashAt(uint32_t block) const { return block < blocks.size() ? blocks[block] : 0; }
   // Copies blocks [first, first + count) into dst (zero where no run holds them). False if beyond `pages`.
   bool read(uint32_t first, uint32_t count, uint8_t* dst) const;
+  // The bytes of one block inside a run, or null (a zero block, or beyond `pages`).
+  const uint8_t* blockData(uint32_t block) const;
 };
 
 // A guest's linear memory: natively a vector (VectorMemory), in the core two copy primitives through the guest bridge.

@@ -919,6 +919,13 @@ TEST_CASE("Base: read copies the image's blocks, zero between its runs; nothing 
   CHECK(std::equal(one.begin(), one.end(), ic.image.bytes.begin() + std::size_t(5 * kBlocksPerPage - 1) * kBlockBytes));
   CHECK_FALSE(ic.base->read(8 * kBlocksPerPage - 1, 2, one.data()));
   CHECK(ic.base->blockHashAt(5 * kBlocksPerPage) == 0);
+  for (uint32_t block : {0u, 17u, 79u, 96u, 127u}) {  // in runs: the very bytes
+    const uint8_t* data = ic.base->blockData(block);
+    REQUIRE(data != nullptr);
+    CHECK(std::equal(data, data + kBlockBytes, ic.image.bytes.begin() + std::size_t(block) * kBlockBytes));
+  }
+  CHECK(ic.base->blockData(5 * kBlocksPerPage + 3) == nullptr);  // zero page 5
+  CHECK(ic.base->blockData(8 * kBlocksPerPage) == nullptr);      // beyond its pages
   CHECK(ic.base->blockHashAt(100000) == 0);
 }
 
