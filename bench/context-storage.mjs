@@ -3,14 +3,21 @@
 // Each engine's runtime Worker runs in workerd (Miniflare) with a caller Worker; one context executes a few typical
 // programs, and the largest storedBytes seen is printed.
 //
-//   node bench/context-storage.mjs [--language javascript,python,perl,lua]
+//   node bench/context-storage.mjs [--language javascript,python,perl,lua] [--root <checkout>]
+//
+// --root runs the Workers of another (built) checkout, e.g. a worktree of the main branch: old and new side by side.
 import { parseArgs } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { helperWorkerOptions, runtimeWorkerOptions, startMiniflare } from "../test/integration/helpers.mjs";
+import { pathToFileURL } from "node:url";
 
-const { values: opts } = parseArgs({ options: { language: { type: "string", default: "javascript,python,perl,lua" } } });
+const { values: opts } = parseArgs({
+  options: { language: { type: "string", default: "javascript,python,perl,lua" }, root: { type: "string" } },
+});
+const ROOT = path.resolve(opts.root ?? path.join(path.dirname(new URL(import.meta.url).pathname), ".."));
+const { helperWorkerOptions, runtimeWorkerOptions, startMiniflare } =
+  await import(pathToFileURL(path.join(ROOT, "test/integration/helpers.mjs")).href);
 
 // Typical first rounds of a context: define state, use a library, print.
 const PROGRAMS = {

@@ -28,7 +28,10 @@
 //                  charges for faulting in the pages a new instance's image (or data segments) fills, ms p50.
 //
 //   node bench/engines.mjs [--requests 60] [--contexts 15] [--fresh 5] [--engines javascript,python,perl,ruby]
-//                          [--no-http] [--json out.json]
+//                          [--no-http] [--only contexts] [--root <checkout>] [--json out.json]
+//
+// --only contexts runs (b) alone. --root loads the core, the shim and the engines from another checkout (built), e.g.
+// a worktree of the main branch, so that old and new code run the same bench on the same machine.
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -36,17 +39,8 @@ import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { createTestInterpreter, createTestState } from "../worker-shim/testing.js";
-import { runtimeWorkerOptions, startMiniflare } from "../test/integration/helpers.mjs";
+import { pathToFileURL } from "node:url";
 
-const { handleRequest, getCore, serverFor } = await import("../worker-shim/core.js");
-const core = await getCore();
-// An Engine object of its own (its own server in the core) whose instance pool has `slots` slots.
-const withPool = (engine, slots) => {
-  const e = { ...engine };
-  core._sw_builtin_set_pool_slots(serverFor(core, e), slots);
-  return e;
-};
 const { values: opts } = parseArgs({
   options: {
     requests: { type: "string", default: "60" },
@@ -54,22 +48,37 @@ const { values: opts } = parseArgs({
     engines: { type: "string", default: "javascript,python,perl,ruby" },
     fresh: { type: "string", default: "5" },
     "no-http": { type: "boolean", default: false },
+    only: { type: "string" },
+    root: { type: "string" },
     json: { type: "string" },
   },
 });
-const REQUESTS = Number(opts.requests);
+const ROOT = path.resolve(opts.root ?? path.join(path.dirname(new URL(import.meta.url).pathname), ".."));
+const load = (file) => import(pathToFileURL(path.join(ROOT, file)).href);
+const { createTestInterpreter, createTestState } = await load("worker-shim/testing.js");
+const { runtimeWorkerOptions, startMiniflare } = await load("test/integration/helpers.mjs");
+
+const { handleRequest, getCore, serverFor } = await load("worker-shim/core.js");
+const core = await getCore();
+// An Engine object of its own (its own server in the core) whose instance pool has `slots` slots.
+const withPool = (engine, slots) => {
+  const e = { ...engine };
+  core._sw_builtin_set_pool_slots(serverFor(core, e), slots);
+  return e;
+};
+const REQUESTS = opts.only === "contexts" ? 0 : Number(opts.requests);
 const CONTEXTS = Number(opts.contexts);
-const FRESH = Number(opts.fresh);
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const FRESH = opts.only === "contexts" ? 0 : Number(opts.fresh);
+const HTTP = !opts["no-http"] && opts.only !== "contexts";
 
 const ENGINES = {
-  javascript: async () => (await import("../engines/javascript/engine.js")).javascriptEngine,
-  python: async () => (await import("../engines/python/engine.js")).pythonEngine,
-  perl: async () => (await import("../engines/perl/engine.js")).perlEngine,
-  ruby: async () => (await import("../engines/ruby/engine.js")).rubyEngine, // stateless only: no (b)
+  javascript: async () => (await load("engines/javascript/engine.js")).javascriptEngine,
+  python: async () => (await load("engines/python/engine.js")).pythonEngine,
+  perl: async () => (await load("engines/perl/engine.js")).perlEngine,
+  ruby: async () => (await load("engines/ruby/engine.js")).rubyEngine, // stateless only: no (b)
   // An Engine written in JavaScript (no boot image, no pool): one variant each, no (a') (the variant Worker serves
   // built-in engines only). Not in the default list.
-  lua: async () => (await import("../engines/lua/engine.js")).luaEngine,
+  lua: async () => (await load("engines/lua/engine.js")).luaEngine,
 };
 
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
@@ -296,7 +305,7 @@ for (const name of opts.engines.split(",")) {
     "image, pooled instance": [withPool(withImage, 1), false],
     "image, spare ready": [withPool(withImage, 1), true],
   };
-  for (const [engine, spare] of Object.values(variants)) await stateless(engine, spare); // warm: compile, servers
+  if (REQUESTS) for (const [engine, spare] of Object.values(variants)) await stateless(engine, spare); // warm: compile, servers
   const times = Object.fromEntries(Object.keys(variants).map((v) => [v, []]));
   for (let i = 0; i < REQUESTS; i++) {
     const order = Object.entries(variants);
@@ -306,17 +315,20 @@ for (const name of opts.engines.split(",")) {
     }
   }
   const memoryBytes = lastUsage?.memoryBytes;
+  const statelessTimes = Object.fromEntries(Object.entries(times).filter(([, xs]) => xs.length).map(([v, xs]) => [v, { p50: p50(xs), p99: p99(xs) }]));
+  // --only contexts: the three variants of a shipped Worker (the module without data segments, its image).
+  const all = opts.only !== "contexts";
   const ctx = !withImage.sessions ? {} : !withImage.builtin ? { "fresh instance": await contexts(withImage, name) } : {
-    "image, new instance, data segments": await contexts(dataImage(), `${name} image, data segments`),
+    ...(all ? { "image, new instance, data segments": await contexts(dataImage(), `${name} image, data segments`) } : {}),
     "image, new instance": await contexts(withPool(withImage, 0), `${name} image`),
     "image, pooled instance": await contexts(withPool(withImage, 1), `${name} image, pooled`, { idle: true }),
     "image, pooled, GC while idle": await contexts(withPool(withImage, 1), `${name} pooled, gc`, { idle: true, gc: true }),
-    boot: await contexts(withoutImage, `${name} boot`),
+    ...(all ? { boot: await contexts(withoutImage, `${name} boot`) } : {}),
   };
-  const overHttp = withImage.builtin && !opts["no-http"] ? await http(name) : {};
-  const firstRequest = withImage.builtin && !opts["no-http"] && FRESH > 0 ? await fresh(name) : {};
+  const overHttp = withImage.builtin && HTTP ? await http(name) : {};
+  const firstRequest = withImage.builtin && HTTP && FRESH > 0 ? await fresh(name) : {};
   results[name] = {
-    stateless: Object.fromEntries(Object.entries(times).map(([v, xs]) => [v, { p50: p50(xs), p99: p99(xs) }])),
+    stateless: statelessTimes,
     http: overHttp,
     fresh: firstRequest,
     memoryBytes,
@@ -325,7 +337,7 @@ for (const name of opts.engines.split(",")) {
       rowsP50: p50(c.rows), bytesP50: p50(c.bytes),
       restoreP50: p50(c.restore), restoreP99: p99(c.restore),
     }])),
-    instantiate: withImage.builtin ? instantiate(dir) : null,
+    instantiate: withImage.builtin && opts.only !== "contexts" ? instantiate(dir) : null,
     sizes: {
       engine: size(path.join(dir, "engine.wasm")),
       "engine-nodata": size(path.join(dir, "engine-nodata.wasm")),
@@ -335,7 +347,7 @@ for (const name of opts.engines.split(",")) {
   };
 }
 
-console.log(`machine: ${cpus()[0]?.model} x${cpus().length}, node ${process.version}; ${REQUESTS} stateless requests per variant, interleaved`);
+console.log(`machine: ${cpus()[0]?.model} x${cpus().length}, node ${process.version}; ${REQUESTS} stateless requests per variant, interleaved; root ${ROOT}`);
 console.log("\n(a) cold stateless `1 + 1` through handleRequest (in-isolate, no transport), ms p50 / p99 (boot p50 / variant p50):");
 for (const [name, r] of Object.entries(results)) {
   const boot = r.stateless.boot;
@@ -367,6 +379,6 @@ console.log("\n(d) new WebAssembly.Instance, ms p50: engine.wasm (data segments)
 for (const [name, r] of Object.entries(results)) {
   if (r.instantiate) console.log(`${name.padEnd(10)} ${fmt(r.instantiate["data segments"])} / ${fmt(r.instantiate["no data"])}`);
 }
-const touch = firstTouch();
+const touch = opts.only === "contexts" ? { fresh: NaN, again: NaN } : firstTouch();
 console.log(`\n(e) 24 MiB written into a new WebAssembly.Memory ${fmt(touch.fresh)} ms, into the same memory again ${fmt(touch.again)} ms (p50 of 7)`);
 if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ ...results, firstTouch: touch }, null, 2));

@@ -65,7 +65,10 @@ export function makeBootImage(name) {
     if (!archive) throw new Error(`${name}: stdlib.tar is not an archive`);
   }
   // The session layout (protocol §5.4): the image serves stateless requests (an empty, disabled /workspace) and contexts.
-  const config = { args: ["sandbox"], env: [], workspace: true, preopens: [], stdio: "capture", referencePolicy: true };
+  // Reproducible: a fixed-start clock and seeded random while booting, so the same engine and core give the same image
+  // (its id is the base of every context snapshot, docs/snapshots.md).
+  const config = { args: ["sandbox"], env: [], workspace: true, preopens: [], stdio: "capture", referencePolicy: true,
+    reproducible: true };
   const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, archive));
   if (!host) throw new Error(`${name}: sw_wasi_host_new failed`);
   try {

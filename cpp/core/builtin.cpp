@@ -82,10 +82,10 @@ void GuestScope::park() {
   auto it = resources().find(server);
   if (it == resources().end()) return;
   const BuiltinResources& r = it->second;
-  if (!r.pristinePages || r.parked.size() >= r.poolSlots) return;
+  if (!r.pristine || r.parked.size() >= r.poolSlots) return;
   // Only an instance whose memory did not grow: one copy of the pristine memory resets it exactly, and the guest sees
   // the same memory size as a fresh instance (a grown memory cannot shrink).
-  if (sw_guest_size(host) != double(r.pristinePages) * snapshot::kPageBytes) return;
+  if (sw_guest_size(host) != double(r.pristine->pages) * snapshot::kPageBytes) return;
   if (const uint32_t id = sw_host_park_guest(host)) {
     it->second.parked.push_back(id);
     instantiated = false;
@@ -166,9 +166,7 @@ wasi::HostOptions builtinHostOptions(uint32_t server) {
 
 void setBootImage(BuiltinResources& r, std::shared_ptr<snapshot::BootImage> image) {
   r.bootImage = std::move(image);
-  r.pristine.clear();  // captured again from the new image; pooled instances were reset to the old one
-  r.pristinePages = 0;
-  r.pristineBlocks.clear();
+  r.pristine.reset();  // captured again from the new image; pooled instances were reset to the old one
   for (uint32_t id : r.parked) sw_host_drop_parked(id);
   r.parked.clear();
 }
@@ -186,7 +184,7 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
   }
   BuiltinResources& r = it->second;
   const snapshot::BootImage& image = *r.bootImage;
-  if (r.pristinePages) {
+  if (r.pristine) {
     // One copy: over a fresh module's memory (only its data segments) or a pooled instance's (exactly this size).
     if (resetToPristine(server, host, dirty).empty()) {
       error = "Engine initialization failed: the boot image does not fit the instance's memory";
@@ -244,7 +242,7 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
     // zero already), then every non-zero block, runs closer than kGapBlocks joined (fewer copies for a few zero
     // blocks more).
     constexpr std::size_t kGapBlocks = 16;
-    std::vector<BuiltinResources::Run> runs;
+    std::vector<snapshot::Base::Run> runs;
     std::size_t b = 0;
     while (b < blocks) {
       if (b >= freshBlocks && !hashes[b]) {
@@ -257,7 +255,7 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
         else if (++zeros > kGapBlocks) break;
       }
       while (end > b + 1 && end > freshBlocks && !hashes[end - 1]) end--;  // no trailing zero blocks
-      BuiltinResources::Run run{uint64_t(b) * snapshot::kBlockBytes,
+      snapshot::Base::Run run{uint64_t(b) * snapshot::kBlockBytes,
                                 std::vector<uint8_t>((end - b) * snapshot::kBlockBytes)};
       if (!memory.read(run.offset, run.bytes.data(), uint32_t(run.bytes.size()))) {
         error = "Engine initialization failed: the boot image could not be read back";
@@ -266,9 +264,12 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
       runs.push_back(std::move(run));
       b = end;
     }
-    r.pristine = std::move(runs);
-    r.pristinePages = pages;
-    r.pristineBlocks = std::move(hashes);
+    auto pristine = std::make_shared<snapshot::Base>();
+    pristine->id = image.id;
+    pristine->pages = pages;
+    pristine->runs = std::move(runs);
+    pristine->blocks = std::move(hashes);
+    r.pristine = std::move(pristine);
     // Every later instance starts from the pristine memory: the image's rows (the whole booted memory, raw) are no
     // longer needed in the core. Its header fields stay.
     r.bootImage->dropRows();
@@ -282,11 +283,11 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
 
 std::span<const uint64_t> resetToPristine(uint32_t server, uint32_t host, bool dirty) {
   auto it = resources().find(server);
-  if (it == resources().end() || !it->second.pristinePages) return {};
-  const BuiltinResources& r = it->second;
+  if (it == resources().end() || !it->second.pristine) return {};
+  const snapshot::Base& r = *it->second.pristine;
   GuestMemoryView memory(host);
-  const uint64_t size = uint64_t(r.pristinePages) * snapshot::kPageBytes;
-  if (memory.pages() > r.pristinePages || !memory.grow(r.pristinePages)) return {};
+  const uint64_t size = uint64_t(r.pages) * snapshot::kPageBytes;
+  if (memory.pages() > r.pages || !memory.grow(r.pages)) return {};
   // A pooled instance's memory between the runs holds what its last run wrote: zero it (a fresh one is zero there).
   // Only the blocks that are not zero already are written: the gaps are mostly free heap an engine reserved at boot
   // (SW_PY_HEAP_HEADROOM, SW_JS_HEAP_HEADROOM) that a small program never touches, and writing zeros there would
@@ -316,13 +317,18 @@ std::span<const uint64_t> resetToPristine(uint32_t server, uint32_t host, bool d
     return true;
   };
   uint64_t at = 0;
-  for (const BuiltinResources::Run& run : r.pristine) {
+  for (const snapshot::Base::Run& run : r.runs) {
     if (dirty && !zero(at, run.offset)) return {};
     if (!memory.write(run.offset, run.bytes.data(), uint32_t(run.bytes.size()))) return {};
     at = run.offset + run.bytes.size();
   }
   if (dirty && !zero(at, size)) return {};
-  return r.pristineBlocks;
+  return r.blocks;
+}
+
+std::shared_ptr<const snapshot::Base> pristineBase(uint32_t server) {
+  auto it = resources().find(server);
+  return it != resources().end() ? it->second.pristine : nullptr;
 }
 
 wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, const GuestScope& scope,

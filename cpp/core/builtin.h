@@ -29,13 +29,9 @@ struct BuiltinResources {
   // Kept as runs of non-zero blocks (the first one covers at least the module's own memory, where a fresh instance has
   // its data segments); everything between and after them, up to pristinePages, is zero (e.g. free heap an engine
   // reserved at boot), so a fresh instance's memory gets only the runs written and keeps its untouched pages.
-  struct Run {
-    uint64_t offset = 0;
-    std::vector<uint8_t> bytes;
-  };
-  std::vector<Run> pristine;
-  uint32_t pristinePages = 0;            // 0 = not captured yet
-  std::vector<uint64_t> pristineBlocks;  // every block's hash up to pristinePages (snapshot::blockHash, 0 = all-zero)
+  // It is also the base of every context snapshot taken from these instances (format 2, docs/snapshots.md): its id is
+  // the image's. Null = not captured yet.
+  std::shared_ptr<const snapshot::Base> pristine;
   // The instance pool: parked instances (the shim's pool ids) whose memory has exactly the pristine size, kept when
   // their host is released instead of being dropped, and reset to `pristine` before reuse. Reusing one costs a memory
   // copy; instantiating the module again costs its data segments and fresh pages (docs/boot-images.md).
@@ -95,10 +91,11 @@ const snapshot::BootImage* builtinBootImage(uint32_t server);
 // pristine memory); then the image's globals. False + error: discard the instance.
 // `dirty`: the instance came from the pool (its memory beyond the copied bytes must be zeroed too).
 bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& error);
-// Before a snapshot restore: once the pristine memory was captured, writes it into the guest under `host` (fresh or
-// pooled) and returns its block hashes, so the restore writes only the blocks that differ from it. Empty: nothing
-// known (no image yet); the restore then writes every block and zeroes the rest.
+// Once the pristine memory was captured, writes it into the guest under `host` (fresh or pooled) and returns its block
+// hashes. Empty: nothing known (no image yet) or the write failed.
 std::span<const uint64_t> resetToPristine(uint32_t server, uint32_t host, bool dirty);
+// The server's pristine memory (the base of its instances' snapshots), or null while not captured or without an image.
+std::shared_ptr<const snapshot::Base> pristineBase(uint32_t server);
 
 // Starts the engine's interpreter in a guest just instantiated under `host`: from the boot image when the server has
 // one (memory written, globals set, AfterRestore), else a full boot (_initialize, wasm_init, New). The host's fuel is

@@ -51,10 +51,14 @@ class GuestMemoryView final : public snapshot::Memory {
   std::span<const uint64_t> knownBlocks() override { return known_; }
   // Set right after the memory was reset to a known image, cleared before the guest runs again.
   void setKnownBlocks(std::span<const uint64_t> known) { known_ = known; }
+  std::shared_ptr<const snapshot::Base> base() override { return base_; }
+  // The boot image's memory the instance started from (a session's: its snapshots are stored relative to it).
+  void setBase(std::shared_ptr<const snapshot::Base> base) { base_ = std::move(base); }
 
  private:
   uint32_t host_;
   std::span<const uint64_t> known_;
+  std::shared_ptr<const snapshot::Base> base_;
 };
 
 // Sets the guest's exported mutable globals from {name: value} (numbers, or strings for i64). False if one does not

@@ -45,6 +45,7 @@ class BuiltinSession final : public interp::Session {
     if (const snapshot::BootImage* image = builtinBootImage(server)) {
       std::string error;
       if (!loadBootImage(server, host_, guestScope_.recycled, error)) throw std::runtime_error(error);
+      memory_->setBase(pristineBase(server));  // its snapshots are stored relative to the image
       auto s = wasmify::restoreWasmifySession(*guest_, driver_, {image->handle, "{}", true}, options(cwd));
       if (!s) throw std::runtime_error(s.failure().message);
       session_.emplace(std::move(s.value()));
@@ -84,10 +85,23 @@ class BuiltinSession final : public interp::Session {
                                   std::move(r.value().cwd)};
   }
   bool recycled() const { return guestScope_.recycled; }
-  // Fills the memory from a snapshot: over the pristine memory when the server has it, so only the blocks that differ
-  // from the boot image are decoded and written.
+  // Fills the memory from a snapshot. With a boot image, the instance's base is the pristine memory (captured first,
+  // by applying the image to this instance, if no instance did yet): the restore writes the image's blocks and the
+  // snapshot's where they differ from what the memory holds -- nothing of a fresh module without data segments
+  // (all zero), the image just applied, or a pooled instance's memory (hashed by the restore).
   bool fill(uint32_t server, const std::function<bool(snapshot::Memory&)>& fill) {
-    memory_->setKnownBlocks(resetToPristine(server, host_, guestScope_.recycled));
+    std::span<const uint64_t> known;
+    std::vector<uint64_t> zeros;
+    if (builtinBootImage(server) && !pristineBase(server)) {
+      std::string error;
+      if (guestScope_.recycled || !loadBootImage(server, host_, false, error)) return false;
+      known = pristineBase(server)->blocks;
+    } else if (!guestScope_.recycled && !mayBoot(server)) {
+      zeros.assign(std::size_t(memory_->pages()) * snapshot::kBlocksPerPage, 0);
+      known = zeros;
+    }
+    memory_->setBase(pristineBase(server));
+    memory_->setKnownBlocks(known);
     const bool ok = fill(*memory_);
     memory_->setKnownBlocks({});
     return ok;
@@ -140,6 +154,10 @@ class BuiltinFactory final : public interp::SessionFactory {
       return s;
     }
     return nullptr;
+  }
+  uint64_t baseImage() const override {
+    const snapshot::BootImage* image = builtinBootImage(server_);
+    return image ? image->id : 0;
   }
 
  private:

@@ -79,6 +79,8 @@ struct Interpreter::SnapshotRecord {
   double takenAt = 0;
   bool stale = false;
   std::string manifest;      // snapshot::Manifest::encode(); empty = not restorable (another format)
+  // The manifest's format (snapshot::Manifest::format): 1 every non-zero block, 2 relative to the engine's boot image.
+  uint32_t format = snapshot::kManifestFormatAbsolute;
   // `check`: hash64 of every field a restore uses (checkText), so a damaged or edited context row is refused like a
   // damaged chunk row. `verified`: read() found every field well-formed and the check matching (or this record was
   // just taken); only a verified record is restored, and an unverified one keeps its stored check when rewritten.
@@ -111,7 +113,7 @@ struct Interpreter::SnapshotRecord {
     w.key("extra").raw(extraJson);
     w.key("takenAt").number(takenAt);
     w.key("stale").boolean(stale);
-    w.key("format").integer(snapshot::kSegmentFormat);
+    w.key("format").integer(format);
     w.key("manifest").string(manifest);
     w.key("check").string(verified ? computeCheck() : check);
     w.endObject();
@@ -162,8 +164,13 @@ struct Interpreter::SnapshotRecord {
     r.takenAt = numberOr(member(v, "takenAt"), 0);
     const Value* stale = member(v, "stale");
     r.stale = stale && stale->isBool() && stale->asBool();
-    // A record of another format keeps its build (so it is reported) but is never restored.
-    if (numberOr(member(v, "format"), -1) == snapshot::kSegmentFormat) r.manifest = stringOr(member(v, "manifest"), "");
+    // A record of another format keeps its build (so it is reported) but is never restored. Format 1 records (every
+    // non-zero block) are still read: written before snapshots were relative to the boot image, or without one.
+    const double format = numberOr(member(v, "format"), -1);
+    if (format == snapshot::kManifestFormatAbsolute || format == snapshot::kManifestFormatRelative) {
+      r.format = uint32_t(format);
+      r.manifest = stringOr(member(v, "manifest"), "");
+    }
     r.check = stringOr(member(v, "check"), "");
     r.verified = ok && !r.manifest.empty() && r.check == r.computeCheck();
     return r;
@@ -607,11 +614,15 @@ Step Interpreter::bootFresh() {
   Context& ctx = pending_->context;
   std::unique_ptr<Session> session;
   try {
-    // Another build's image, an unusable one, or rows of a record that could not even be read are discarded, never
-    // restored: rows left behind would be unknown rows to the next restore, which would then fail too.
-    sql_.exec("DELETE FROM chunks WHERE context_id = ?", {SqlArg::text(ctx.id)});
-    ctx.snapshot.reset();
     session = sessions_.boot(mirror_.workspace(), ctx.cwd);
+    // Another build's image, an unusable one, or rows of a record that could not even be read are discarded, never
+    // restored: rows left behind would be unknown rows to the next restore, which would then fail too. Only once the
+    // fresh instance exists: an engine that cannot start at all (a module without data segments that lost its boot
+    // image) keeps the context's snapshot for when it can.
+    if (session) {
+      sql_.exec("DELETE FROM chunks WHERE context_id = ?", {SqlArg::text(ctx.id)});
+      ctx.snapshot.reset();
+    }
   } catch (...) {
     return openFailed();
   }
@@ -992,8 +1003,22 @@ std::unique_ptr<Session> Interpreter::startRestore(Context& ctx) {
   uint64_t stored = 0;
   for (const auto& segment : manifest.segments) stored += segment.bytes;
   if (manifest.memoryPages != record.memoryPages || manifest.segments.size() != record.chunkCount ||
-      double(stored) != record.storedBytes)
+      double(stored) != record.storedBytes || manifest.format() != record.format)
     throw RestoreFailure("SNAPSHOT_DAMAGED", "The stored snapshot record does not match its manifest");
+  // Stored relative to a boot image: only over that very image. Another one (an image rebuilt under the same engine
+  // build) or none is a change of what the engine starts from, reported like a build change.
+  if (const uint64_t image = sessions_.baseImage(); manifest.base && manifest.base != image) {
+    char ids[64];
+    std::snprintf(ids, sizeof ids, "%016llx", static_cast<unsigned long long>(manifest.base));
+    std::string message = "The snapshot is stored relative to boot image " + std::string(ids) + "; this runtime's engine ";
+    if (image) {
+      std::snprintf(ids, sizeof ids, "%016llx", static_cast<unsigned long long>(image));
+      message += "starts from boot image " + std::string(ids);
+    } else {
+      message += "has no boot image";
+    }
+    throw RestoreFailure("BUILD_CHANGED", message);
+  }
   RowReader rows(sql_, ctx.id);
   snapshot::Tracker tracker;
   bool filled = false;
@@ -1037,7 +1062,9 @@ void Interpreter::takeSnapshot(Context& ctx) {
   record.extraJson = json::stringify(extra.value);
   record.takenAt = now();
   record.stale = false;
-  record.manifest = next.manifest().encode();
+  const snapshot::Manifest manifest = next.manifest();
+  record.format = manifest.format();
+  record.manifest = manifest.encode();
   ctx.snapshot = std::move(record);
   pendingTracker_ = std::move(next);
 }

@@ -84,6 +84,9 @@ class SessionFactory {
   virtual std::unique_ptr<Session> restore(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd,
                                            const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
                                            std::string_view extraJson) = 0;
+  // The boot image its instances start from (snapshot::Base::id; 0 = none): a snapshot stored relative to another
+  // image is never restored (docs/snapshots.md).
+  virtual uint64_t baseImage() const { return 0; }
 };
 
 // --- the Durable Object --------------------------------------------------------------------------------------------

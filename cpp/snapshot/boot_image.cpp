@@ -10,6 +10,7 @@ namespace sw::snapshot {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'W', 'B', 'O', 'O', 'T', '2', '\n'};
+constexpr uint64_t kImageIdSeed = 0x5357494d41474531ull;  // "SWIMAGE1"
 
 uint32_t get32(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
@@ -34,6 +35,8 @@ std::shared_ptr<BootImage> parseBootImage(std::vector<uint8_t> bytes, std::strin
     return nullptr;
   };
   if (b.size() < 12 || std::memcmp(b.data(), kMagic, 8) != 0) return bad("not a boot image");
+  image->id = hash64(b.data(), b.size(), kImageIdSeed);
+  if (!image->id) image->id = 1;
   const uint32_t headerLen = get32(b.data() + 8);
   if (headerLen > b.size() - 12) return bad("truncated header");
   auto header = json::parseCopy(std::string_view(reinterpret_cast<const char*>(b.data() + 12), headerLen));

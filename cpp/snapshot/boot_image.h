@@ -25,6 +25,9 @@ struct BootImage {
   std::string engine;        // the registry name
   std::string module;        // the stripped module's id (16 hex digits): only that module may start from it
   uint64_t handle = 0;       // the interpreter handle New returned
+  // hash64 of the whole file (never 0): the Base::id of the memory it gives an instance, which a context's snapshot
+  // (format 2) is stored relative to and restores only over.
+  uint64_t id = 0;
   json::Value globals;       // the guest's exported mutable globals after boot
   Manifest manifest;          // every non-zero block of the booted memory
   std::vector<uint8_t> bytes;                 // the whole file

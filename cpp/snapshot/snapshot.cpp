@@ -169,6 +169,29 @@ bool VectorMemory::grow(uint32_t totalPages) {
   return true;
 }
 
+// --- Base -----------------------------------------------------------------------------------------------------------
+
+bool Base::read(uint32_t first, uint32_t count, uint8_t* dst) const {
+  if (uint64_t(first) + count > uint64_t(pages) * kBlocksPerPage) return false;
+  const uint64_t from = uint64_t(first) * kBlockBytes, to = from + uint64_t(count) * kBlockBytes;
+  std::memset(dst, 0, std::size_t(to - from));
+  auto it = std::upper_bound(runs.begin(), runs.end(), from, [](uint64_t v, const Run& r) { return v < r.offset; });
+  if (it != runs.begin()) --it;
+  for (; it != runs.end() && it->offset < to; ++it) {
+    const uint64_t a = std::max(from, it->offset), b = std::min(to, it->offset + it->bytes.size());
+    if (a < b) std::memcpy(dst + (a - from), it->bytes.data() + (a - it->offset), std::size_t(b - a));
+  }
+  return true;
+}
+
+const uint8_t* Base::blockData(uint32_t block) const {
+  const uint64_t at = uint64_t(block) * kBlockBytes;
+  auto it = std::upper_bound(runs.begin(), runs.end(), at, [](uint64_t v, const Run& r) { return v < r.offset; });
+  if (it == runs.begin()) return nullptr;
+  --it;
+  return at + kBlockBytes <= it->offset + it->bytes.size() ? it->bytes.data() + (at - it->offset) : nullptr;
+}
+
 // --- Tracker --------------------------------------------------------------------------------------------------------
 
 uint32_t Tracker::runCount() const {
@@ -196,10 +219,18 @@ Manifest Tracker::manifest() const {
   Manifest m;
   m.memoryPages = memoryPages;
   m.nextSegment = nextSegment;
+  m.base = base ? base->id : 0;
   for (const Segment& s : segments) m.segments.push_back({s.id, s.bytes, s.checksum});
   for (uint32_t b = 0; b < owner.size(); b++) {
     uint32_t id = owner[b];
-    if (!id) continue;
+    if (!id) {
+      // Not stored: the base's block, unless it is zero where the base's is not.
+      if (base && hashes[b] == 0 && base->blockHashAt(b) != 0) {
+        if (!m.zeros.empty() && m.zeros.back().first + m.zeros.back().count == b) m.zeros.back().count++;
+        else m.zeros.push_back({b, 1});
+      }
+      continue;
+    }
     if (!m.runs.empty() && m.runs.back().segment == id && m.runs.back().first + m.runs.back().count == b)
       m.runs.back().count++;
     else
@@ -222,6 +253,11 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
     error = "Snapshot failed: memory shrank";
     return false;
   }
+  const std::shared_ptr<const Base> base = memory.base();
+  if (base && base->pages > pages) {
+    error = "Snapshot failed: memory smaller than the image it started from";
+    return false;
+  }
   Tracker t = previous;
   uint32_t blocks = pages * kBlocksPerPage;
   t.hashes.resize(blocks, 0);
@@ -229,7 +265,10 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
   t.entryBytes.resize(blocks, 0);
 
   // A full write: the first snapshot, on request, when the manifest got too fragmented, or before ids run out.
-  bool full = !t.seeded || options.fullRewrite || t.fragmented(options.maxRuns) ||
+  // Also when the rows are relative to another base than the memory's (a format 1 snapshot restored over the image):
+  // the context's storage moves to the image's base in one take.
+  const bool rebase = (t.base ? t.base->id : 0) != (base ? base->id : 0);
+  bool full = !t.seeded || rebase || options.fullRewrite || t.fragmented(options.maxRuns) ||
               t.nextSegment > std::numeric_limits<uint32_t>::max() - (1u << 24);
   if (full) {
     stats.fullRewrite = true;
@@ -241,11 +280,13 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
       stats.chunksDeleted++;
     }
     t.segments.clear();
-    std::fill(t.hashes.begin(), t.hashes.end(), 0);
+    // Every block as the base has it (nothing stored): pass 1 then writes exactly the blocks that differ.
+    for (uint32_t b = 0; b < blocks; b++) t.hashes[b] = base ? base->blockHashAt(b) : 0;
     std::fill(t.owner.begin(), t.owner.end(), 0);
     std::fill(t.entryBytes.begin(), t.entryBytes.end(), 0);
     t.nextSegment = 1;
   }
+  t.base = base;
   const uint32_t firstNew = t.nextSegment;
 
   Taker taker(t, writer, stats, options);
@@ -278,11 +319,13 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
       }
       if (h == t.hashes[b]) continue;
       taker.drop(b);
-      if (h) {
+      if (!h) {
+        stats.blocksZeroed++;
+      } else if (base && h == base->blockHashAt(b)) {
+        stats.blocksAsBase++;  // back to the base's content: nothing stored
+      } else {
         stats.blocksChanged++;
         if (!taker.add(b, data, h)) return writeFailed();
-      } else {
-        stats.blocksZeroed++;
       }
       t.hashes[b] = h;
     }
@@ -422,13 +465,26 @@ class SpanReader final : public ChunkReader {
 }  // namespace
 
 bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChunk> chunks, Tracker& tracker,
-             std::string& error, const RestoreOptions& options) {
+             std::string& error) {
   SpanReader reader(chunks);
-  return restore(memory, manifest, reader, tracker, error, options);
+  return restore(memory, manifest, reader, tracker, error);
 }
 
-bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Tracker& tracker, std::string& error,
-             const RestoreOptions& options) {
+namespace {
+
+void appendHex16(std::string& out, uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  for (int i = 15; i >= 0; i--) out.push_back(digits[(v >> (4 * i)) & 15]);
+}
+std::string hex16(uint64_t v) {
+  std::string out;
+  appendHex16(out, v);
+  return out;
+}
+
+}  // namespace
+
+bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Tracker& tracker, std::string& error) {
   if (!manifest.validate(error)) return false;
   const uint32_t pages = manifest.memoryPages;
   const uint32_t blocks = pages * kBlocksPerPage;
@@ -437,6 +493,20 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
     error = "Snapshot does not fit: the fresh memory has " + std::to_string(initialPages) + " pages, the snapshot " +
             std::to_string(pages);
     return false;
+  }
+  // Format 2: only over the very image it was taken relative to.
+  std::shared_ptr<const Base> base;
+  if (manifest.base) {
+    base = memory.base();
+    if (!base || base->id != manifest.base) {
+      error = "Snapshot is relative to boot image " + hex16(manifest.base) + "; the instance starts from " +
+              (base ? "boot image " + hex16(base->id) : std::string("no boot image"));
+      return false;
+    }
+    if (base->pages > pages) {
+      error = "Invalid snapshot manifest: fewer pages than its boot image";
+      return false;
+    }
   }
 
   // Rows <-> manifest: the same ids, each once, with the recorded length (checksums as each row is read).
@@ -472,10 +542,16 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
     return false;
   }
 
+  // What every block must hold (t.hashes): the base's unless stored or listed as zero.
   Tracker t;
   t.memoryPages = pages;
   t.nextSegment = manifest.nextSegment;
+  t.base = base;
   t.hashes.assign(blocks, 0);
+  if (base) {
+    for (uint32_t b = 0; b < blocks; b++) t.hashes[b] = base->blockHashAt(b);
+    for (const Manifest::Range& z : manifest.zeros) std::fill_n(t.hashes.begin() + z.first, z.count, 0);
+  }
   t.owner.assign(blocks, 0);
   t.entryBytes.assign(blocks, 0);
   uint64_t owned = 0;
@@ -513,7 +589,12 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
         error = "Snapshot chunk " + std::to_string(s.id) + " is damaged: block stored twice";
         return false;
       }
+      if (v.hash == 0) {
+        error = "Snapshot chunk " + std::to_string(s.id) + " is damaged: a stored block with the hash of zeros";
+        return false;
+      }
       t.entryBytes[v.block] = uint16_t(bytes);
+      t.hashes[v.block] = v.hash;  // checked against the decoded block when it is written
       info.liveBlocks++;
       info.liveBytes += bytes;
       found++;
@@ -527,24 +608,81 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
     return false;
   }
 
-  // What memory holds already (before growing: the grown pages are zero). Only trusted if it covers every page.
+  // What memory holds already (before growing: the grown pages are zero). knownBlocks() is the caller's word (memory
+  // it wrote itself), trusted only if it covers every page. Otherwise the memory may hold another guest's data (a
+  // pooled instance): it is compared byte for byte with what each block must hold, never by hash, which a guest could
+  // aim a block at; stored blocks are then always written.
+  const uint32_t initialBlocks = initialPages * kBlocksPerPage;
+  constexpr uint32_t kBatchBlocks = 64;  // 256 KiB per bridge call
+  std::vector<uint8_t> out(std::size_t(kBatchBlocks) * kBlockBytes);
   std::span<const uint64_t> known = memory.knownBlocks();
-  if (known.size() != std::size_t(initialPages) * kBlocksPerPage) known = {};
+  const bool compared = known.size() != initialBlocks;
+  std::vector<uint8_t> same;  // compared: the block holds exactly what it must (unstored blocks only)
+  if (compared) {
+    same.assign(initialBlocks, 0);
+    for (uint32_t first = 0; first < initialBlocks; first += kBatchBlocks) {
+      const uint32_t count = std::min(kBatchBlocks, initialBlocks - first);
+      if (!memory.read(uint64_t(first) * kBlockBytes, out.data(), count * kBlockBytes)) {
+        error = "Snapshot restore failed: guest memory could not be read";
+        return false;
+      }
+      for (uint32_t i = 0; i < count; i++) {
+        const uint32_t b = first + i;
+        const uint8_t* data = out.data() + std::size_t(i) * kBlockBytes;
+        if (t.owner[b]) continue;
+        // An unstored block must hold zero or the base's block (compared in place, in the base's runs).
+        const uint8_t* ref = t.hashes[b] ? base->blockData(b) : nullptr;
+        same[b] = ref ? std::memcmp(data, ref, kBlockBytes) == 0 : t.hashes[b] == 0 && isZero(data, kBlockBytes);
+      }
+    }
+  }
+  // Whether block b must be written: a stored block unless the trusted knowledge has its hash; any other block
+  // unless it holds its content already (zero beyond the initial pages).
+  auto differs = [&](uint32_t b) {
+    if (b >= initialBlocks) return t.owner[b] || t.hashes[b] != 0;
+    if (compared) return t.owner[b] || !same[b];
+    return known[b] != t.hashes[b];
+  };
 
-  // Write, one row at a time. From here on a failure leaves memory partly written.
+  // Write. From here on a failure leaves memory partly written.
   if (!memory.grow(pages) || memory.pages() < pages) {
     error = "Snapshot restore failed: memory could not grow to " + std::to_string(pages) + " pages";
     return false;
   }
-  constexpr uint32_t kWriteBatchBlocks = 64;  // 256 KiB per bridge call
-  std::vector<uint8_t> out(std::size_t(kWriteBatchBlocks) * kBlockBytes);
+  auto writeFailed = [&] {
+    error = "Snapshot restore failed: guest memory could not be written";
+    return false;
+  };
+  // The blocks not stored that differ: zero or the base's, in runs of up to kBatchBlocks.
+  for (uint32_t b = 0; b < blocks;) {
+    if (t.owner[b] || !differs(b)) {
+      b++;
+      continue;
+    }
+    uint32_t end = b + 1;
+    while (end < blocks && end - b < kBatchBlocks && !t.owner[end] && differs(end)) end++;
+    const uint32_t count = end - b;
+    if (base && b < base->blocks.size()) {
+      const uint32_t inBase = std::min<uint32_t>(count, uint32_t(base->blocks.size()) - b);
+      if (!base->read(b, inBase, out.data())) return writeFailed();
+      std::memset(out.data() + std::size_t(inBase) * kBlockBytes, 0, std::size_t(count - inBase) * kBlockBytes);
+      for (uint32_t i = 0; i < count; i++) {  // zero runs inside the base's range
+        if (t.hashes[b + i] == 0) std::memset(out.data() + std::size_t(i) * kBlockBytes, 0, kBlockBytes);
+      }
+    } else {
+      std::memset(out.data(), 0, std::size_t(count) * kBlockBytes);
+    }
+    if (!memory.write(uint64_t(b) * kBlockBytes, out.data(), count * kBlockBytes)) return writeFailed();
+    b = end;
+  }
+
+  // The stored blocks that differ, one row at a time.
   uint32_t pendingFirst = 0, pendingCount = 0;
   auto flushWrites = [&] {
     if (!pendingCount) return true;
     bool ok = memory.write(uint64_t(pendingFirst) * kBlockBytes, out.data(), pendingCount * kBlockBytes);
     pendingCount = 0;
-    if (!ok) error = "Snapshot restore failed: guest memory could not be written";
-    return ok;
+    return ok || writeFailed();
   };
   for (const Manifest::Segment& s : manifest.segments) {
     const uint32_t id = s.id;
@@ -552,11 +690,8 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
     if (!readRow(s, c)) return false;
     bool ok = walkSegment(c, blocks, error, [&](const EntryView& v, uint32_t) {
       if (t.owner[v.block] != id) return true;
-      if (v.block < known.size() && known[v.block] != 0 && known[v.block] == v.hash) {
-        t.hashes[v.block] = v.hash;  // already there (the row's checksum vouched for the entry)
-        return true;
-      }
-      if (pendingCount && (pendingCount == kWriteBatchBlocks || v.block != pendingFirst + pendingCount)) {
+      if (!differs(v.block)) return true;  // already there (the row's checksum vouched for the entry)
+      if (pendingCount && (pendingCount == kBatchBlocks || v.block != pendingFirst + pendingCount)) {
         if (!flushWrites()) return false;
       }
       if (!pendingCount) pendingFirst = v.block;
@@ -568,93 +703,18 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
                 " does not decode";
         return false;
       }
-      uint64_t h = blockHash(dst);
-      if (h != v.hash || h == 0) {
+      if (blockHash(dst) != v.hash) {
         error = "Snapshot chunk " + std::to_string(id) + " is damaged: block " + std::to_string(v.block) +
                 " does not match its hash";
         return false;
       }
-      t.hashes[v.block] = h;
       pendingCount++;
       return true;
     });
     if (!ok || !flushWrites()) return false;
   }
 
-  if (options.delta) {
-    // A boot image: only the blocks that became zero are touched besides the stored ones.
-    std::memset(out.data(), 0, kBlockBytes);
-    for (uint32_t b : options.zeroBlocks) {
-      if (b >= blocks || t.owner[b]) {
-        error = "Snapshot is damaged: zero block " + std::to_string(b) + " is outside memory or stored";
-        return false;
-      }
-      if (!memory.write(uint64_t(b) * kBlockBytes, out.data(), kBlockBytes)) {
-        error = "Snapshot restore failed: guest memory could not be written";
-        return false;
-      }
-    }
-    tracker = Tracker{};
-    return true;
-  }
-
-  // Blocks the snapshot holds as zero but the fresh memory had non-zero (its data segments): zero them.
-  const uint32_t initialBlocks = initialPages * kBlocksPerPage;
-  if (!known.empty()) {
-    std::memset(out.data(), 0, kBlockBytes);
-    for (uint32_t b = 0; b < initialBlocks; b++) {
-      if (t.owner[b] || known[b] == 0) continue;
-      if (!memory.write(uint64_t(b) * kBlockBytes, out.data(), kBlockBytes)) {
-        error = "Snapshot restore failed: guest memory could not be written";
-        return false;
-      }
-    }
-    t.seeded = true;
-    tracker = std::move(t);
-    return true;
-  }
-  for (uint32_t first = 0; first < initialBlocks; first += kWriteBatchBlocks) {
-    uint32_t count = std::min(kWriteBatchBlocks, initialBlocks - first);
-    if (!memory.read(uint64_t(first) * kBlockBytes, out.data(), count * kBlockBytes)) {
-      error = "Snapshot restore failed: guest memory could not be read";
-      return false;
-    }
-    for (uint32_t i = 0; i < count; i++) {
-      uint32_t b = first + i;
-      uint8_t* data = out.data() + std::size_t(i) * kBlockBytes;
-      if (t.owner[b] || isZero(data, kBlockBytes)) continue;
-      std::memset(data, 0, kBlockBytes);
-      if (!memory.write(uint64_t(b) * kBlockBytes, data, kBlockBytes)) {
-        error = "Snapshot restore failed: guest memory could not be written";
-        return false;
-      }
-    }
-  }
-
   t.seeded = true;
-  tracker = std::move(t);
-  return true;
-}
-
-bool pristineTracker(Memory& memory, Tracker& tracker, std::string& error) {
-  const uint32_t pages = memory.pages();
-  const uint32_t blocks = pages * kBlocksPerPage;
-  Tracker t;
-  t.seeded = true;
-  t.memoryPages = pages;
-  t.hashes.assign(blocks, 0);
-  t.owner.assign(blocks, 0);
-  t.entryBytes.assign(blocks, 0);
-  constexpr uint32_t kReadBatchBlocks = 64;
-  std::vector<uint8_t> in(std::size_t(kReadBatchBlocks) * kBlockBytes);
-  for (uint32_t first = 0; first < blocks; first += kReadBatchBlocks) {
-    const uint32_t count = std::min(kReadBatchBlocks, blocks - first);
-    if (!memory.read(uint64_t(first) * kBlockBytes, in.data(), count * kBlockBytes)) {
-      error = "Snapshot failed: guest memory could not be read";
-      return false;
-    }
-    for (uint32_t i = 0; i < count; i++) t.hashes[first + i] = blockHash(in.data() + std::size_t(i) * kBlockBytes);
-  }
   tracker = std::move(t);
   return true;
 }
@@ -662,11 +722,6 @@ bool pristineTracker(Memory& memory, Tracker& tracker, std::string& error) {
 // --- Manifest -------------------------------------------------------------------------------------------------------
 
 namespace {
-
-void appendHex16(std::string& out, uint64_t v) {
-  static const char* digits = "0123456789abcdef";
-  for (int i = 15; i >= 0; i--) out.push_back(digits[(v >> (4 * i)) & 15]);
-}
 
 class Parser {
  public:
@@ -711,7 +766,13 @@ class Parser {
 }  // namespace
 
 std::string Manifest::encode() const {
-  std::string out = "sw-snap1;pages=" + std::to_string(memoryPages) + ";next=" + std::to_string(nextSegment) + ";seg=";
+  std::string out = (base ? "sw-snap2;pages=" : "sw-snap1;pages=") + std::to_string(memoryPages) + ";next=" +
+                    std::to_string(nextSegment);
+  if (base) {
+    out += ";base=";
+    appendHex16(out, base);
+  }
+  out += ";seg=";
   for (std::size_t i = 0; i < segments.size(); i++) {
     if (i) out.push_back(',');
     out += std::to_string(segments[i].id) + ":" + std::to_string(segments[i].bytes) + ":";
@@ -722,14 +783,23 @@ std::string Manifest::encode() const {
     if (i) out.push_back(',');
     out += std::to_string(runs[i].first) + "+" + std::to_string(runs[i].count) + ":" + std::to_string(runs[i].segment);
   }
+  if (base) {
+    out += ";zero=";
+    for (std::size_t i = 0; i < zeros.size(); i++) {
+      if (i) out.push_back(',');
+      out += std::to_string(zeros[i].first) + "+" + std::to_string(zeros[i].count);
+    }
+  }
   return out;
 }
 
 bool Manifest::decode(std::string_view text, Manifest& out, std::string& error) {
   Manifest m;
   Parser p(text);
-  bool ok = p.literal("sw-snap1;pages=") && p.u32(m.memoryPages) && p.literal(";next=") && p.u32(m.nextSegment) &&
-            p.literal(";seg=");
+  const bool relative = text.starts_with("sw-snap2;");
+  bool ok = (relative ? p.literal("sw-snap2;pages=") : p.literal("sw-snap1;pages=")) && p.u32(m.memoryPages) &&
+            p.literal(";next=") && p.u32(m.nextSegment) &&
+            (!relative || (p.literal(";base=") && p.hex16(m.base) && m.base != 0)) && p.literal(";seg=");
   while (ok && !p.peek(';')) {
     Segment s;
     ok = (m.segments.empty() || p.literal(",")) && p.u32(s.id) && p.literal(":") && p.u32(s.bytes) &&
@@ -737,15 +807,25 @@ bool Manifest::decode(std::string_view text, Manifest& out, std::string& error) 
     m.segments.push_back(s);
   }
   ok = ok && p.literal(";own=");
-  while (ok && !p.end()) {
+  while (ok && !p.end() && !p.peek(';')) {
     Run r;
     ok = (m.runs.empty() || p.literal(",")) && p.u32(r.first) && p.literal("+") && p.u32(r.count) &&
          p.literal(":") && p.u32(r.segment);
     m.runs.push_back(r);
   }
+  if (relative) {
+    ok = ok && p.literal(";zero=");
+    while (ok && !p.end()) {
+      Range z;
+      ok = (m.zeros.empty() || p.literal(",")) && p.u32(z.first) && p.literal("+") && p.u32(z.count);
+      m.zeros.push_back(z);
+    }
+  }
+  ok = ok && p.end();
   if (!ok) {
-    error = text.starts_with("sw-snap") && !text.starts_with("sw-snap1;") ? "Unknown snapshot manifest version"
-                                                                            : "Invalid snapshot manifest";
+    error = text.starts_with("sw-snap") && !text.starts_with("sw-snap1;") && !relative
+                ? "Unknown snapshot manifest version"
+                : "Invalid snapshot manifest";
     return false;
   }
   if (!m.validate(error)) return false;
@@ -781,6 +861,17 @@ bool Manifest::validate(std::string& error) const {
   }
   for (std::size_t i = 0; i < segments.size(); i++)
     if (!used[i]) return fail("chunk " + std::to_string(segments[i].id) + " holds no block");
+  if (!base && !zeros.empty()) return fail("zero blocks without a base");
+  end = 0;
+  std::size_t run = 0;
+  for (const Range& z : zeros) {
+    if (z.count == 0) return fail("empty zero run");
+    if (z.first < end) return fail("zero runs overlap or are not ascending");
+    end = uint64_t(z.first) + z.count;
+    if (end > blocks) return fail("zero run outside memory");
+    while (run < runs.size() && uint64_t(runs[run].first) + runs[run].count <= z.first) run++;
+    if (run < runs.size() && runs[run].first < end) return fail("a zero run overlaps stored blocks");
+  }
   return true;
 }
 

@@ -14,6 +14,13 @@
 // manifest (presence, length, 64-bit checksum, structure) before it writes anything, and each decoded block against
 // the content hash stored next to it; anything wrong fails the restore so the caller boots fresh instead.
 //
+// Relative to a base (format 2). A built-in engine's instances start from its boot image, so most of a context's
+// memory is the image's. When the Memory names a Base (the image as applied to an instance: Memory::base()), a block
+// whose content is the base's is not stored either, and the manifest lists the blocks that are zero where the base
+// is not; restore writes the base, then the stored blocks, and over a memory that already holds something
+// (knownBlocks(), or hashed) only the blocks that differ. Without a base, a snapshot holds every non-zero block
+// (format 1, as before). docs/snapshots.md.
+//
 // Change detection hashes every block with hash64 (64-bit, 8 lanes of multiply-accumulate; single-word changes can
 // never cancel out inside the accumulators). The per-block hashes live only in the Tracker; restore recomputes them
 // from the restored bytes. Nothing here holds a second copy of guest memory: take() reads memory in
@@ -22,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,6 +43,10 @@ inline constexpr uint32_t kBlockBytes = 4096;                       // change de
 inline constexpr uint32_t kBlocksPerPage = kPageBytes / kBlockBytes;
 inline constexpr uint32_t kMaxPages = 65536;                        // 4 GiB: the wasm32 limit
 inline constexpr uint32_t kSegmentFormat = 1;                       // version byte of the stored row format
+// The manifest's format: 1 = every non-zero block stored ("sw-snap1"); 2 = relative to a base ("sw-snap2": base id,
+// zero runs). A snapshot without a base is still written as format 1.
+inline constexpr uint32_t kManifestFormatAbsolute = 1;
+inline constexpr uint32_t kManifestFormatRelative = 2;
 inline constexpr uint32_t kSegmentHeaderBytes = 16;
 inline constexpr uint32_t kEntryHeaderBytes = 16;
 inline constexpr uint32_t kMaxEntryBytes = kEntryHeaderBytes + kBlockBytes;
@@ -58,6 +70,24 @@ bool lzDecompress(const uint8_t* src, uint32_t srcLen, uint8_t* dst, uint32_t le
 
 // --- the guest's memory and the storage ---------------------------------------------------------------------------
 
+// What snapshots are relative to: a boot image as applied to a fresh instance. Runs of non-zero blocks; every other
+// block up to `pages` is zero. Shared (immutable) by every instance started from it and every tracker relative to it.
+struct Base {
+  struct Run {
+    uint64_t offset = 0;  // a multiple of kBlockBytes
+    std::vector<uint8_t> bytes;  // a multiple of kBlockBytes
+  };
+  uint64_t id = 0;               // names the image (never 0); a snapshot stores it and restores only over it
+  uint32_t pages = 0;
+  std::vector<Run> runs;         // ascending, non-overlapping
+  std::vector<uint64_t> blocks;  // blockHash of every block up to pages (0 = all-zero)
+  uint64_t blockHashAt(uint32_t block) const { return block < blocks.size() ? blocks[block] : 0; }
+  // Copies blocks [first, first + count) into dst (zero where no run holds them). False if beyond `pages`.
+  bool read(uint32_t first, uint32_t count, uint8_t* dst) const;
+  // The bytes of one block inside a run, or null (a zero block, or beyond `pages`).
+  const uint8_t* blockData(uint32_t block) const;
+};
+
 // A guest's linear memory: natively a vector (VectorMemory), in the core two copy primitives through the guest bridge.
 class Memory {
  public:
@@ -70,6 +100,8 @@ class Memory {
   // current pages; empty = unknown. restore() then skips the blocks that already hold the stored content instead of
   // decoding and writing them (a pooled instance just reset to the boot image holds most of a context's blocks).
   virtual std::span<const uint64_t> knownBlocks() { return {}; }
+  // The image this instance started from, which its snapshots are stored relative to (format 2); null = none.
+  virtual std::shared_ptr<const Base> base() { return nullptr; }
 };
 
 class VectorMemory final : public Memory {
@@ -124,13 +156,24 @@ struct Manifest {
     uint32_t segment = 0;
     bool operator==(const Run&) const = default;
   };
+  struct Range {  // blocks [first, first + count)
+    uint32_t first = 0;
+    uint32_t count = 0;
+    bool operator==(const Range&) const = default;
+  };
   uint32_t memoryPages = 0;
   uint32_t nextSegment = 1;        // ids of new segments start here (ids only increase)
   std::vector<Segment> segments;   // ascending id
   std::vector<Run> runs;           // ascending, non-overlapping (encode() of a Tracker merges adjacent ones)
+  // Format 2 only: the base (Base::id; 0 = none, format 1) and the blocks not stored that are zero although the
+  // base's are not (every other block not stored is the base's). Ascending, disjoint from each other and from runs.
+  uint64_t base = 0;
+  std::vector<Range> zeros;
 
+  uint32_t format() const { return base ? kManifestFormatRelative : kManifestFormatAbsolute; }
   // Text form, one JSON-safe string (ASCII, no quotes or backslashes):
   //   sw-snap1;pages=<n>;next=<id>;seg=<id>:<bytes>:<16 hex>,...;own=<first>+<count>:<id>,...
+  //   sw-snap2;pages=<n>;next=<id>;base=<16 hex>;seg=...;own=...;zero=<first>+<count>,...
   std::string encode() const;
   static bool decode(std::string_view text, Manifest& out, std::string& error);
   // Structural checks (decode runs them): ranges, order, every run's segment listed, every segment owning a block.
@@ -159,6 +202,9 @@ struct Tracker {
   std::vector<uint32_t> owner;        // per block: the segment holding its current copy (0 = not stored)
   std::vector<uint16_t> entryBytes;   // per stored block: its entry's bytes in that segment
   std::vector<Segment> segments;      // ascending id
+  // The base the stored rows are relative to (null: none). A block not stored holds the base's content when its hash
+  // is the base's, else zero.
+  std::shared_ptr<const Base> base;
 
   Manifest manifest() const;
   uint32_t runCount() const;                   // the manifest's runs
@@ -188,6 +234,7 @@ struct Stats {
   uint64_t bytesWritten = 0;    // bytes put
   uint32_t blocksChanged = 0;   // non-zero blocks whose content changed (or all of them on a full write)
   uint32_t blocksZeroed = 0;    // blocks that became all-zero (dropped from storage)
+  uint32_t blocksAsBase = 0;    // blocks that came to hold the base's content again (dropped from storage)
   uint32_t blocksCompacted = 0; // unchanged blocks rewritten by compaction
   uint64_t rawBytesWritten = 0; // blocks written * 4 KiB: what the written entries hold uncompressed
   bool fullRewrite = false;
@@ -198,34 +245,23 @@ struct Stats {
 // failure (a memory read or a writer call failed) returns false, sets `error`, and leaves `next` untouched: roll the
 // transaction back. If the transaction then fails to commit, keep using the previous tracker, not `next`.
 // An unseeded `previous` (fresh boot) writes every non-zero block and assumes no rows are stored for the context.
+// With memory.base(): a block holding the base's content is not stored (format 2); an unseeded `previous`, or one
+// relative to another base (a format 1 snapshot restored), makes this take a full write relative to memory.base().
 bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& writer, Stats& stats,
           std::string& error, const Options& options = {});
 
-// What restore() does with the blocks the manifest does not hold.
-struct RestoreOptions {
-  // false: the manifest holds every non-zero block (a context's snapshot): any other block the fresh memory had
-  // non-zero is zeroed. true: the manifest holds only the blocks that differ from a fresh instance's memory (taken with
-  // pristineTracker as the previous state; boot images were such deltas until they came to hold the whole memory,
-  // docs/boot-images.md): other blocks are left as they are, except
-  // `zeroBlocks`, which became zero; `tracker` comes back unseeded (the next take() writes every non-zero block).
-  bool delta = false;
-  std::span<const uint32_t> zeroBlocks;
-};
-
-// Restores into a fresh instance's memory: checks the manifest and the list of rows (ids, lengths) first, grows
-// memory to manifest.memoryPages, then reads the rows one at a time, checking each one's checksum and structure
-// before decoding its blocks into memory, verifies each block's content hash, zeroes the blocks RestoreOptions says,
-// and seeds `tracker` so the next take() writes only what changed. false + error on anything wrong (a missing,
-// unknown, duplicate or damaged row, a mismatching block, a zero block outside memory); after a failure memory may
-// be partly written: discard the instance.
-bool restore(Memory& memory, const Manifest& manifest, ChunkReader& rows, Tracker& tracker, std::string& error,
-             const RestoreOptions& options = {});
+// Restores into a fresh or reused instance's memory: checks the manifest and the list of rows (ids, lengths) first,
+// then reads the rows one at a time, checking each one's checksum and structure; only then grows memory to
+// manifest.memoryPages and writes. What memory should hold per block: the stored copy, zero (format 1: every block
+// not stored; format 2: the manifest's zero runs) or the base's (format 2: every other block, from memory.base(),
+// which must be the manifest's base). What it holds: knownBlocks(), else its blocks are read and hashed. Only the
+// blocks that differ are written (a stored one decoded and checked against its content hash). `tracker` is seeded so
+// the next take() writes only what changed. false + error on anything wrong (a missing, unknown, duplicate or damaged
+// row, a mismatching block, another base); after a failure once writing began, memory may be partly written:
+// discard the instance.
+bool restore(Memory& memory, const Manifest& manifest, ChunkReader& rows, Tracker& tracker, std::string& error);
 // The same over rows already in memory.
 bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChunk> chunks, Tracker& tracker,
-             std::string& error, const RestoreOptions& options = {});
-
-// The state of a fresh instance's memory as a previous snapshot: take(memory, pristineTracker(fresh), next, ...)
-// then writes only the blocks that differ from it (a boot image). Blocks are hashed, nothing is stored.
-bool pristineTracker(Memory& memory, Tracker& tracker, std::string& error);
+             std::string& error);
 
 }  // namespace sw::snapshot

@@ -184,6 +184,38 @@ int64_t fuelBudgetOf(double fuel) { return fuel > 0 && fuel < 9.0e18 ? int64_t(f
 
 }  // namespace sw::wasi
 
+namespace {
+
+// "reproducible" hosts (scripts/boot-images.mjs): a clock that starts at a fixed instant and advances 1 µs per read,
+// and random bytes from a fixed-seed generator, so that booting the same engine under the same core gives the same
+// memory. A boot image is the base of every context snapshot (docs/snapshots.md): an image that changed with every
+// build would refuse every stored context after each deploy. Instances started from the image re-seed what the guest
+// sees (the engines' AfterRestore, docs/boot-images.md), and their own hosts use the real clock and random.
+class SteppingClock final : public sw::wasi::Clock {
+ public:
+  uint64_t realtimeNs() override { return kStart + (ticks_ += 1000); }
+  uint64_t monotonicNs() override { return ticks_ += 1000; }
+
+ private:
+  static constexpr uint64_t kStart = 1767225600ull * 1000000000ull;  // 2026-01-01T00:00:00Z
+  uint64_t ticks_ = 0;
+};
+
+sw::wasi::RandomSource seededRandom() {
+  auto state = std::make_shared<uint64_t>(0x5357424f4f543242ull);  // "SWBOOT2B"
+  return [state](uint8_t* buffer, std::size_t len) {
+    for (std::size_t i = 0; i < len; i++) {  // splitmix64, one byte per step (boot reads a few dozen bytes)
+      uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      buffer[i] = uint8_t(z ^ (z >> 31));
+    }
+    return true;
+  };
+}
+
+}  // namespace
+
 extern "C" {
 
 #define SW_WASI(module, name, params, args)                                                       \
@@ -224,7 +256,7 @@ EMSCRIPTEN_KEEPALIVE void sw_wasi_archive_free(uint32_t archive) {
 }
 
 // config: {"args":[...], "env":["K=V",...], "workspace":bool, "preopens":["/guest/path",...],
-//          "stdio":"capture"|"passthrough", "referencePolicy":bool}
+//          "stdio":"capture"|"passthrough", "referencePolicy":bool, "reproducible":bool}
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_host_new(const char* config, uint32_t len, uint32_t archive) {
   try {
     auto parsed = parseHostConfig(config, len);
@@ -249,6 +281,10 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_host_new(const char* config, uint32_t len,
       o.stdio = StdioMode::Passthrough;
     }
     if (const auto* p = c.find("referencePolicy"); p && p->isBool()) o.referencePolicy = p->asBool();
+    if (const auto* r = c.find("reproducible"); r && r->isBool() && r->asBool()) {
+      o.clock = std::make_shared<SteppingClock>();
+      o.random = seededRandom();
+    }
     return sw::wasi::newHostHandle(std::move(o));
   } catch (const std::exception& e) {
     g_error = e.what();

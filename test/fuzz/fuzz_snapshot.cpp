@@ -8,8 +8,9 @@
 //      gate into the row structure and the block hashes).
 //
 // Input layout after the first '\n' (see test/fuzz/make_snapshot_seeds.cpp, which writes the seed corpus):
-//   u8 flags: bit 0 delta restore, bit 1 the memory reports knownBlocks(), bit 2 the memory starts non-empty
-//   u8 zero-block count, then that many u16 block indices (RestoreOptions::zeroBlocks, delta only)
+//   u8 flags: bit 0 the memory starts from a base (Memory::base(), with the manifest's id, for format 2), bit 1 the
+//             memory reports knownBlocks(), bit 2 the memory starts non-empty
+//   u8 base-block count, then that many u16 block indices: the base's non-zero blocks (bit 0 only)
 //   rows: u32 id, u32 length, bytes, ... (little endian; a truncated row ends the list)
 //
 // Anything must be rejected or accepted without a crash, leak, sanitizer report or out-of-bounds access; a
@@ -17,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,9 +41,11 @@ constexpr uint32_t kMaxFuzzPages = 32;  // restore into at most 2 MiB of memory
 // A small memory that can report what it holds (the knownBlocks() skip path of restore).
 class FuzzMemory final : public Memory {
  public:
-  FuzzMemory(uint32_t pages, bool known, uint8_t fill) : known_(known), bytes_(std::size_t(pages) * kPageBytes) {
+  FuzzMemory(uint32_t pages, bool known, uint8_t fill, std::shared_ptr<const Base> base = nullptr)
+      : known_(known), bytes_(std::size_t(pages) * kPageBytes), base_(std::move(base)) {
     for (std::size_t i = 0; i < bytes_.size(); i += 4096 + 17) bytes_[i] = fill;
   }
+  std::shared_ptr<const Base> base() override { return base_; }
   uint32_t pages() override { return uint32_t(bytes_.size() / kPageBytes); }
   bool read(uint64_t offset, uint8_t* dst, uint32_t len) override {
     if (offset > bytes_.size() || len > bytes_.size() - offset) return false;
@@ -72,7 +76,25 @@ class FuzzMemory final : public Memory {
   bool known_;
   std::vector<uint8_t> bytes_;
   std::vector<uint64_t> hashes_;
+  std::shared_ptr<const Base> base_;
 };
+
+// A base of `pages` whose listed blocks hold a pattern (one run per block), the others zero.
+std::shared_ptr<const Base> makeBase(uint64_t id, uint32_t pages, const std::vector<uint32_t>& nonZero) {
+  auto b = std::make_shared<Base>();
+  b->id = id;
+  b->pages = pages;
+  b->blocks.assign(std::size_t(pages) * kBlocksPerPage, 0);
+  uint64_t previous = UINT64_MAX;
+  for (uint32_t block : nonZero) {  // ascending and distinct only: runs must be
+    if (block >= b->blocks.size() || (previous != UINT64_MAX && block <= previous)) continue;
+    previous = block;
+    Base::Run run{uint64_t(block) * kBlockBytes, std::vector<uint8_t>(kBlockBytes, uint8_t(block | 1))};
+    b->blocks[block] = blockHash(run.bytes.data());
+    b->runs.push_back(std::move(run));
+  }
+  return b;
+}
 
 uint32_t get32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
 
@@ -124,10 +146,10 @@ void manifestAndRestore(const uint8_t* data, size_t size) {
     p += len;
   }
 
-  RestoreOptions options;
-  options.delta = flags & 1;
-  if (options.delta) options.zeroBlocks = zero;
   const uint32_t startPages = (flags & 4) ? std::min<uint32_t>(manifest.memoryPages, 2) : 0;
+  const std::shared_ptr<const Base> base =
+      (flags & 1) ? makeBase(manifest.base ? manifest.base : 1, std::min<uint32_t>(manifest.memoryPages, 3), zero)
+                  : nullptr;
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 1) {  // make every listed row's length and checksum match the manifest
       bool changed = false;
@@ -142,16 +164,15 @@ void manifestAndRestore(const uint8_t* data, size_t size) {
       }
       if (!changed) return;
     }
-    FuzzMemory memory(startPages, flags & 2, uint8_t(flags | 1));
+    FuzzMemory memory(startPages, flags & 2, uint8_t(flags | 1), base);
     Tracker tracker;
     std::string restoreError;
-    const bool ok = restore(memory, manifest, rows, tracker, restoreError, options);
+    const bool ok = restore(memory, manifest, rows, tracker, restoreError);
     EXPECT(ok || !restoreError.empty());
     if (ok) {
       EXPECT(memory.pages() == manifest.memoryPages);
-      // A delta restore leaves the tracker unseeded (the next take() writes every non-zero block).
-      if (options.delta) EXPECT(!tracker.seeded);
-      else EXPECT(tracker.seeded && tracker.memoryPages == manifest.memoryPages);
+      EXPECT(tracker.seeded && tracker.memoryPages == manifest.memoryPages);
+      EXPECT(tracker.base == (manifest.base ? base : nullptr));
       // A restored memory can be snapshotted again.
       struct NullWriter final : ChunkWriter {
         bool put(uint32_t, const uint8_t*, uint32_t) override { return true; }

@@ -666,7 +666,8 @@ TEST_CASE("restore: over a memory known to hold an image, writes only the blocks
   CHECK(known.inner.bytes == context.bytes);
   CHECK(known.bytesWritten == 4 * kBlockBytes);  // 2 changed + 1 grown + 1 zeroed, not the ~100 stored blocks
 
-  // The same restore without the knowledge writes every stored block, with the same result and tracker.
+  // Without the knowledge the memory may hold another guest's data: it is compared byte for byte, never trusted by
+  // hash, and every stored block is written. The same result and tracker.
   KnownMemory unknown(6);
   unknown.inner.bytes = image.bytes;
   Tracker full;
@@ -676,7 +677,7 @@ TEST_CASE("restore: over a memory known to hold an image, writes only the blocks
   CHECK(viaKnown.hashes == full.hashes);
   CHECK(viaKnown.owner == full.owner);
 
-  // Knowledge that does not cover the memory exactly is ignored, never trusted.
+  // Knowledge that does not cover the memory exactly is ignored, never trusted: the memory is compared instead.
   KnownMemory partial(6);
   partial.inner.bytes = image.bytes;
   partial.learn();
@@ -796,7 +797,35 @@ TEST_CASE("Manifest: text form round trips; anything malformed is refused", "[sn
     CHECK_FALSE(Manifest::decode(t, x, e));
     return e;
   };
-  CHECK(refuse("sw-snap2;pages=1;next=1;seg=;own=") == "Unknown snapshot manifest version");
+  CHECK(refuse("sw-snap3;pages=1;next=1;seg=;own=") == "Unknown snapshot manifest version");
+  // Format 2: a base (never 0) and the zero runs, after the stored runs.
+  CHECK(refuse("sw-snap2;pages=1;next=1;seg=;own=") == "Invalid snapshot manifest");
+  CHECK(refuse("sw-snap2;pages=1;next=1;base=0000000000000000;seg=;own=;zero=") == "Invalid snapshot manifest");
+  CHECK(refuse("sw-snap1;pages=1;next=1;seg=;own=;zero=") == "Invalid snapshot manifest");
+  CHECK(refuse("sw-snap2;pages=1;next=1;base=00000000000000ab;seg=;own=") == "Invalid snapshot manifest");
+  CHECK(refuse("sw-snap2;pages=1;next=1;base=00000000000000ab;seg=;own=;zero=0+0") ==
+        "Invalid snapshot manifest: empty zero run");
+  CHECK(refuse("sw-snap2;pages=1;next=1;base=00000000000000ab;seg=;own=;zero=3+2,4+1") ==
+        "Invalid snapshot manifest: zero runs overlap or are not ascending");
+  CHECK(refuse("sw-snap2;pages=1;next=1;base=00000000000000ab;seg=;own=;zero=15+2") ==
+        "Invalid snapshot manifest: zero run outside memory");
+  CHECK(refuse("sw-snap2;pages=1;next=9;base=00000000000000ab;seg=2:100:0000000000000000;own=4+2:2;zero=0+2,5+1") ==
+        "Invalid snapshot manifest: a zero run overlaps stored blocks");
+  Manifest zeroWithoutBase = m;
+  zeroWithoutBase.zeros = {{20, 1}};
+  CHECK_FALSE(zeroWithoutBase.validate(error));
+  CHECK(error == "Invalid snapshot manifest: zero blocks without a base");
+
+  Manifest relative = m;
+  relative.base = 0x00000000000000abull;
+  relative.zeros = {{12, 2}, {200, 5}};
+  const std::string text2 = relative.encode();
+  CHECK(text2 == "sw-snap2;pages=448;next=9;base=00000000000000ab;seg=1:1899990:0123456789abcdef,8:20000:"
+                 "fedcba9876543210;own=0+12:1,14+3:8,17+100:1;zero=12+2,200+5");
+  CHECK(relative.format() == kManifestFormatRelative);
+  CHECK(m.format() == kManifestFormatAbsolute);
+  REQUIRE(Manifest::decode(text2, back, error));
+  CHECK(back == relative);
   CHECK(refuse("") == "Invalid snapshot manifest");
   CHECK(refuse("sw-snap1;pages=01;next=1;seg=;own=") == "Invalid snapshot manifest");
   CHECK(refuse("sw-snap1;pages=4294967296;next=1;seg=;own=") == "Invalid snapshot manifest");
@@ -822,53 +851,250 @@ TEST_CASE("Manifest: text form round trips; anything malformed is refused", "[sn
         "Invalid snapshot manifest: chunk 3 holds no block");
 }
 
-TEST_CASE("boot images: a delta against the fresh memory stores only what boot changed and restores exactly",
-          "[snapshot]") {
-  // The fresh instance: data segments in the first pages.
-  VectorMemory fresh(4);
-  fillHeapLike(fresh.bytes.data(), 2 * kPageBytes, 7);
-  // After boot: some blocks changed, one data block became zero, memory grew by two pages with a heap in them.
-  VectorMemory booted = fresh;
-  fillHeapLike(booted.bytes.data() + 3 * kBlockBytes, 2 * kBlockBytes, 8);
-  std::memset(booted.bytes.data() + 9 * kBlockBytes, 0, kBlockBytes);
-  REQUIRE(booted.grow(6));
-  fillHeapLike(booted.bytes.data() + 4 * kPageBytes, kPageBytes, 9);
+// --- relative to a base (format 2) -----------------------------------------------------------------------------
 
-  Tracker pristine, after;
-  std::string error;
-  REQUIRE(pristineTracker(fresh, pristine, error));
-  Storage storage;
-  storage.begin();
-  Stats stats;
-  REQUIRE(take(booted, pristine, after, storage, stats, error));
-  storage.commit();
-  CHECK(stats.blocksChanged == 2 + kBlocksPerPage);  // the two rewritten blocks and the new heap page
-  CHECK(stats.blocksZeroed == 1);
-  std::vector<uint32_t> zero;
-  for (uint32_t b = 0; b < after.hashes.size(); b++) {
-    if (b < pristine.hashes.size() && pristine.hashes[b] && !after.hashes[b]) zero.push_back(b);
+namespace {
+
+// A base from a memory: its non-zero blocks as runs (joined across single zero blocks, as the core's are not: any
+// grouping must do), every block's hash.
+std::shared_ptr<const Base> baseOf(const VectorMemory& m, uint64_t id) {
+  auto b = std::make_shared<Base>();
+  b->id = id;
+  b->pages = uint32_t(m.bytes.size() / kPageBytes);
+  const uint32_t blocks = b->pages * kBlocksPerPage;
+  for (uint32_t i = 0; i < blocks; i++) b->blocks.push_back(blockHash(m.bytes.data() + std::size_t(i) * kBlockBytes));
+  for (uint32_t i = 0; i < blocks;) {
+    if (!b->blocks[i]) {
+      i++;
+      continue;
+    }
+    uint32_t end = i + 1;
+    while (end < blocks && (b->blocks[end] || (end + 1 < blocks && b->blocks[end + 1]))) end++;
+    b->runs.push_back({uint64_t(i) * kBlockBytes, std::vector<uint8_t>(m.bytes.begin() + std::size_t(i) * kBlockBytes,
+                                                                       m.bytes.begin() + std::size_t(end) * kBlockBytes)});
+    i = end;
   }
-  CHECK(zero == std::vector<uint32_t>{9});
+  return b;
+}
 
-  // Restore over another fresh instance: the same bytes as after boot; the tracker is unseeded.
-  VectorMemory target = fresh;
-  Tracker restored;
-  restored.seeded = true;
-  RestoreOptions delta{true, zero};
-  REQUIRE(restore(target, after.manifest(), storage.chunks(), restored, error, delta));
-  CHECK(target.bytes == booted.bytes);
-  CHECK_FALSE(restored.seeded);
+// An instance's memory started from `base`: what it holds may be known (knownBlocks) or not (hashed by restore).
+struct BasedMemory final : Memory {
+  VectorMemory inner;
+  std::shared_ptr<const Base> from;
+  std::vector<uint64_t> known;
+  uint64_t bytesWritten = 0;
+  BasedMemory(uint32_t pages, std::shared_ptr<const Base> b) : inner(pages), from(std::move(b)) {}
+  uint32_t pages() override { return inner.pages(); }
+  bool read(uint64_t offset, uint8_t* dst, uint32_t len) override { return inner.read(offset, dst, len); }
+  bool write(uint64_t offset, const uint8_t* src, uint32_t len) override {
+    bytesWritten += len;
+    return inner.write(offset, src, len);
+  }
+  bool grow(uint32_t totalPages) override { return inner.grow(totalPages); }
+  std::span<const uint64_t> knownBlocks() override { return known; }
+  std::shared_ptr<const Base> base() override { return from; }
+};
 
-  // Without the zero list the data block would survive: the delta really leaves unlisted blocks alone.
-  VectorMemory partial = fresh;
-  REQUIRE(restore(partial, after.manifest(), storage.chunks(), restored, error, RestoreOptions{true, {}}));
-  CHECK(partial.bytes != booted.bytes);
-  // A zero block outside memory, or one the image stores, is damage.
-  std::vector<uint32_t> outside{6 * kBlocksPerPage};
-  VectorMemory bad = fresh;
-  CHECK_FALSE(restore(bad, after.manifest(), storage.chunks(), restored, error, RestoreOptions{true, outside}));
-  std::vector<uint32_t> stored{3};
-  bad = fresh;
-  CHECK_FALSE(restore(bad, after.manifest(), storage.chunks(), restored, error, RestoreOptions{true, stored}));
-  CHECK(error.find("zero block 3") != std::string::npos);
+// The boot image (8 pages: heap-like content in pages 0-4, page 5 zero, 6-7 heap) and a context started from it: a
+// few blocks changed, one image block zeroed, one changed and changed back, memory grown by two pages.
+struct ImageAndContext {
+  VectorMemory image{8};
+  std::shared_ptr<const Base> base;
+  ImageAndContext() {
+    fillHeapLike(image.bytes.data(), 5 * kPageBytes, 21);
+    fillHeapLike(image.bytes.data() + 6 * kPageBytes, 2 * kPageBytes, 22);
+    base = baseOf(image, 0x1234abcd5678ef90ull);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Base: read copies the image's blocks, zero between its runs; nothing beyond its pages", "[snapshot]") {
+  ImageAndContext ic;
+  std::vector<uint8_t> out(std::size_t(8 * kBlocksPerPage) * kBlockBytes, 0xee);
+  REQUIRE(ic.base->read(0, 8 * kBlocksPerPage, out.data()));
+  CHECK(out == ic.image.bytes);
+  std::vector<uint8_t> one(3 * kBlockBytes, 0xee);
+  REQUIRE(ic.base->read(5 * kBlocksPerPage - 1, 3, one.data()));
+  CHECK(std::equal(one.begin(), one.end(), ic.image.bytes.begin() + std::size_t(5 * kBlocksPerPage - 1) * kBlockBytes));
+  CHECK_FALSE(ic.base->read(8 * kBlocksPerPage - 1, 2, one.data()));
+  CHECK(ic.base->blockHashAt(5 * kBlocksPerPage) == 0);
+  for (uint32_t block : {0u, 17u, 79u, 96u, 127u}) {  // in runs: the very bytes
+    const uint8_t* data = ic.base->blockData(block);
+    REQUIRE(data != nullptr);
+    CHECK(std::equal(data, data + kBlockBytes, ic.image.bytes.begin() + std::size_t(block) * kBlockBytes));
+  }
+  CHECK(ic.base->blockData(5 * kBlocksPerPage + 3) == nullptr);  // zero page 5
+  CHECK(ic.base->blockData(8 * kBlocksPerPage) == nullptr);      // beyond its pages
+  CHECK(ic.base->blockHashAt(100000) == 0);
+}
+
+TEST_CASE("take relative to a base: stores only what differs from the image; restores exactly over anything",
+          "[snapshot]") {
+  ImageAndContext ic;
+  BasedMemory ctx(8, ic.base);
+  ctx.inner.bytes = ic.image.bytes;
+  Storage s;
+  Tracker t;
+  // The first take of a context started from the image (an unseeded tracker): nothing differs, nothing stored.
+  Stats first = snap(ctx, t, s);
+  CHECK(first.fullRewrite);
+  CHECK(first.blocksChanged == 0);
+  CHECK(first.chunksWritten == 0);
+  CHECK(first.storedBytes == 0);
+  CHECK(first.blockCount == 7 * kBlocksPerPage);  // SnapshotInfo still describes the whole memory
+  CHECK(t.manifest().encode() == "sw-snap2;pages=8;next=1;base=1234abcd5678ef90;seg=;own=;zero=");
+
+  fillHeapLike(ctx.inner.bytes.data() + 3 * kBlockBytes, 2 * kBlockBytes, 23);     // blocks 3, 4 changed
+  std::memset(ctx.inner.bytes.data() + 40 * kBlockBytes, 0, kBlockBytes);         // block 40 zeroed
+  fillHeapLike(ctx.inner.bytes.data() + 90 * kBlockBytes, kBlockBytes, 24);        // block 90 (in zero page 5)
+  REQUIRE(ctx.grow(10));
+  fillHeapLike(ctx.inner.bytes.data() + std::size_t(9 * kBlocksPerPage + 2) * kBlockBytes, kBlockBytes, 25);
+  Stats second = snap(ctx, t, s);
+  CHECK(second.blocksChanged == 4);
+  CHECK(second.blocksZeroed == 1);
+  CHECK(second.chunksWritten == 1);
+  CHECK(second.storedBytes < 5 * kBlockBytes);
+  const Manifest m = t.manifest();
+  CHECK(m.base == ic.base->id);
+  CHECK(m.memoryPages == 10);
+  CHECK(m.zeros == std::vector<Manifest::Range>{{40, 1}});
+  CHECK(m.runs.size() == 3);  // 3+2, 90, 146
+
+  // A block changed and changed back to the image's content is dropped from storage; its row goes with it.
+  std::vector<uint8_t> saved(ctx.inner.bytes.begin() + 70 * kBlockBytes, ctx.inner.bytes.begin() + 71 * kBlockBytes);
+  fillHeapLike(ctx.inner.bytes.data() + 70 * kBlockBytes, kBlockBytes, 26);
+  Stats third = snap(ctx, t, s);
+  CHECK(third.blocksChanged == 1);
+  std::copy(saved.begin(), saved.end(), ctx.inner.bytes.begin() + 70 * kBlockBytes);
+  Stats fourth = snap(ctx, t, s);
+  CHECK(fourth.blocksChanged == 0);
+  CHECK(fourth.blocksAsBase == 1);
+  CHECK(fourth.chunksWritten == 0);
+  CHECK(fourth.chunksDeleted == 1);
+  Manifest after = t.manifest();
+  CHECK(after.nextSegment == m.nextSegment + 1);
+  after.nextSegment = m.nextSegment;
+  CHECK(after == m);  // the same stored state as after the second take (its row is the only one)
+
+  const std::string text = t.manifest().encode();
+  Manifest decoded;
+  std::string error;
+  REQUIRE(Manifest::decode(text, decoded, error));
+  auto chunks = s.chunks();
+  const uint64_t differing = 5 * kBlockBytes;  // 3, 4, 40, 90 and the grown page's block
+
+  // (a) a fresh instance of a module without data segments: all zero, and known to be.
+  BasedMemory fresh(8, ic.base);
+  fresh.known.assign(8 * kBlocksPerPage, 0);
+  Tracker r1;
+  REQUIRE(restore(fresh, decoded, chunks, r1, error));
+  CHECK(fresh.inner.bytes == ctx.inner.bytes);
+  CHECK(r1.hashes == t.hashes);
+  CHECK(r1.owner == t.owner);
+  CHECK(r1.base == ic.base);
+  // (b) an instance holding the image, known (just applied): only the differing blocks are written.
+  BasedMemory imaged(8, ic.base);
+  imaged.inner.bytes = ic.image.bytes;
+  for (uint32_t b = 0; b < 8 * kBlocksPerPage; b++) imaged.known.push_back(ic.base->blocks[b]);
+  Tracker r2;
+  REQUIRE(restore(imaged, decoded, chunks, r2, error));
+  CHECK(imaged.inner.bytes == ctx.inner.bytes);
+  CHECK(imaged.bytesWritten == differing);
+  // (c) a pooled instance that ran another context (unknown: hashed): the image where it differs, then the context.
+  BasedMemory pooled(8, ic.base);
+  pooled.inner.bytes = ic.image.bytes;
+  fillHeapLike(pooled.inner.bytes.data() + 3 * kBlockBytes, kBlockBytes, 31);      // 3 another context's
+  fillHeapLike(pooled.inner.bytes.data() + 60 * kBlockBytes, 3 * kBlockBytes, 99);  // 60-62 another context's
+  std::memset(pooled.inner.bytes.data() + 10 * kBlockBytes, 0, kBlockBytes);      // 10 zeroed by it
+  Tracker r3;
+  REQUIRE(restore(pooled, decoded, chunks, r3, error));
+  CHECK(pooled.inner.bytes == ctx.inner.bytes);
+  CHECK(r3.hashes == t.hashes);
+  // Its blocks are compared with what they must hold byte for byte: a block that claims the right hash (through
+  // knownBlocks that do not cover the memory, i.e. are ignored) but holds other bytes is rewritten.
+  BasedMemory lying(8, ic.base);
+  lying.inner.bytes = ic.image.bytes;
+  lying.inner.bytes[20 * kBlockBytes + 5] ^= 0x40;  // an image block, altered
+  for (uint32_t b = 0; b + 1 < 8 * kBlocksPerPage; b++) lying.known.push_back(ic.base->blocks[b]);
+  Tracker r4;
+  REQUIRE(restore(lying, decoded, chunks, r4, error));
+  CHECK(lying.inner.bytes == ctx.inner.bytes);
+  // (d) the restored context snapshots again: nothing changed, nothing written.
+  Storage copy = s;
+  Stats again = snap(pooled, r3, copy);
+  CHECK(again.chunksWritten == 0);
+  CHECK(again.chunksDeleted == 0);
+}
+
+TEST_CASE("restore relative to a base: another base or none is refused before anything is written", "[snapshot]") {
+  ImageAndContext ic;
+  BasedMemory ctx(8, ic.base);
+  ctx.inner.bytes = ic.image.bytes;
+  fillHeapLike(ctx.inner.bytes.data() + 3 * kBlockBytes, kBlockBytes, 23);
+  Storage s;
+  Tracker t;
+  snap(ctx, t, s);
+  auto chunks = s.chunks();
+  std::string error;
+
+  VectorMemory otherImage = ic.image;
+  otherImage.bytes[7] ^= 1;
+  BasedMemory other(8, baseOf(otherImage, 0x77));
+  other.inner.bytes = otherImage.bytes;
+  const auto before = other.inner.bytes;
+  Tracker r;
+  CHECK_FALSE(restore(other, t.manifest(), chunks, r, error));
+  CHECK(error == "Snapshot is relative to boot image 1234abcd5678ef90; the instance starts from boot image "
+                 "0000000000000077");
+  CHECK(other.inner.bytes == before);
+  CHECK(other.bytesWritten == 0);
+  VectorMemory none(8);
+  CHECK_FALSE(restore(none, t.manifest(), chunks, r, error));
+  CHECK(error == "Snapshot is relative to boot image 1234abcd5678ef90; the instance starts from no boot image");
+  // A base larger than the snapshot's memory: inconsistent.
+  VectorMemory big(12);
+  fillHeapLike(big.bytes.data(), kPageBytes, 3);
+  BasedMemory small(8, baseOf(big, ic.base->id));
+  CHECK_FALSE(restore(small, t.manifest(), chunks, r, error));
+  CHECK(error == "Invalid snapshot manifest: fewer pages than its boot image");
+}
+
+TEST_CASE("format 1 restores over a memory with a base; the next take moves the context to format 2", "[snapshot]") {
+  ImageAndContext ic;
+  // A context snapshotted without a base (format 1, as before: every non-zero block stored).
+  VectorMemory old(8);
+  old.bytes = ic.image.bytes;
+  fillHeapLike(old.bytes.data() + 3 * kBlockBytes, kBlockBytes, 23);
+  Storage s;
+  Tracker t;
+  snap(old, t, s);
+  const std::string v1 = t.manifest().encode();
+  REQUIRE(v1.starts_with("sw-snap1;"));
+  CHECK(s.rows.size() >= 1);
+  Manifest m;
+  std::string error;
+  REQUIRE(Manifest::decode(v1, m, error));
+  CHECK(m.base == 0);
+
+  // Restored into an instance started from the image: the same bytes.
+  BasedMemory ctx(8, ic.base);
+  ctx.inner.bytes = ic.image.bytes;
+  auto chunks = s.chunks();
+  Tracker r;
+  REQUIRE(restore(ctx, m, chunks, r, error));
+  CHECK(ctx.inner.bytes == old.bytes);
+  CHECK(r.base == nullptr);
+  // Its next take rewrites it relative to the image: one block stored, the old rows removed.
+  Stats st = snap(ctx, r, s);
+  CHECK(st.fullRewrite);
+  CHECK(st.blocksChanged == 1);
+  CHECK(s.rows.size() == 1);
+  CHECK(r.manifest().encode().starts_with("sw-snap2;"));
+  BasedMemory fresh(8, ic.base);
+  fresh.known.assign(8 * kBlocksPerPage, 0);
+  Tracker again;
+  chunks = s.chunks();
+  REQUIRE(restore(fresh, r.manifest(), chunks, again, error));
+  CHECK(fresh.inner.bytes == old.bytes);
 }
