@@ -3,14 +3,14 @@
 // Each engine's runtime Worker runs in workerd (Miniflare) with a caller Worker; one context executes a few typical
 // programs, and the largest storedBytes seen is printed.
 //
-//   node bench/context-storage.mjs [--language javascript,python,perl,lua]
+//   node bench/context-storage.mjs [--language javascript,python,perl,ruby,lua]
 import { parseArgs } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { helperWorkerOptions, runtimeWorkerOptions, startMiniflare } from "../test/integration/helpers.mjs";
 
-const { values: opts } = parseArgs({ options: { language: { type: "string", default: "javascript,python,perl,lua" } } });
+const { values: opts } = parseArgs({ options: { language: { type: "string", default: "javascript,python,perl,ruby,lua" } } });
 
 // Typical first rounds of a context: define state, use a library, print.
 const PROGRAMS = {
@@ -28,6 +28,11 @@ const PROGRAMS = {
     "our @rows = map { { i => $_, sq => $_ * $_ } } 0..999; scalar @rows",
     "use List::Util qw(sum); sub total { sum(map { $_->{sq} } @_) } total(@rows)",
     "print join(',', map { $_->{sq} } @rows[0..2]), \"\\n\"; sprintf('%.3f', atan2(1, 1) * 4)",
+  ],
+  ruby: [
+    'require "json"; rows = (0...1000).map { |i| { i: i, sq: i * i } }; rows.size',
+    "def total(a) = a.sum { |r| r[:sq] }; total(rows)",
+    'puts JSON.generate(rows.first(3)); format("%.3f", Math::PI)',
   ],
   lua: [
     "rows = {} for i = 0, 999 do rows[#rows + 1] = { i = i, sq = i * i } end return #rows",

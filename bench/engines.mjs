@@ -66,7 +66,7 @@ const ENGINES = {
   javascript: async () => (await import("../engines/javascript/engine.js")).javascriptEngine,
   python: async () => (await import("../engines/python/engine.js")).pythonEngine,
   perl: async () => (await import("../engines/perl/engine.js")).perlEngine,
-  ruby: async () => (await import("../engines/ruby/engine.js")).rubyEngine, // stateless only: no (b)
+  ruby: async () => (await import("../engines/ruby/engine.js")).rubyEngine,
   // An Engine written in JavaScript (no boot image, no pool): one variant each, no (a') (the variant Worker serves
   // built-in engines only). Not in the default list.
   lua: async () => (await import("../engines/lua/engine.js")).luaEngine,
