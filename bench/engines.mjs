@@ -131,6 +131,7 @@ async function contexts(engine, label, { idle = false, gc = false } = {}) {
   const counter = {
     python: ["counter = 0", "counter += 1\ncounter"],
     perl: ["our $counter = 0; 1", "++$counter"],
+    ruby: ["$counter = 0", "$counter += 1"],
     lua: ["counter = 0", "counter = counter + 1; return counter"],
   }[engine.language] ?? ["var counter = 0", "++counter"];
   const first = [];
