@@ -7,8 +7,8 @@
 # A code context's execute is `Sandbox.run_hex("<code>", "<env>", "<the context's cwd as hex>")`: the code runs in
 # the session's one binding (locals, methods, classes, constants, globals and required libraries persist, as in irb),
 # after a chdir to that cwd, and the outcome carries "cwd", the working directory after the call (docs/code-contexts.md
-# "Ruby"). Semantics: protocol §3.2-3.3 and §6.5. Guest code runs with $stdout/$stderr/STDOUT/STDERR captured and ENV replaced;
-# whatever it does (raise any Exception, throw, exit, redefine Sandbox, JSON, Kernel or core methods), run_hex
+# "Ruby"). Semantics: protocol §3.2-3.3 and §6.5. Guest code runs with $stdout/$stderr/STDOUT/STDERR captured and ENV
+# replaced; whatever it does (raise any Exception, throw, exit, redefine Sandbox, JSON, Kernel or core methods), run_hex
 # returns an outcome String: everything it needs after the guest ran was captured here, at boot, as Method objects
 # and locals of this file, which guest code cannot redefine.
 require "json"

@@ -65,9 +65,16 @@ for (let i = 0, at = entries; i < exportCount; i++) {
 }
 const hidden = globals.filter((g) => g.mutable && !exported.has(g.index));
 // The copy: the same module with `sw_global_<i>` exports for the hidden ones.
-const extra = hidden.flatMap((g) => { const name = Buffer.from(`sw_global_${g.index}`); return [...uleb(name.length), ...name, 3, ...uleb(g.index)]; });
-const body = Buffer.concat([Buffer.from(uleb(exportCount + hidden.length)), bytes.subarray(entries, exportSection.end), Buffer.from(extra)]);
-const patched = Buffer.concat([bytes.subarray(0, exportSection.start), Buffer.from([7, ...uleb(body.length)]), body, bytes.subarray(exportSection.end)]);
+const extra = hidden.flatMap((g) => {
+  const name = Buffer.from(`sw_global_${g.index}`);
+  return [...uleb(name.length), ...name, 3, ...uleb(g.index)]; // kind 3: a global
+});
+const body = Buffer.concat([
+  Buffer.from(uleb(exportCount + hidden.length)), bytes.subarray(entries, exportSection.end), Buffer.from(extra),
+]);
+const patched = Buffer.concat([
+  bytes.subarray(0, exportSection.start), Buffer.from([7, ...uleb(body.length)]), body, bytes.subarray(exportSection.end),
+]);
 const module = new WebAssembly.Module(patched);
 
 const stdlib = fs.mkdtempSync(path.join(os.tmpdir(), "ruby-stdlib-"));
