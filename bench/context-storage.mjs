@@ -3,7 +3,7 @@
 // Each engine's runtime Worker runs in workerd (Miniflare) with a caller Worker; one context executes a few typical
 // programs, and the largest storedBytes seen is printed.
 //
-//   node bench/context-storage.mjs [--language javascript,python,perl,lua] [--root <checkout>]
+//   node bench/context-storage.mjs [--language javascript,python,perl,ruby,lua] [--root <checkout>]
 //
 // --root runs the Workers of another (built) checkout, e.g. a worktree of the main branch: old and new side by side.
 import { parseArgs } from "node:util";
@@ -13,7 +13,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 const { values: opts } = parseArgs({
-  options: { language: { type: "string", default: "javascript,python,perl,lua" }, root: { type: "string" } },
+  options: { language: { type: "string", default: "javascript,python,perl,ruby,lua" }, root: { type: "string" } },
 });
 const ROOT = path.resolve(opts.root ?? path.join(path.dirname(new URL(import.meta.url).pathname), ".."));
 const { helperWorkerOptions, runtimeWorkerOptions, startMiniflare } =
@@ -35,6 +35,11 @@ const PROGRAMS = {
     "our @rows = map { { i => $_, sq => $_ * $_ } } 0..999; scalar @rows",
     "use List::Util qw(sum); sub total { sum(map { $_->{sq} } @_) } total(@rows)",
     "print join(',', map { $_->{sq} } @rows[0..2]), \"\\n\"; sprintf('%.3f', atan2(1, 1) * 4)",
+  ],
+  ruby: [
+    'require "json"; rows = (0...1000).map { |i| { i: i, sq: i * i } }; rows.size',
+    "def total(a) = a.sum { |r| r[:sq] }; total(rows)",
+    'puts JSON.generate(rows.first(3)); format("%.3f", Math::PI)',
   ],
   lua: [
     "rows = {} for i = 0, 999 do rows[#rows + 1] = { i = i, sq = i * i } end return #rows",

@@ -75,7 +75,7 @@ const ENGINES = {
   javascript: async () => (await load("engines/javascript/engine.js")).javascriptEngine,
   python: async () => (await load("engines/python/engine.js")).pythonEngine,
   perl: async () => (await load("engines/perl/engine.js")).perlEngine,
-  ruby: async () => (await load("engines/ruby/engine.js")).rubyEngine, // stateless only: no (b)
+  ruby: async () => (await load("engines/ruby/engine.js")).rubyEngine,
   // An Engine written in JavaScript (no boot image, no pool): one variant each, no (a') (the variant Worker serves
   // built-in engines only). Not in the default list.
   lua: async () => (await load("engines/lua/engine.js")).luaEngine,
@@ -140,6 +140,7 @@ async function contexts(engine, label, { idle = false, gc = false } = {}) {
   const counter = {
     python: ["counter = 0", "counter += 1\ncounter"],
     perl: ["our $counter = 0; 1", "++$counter"],
+    ruby: ["$counter = 0", "$counter += 1"],
     lua: ["counter = 0", "counter = counter + 1; return counter"],
   }[engine.language] ?? ["var counter = 0", "++counter"];
   const first = [];

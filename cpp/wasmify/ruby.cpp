@@ -3,10 +3,12 @@
 // wit-bindgen). The language work lives in Ruby: engines/ruby/driver.rb, mounted as /stdlib/sandbox_driver.rb and
 // loaded at boot, defines Sandbox.run_hex, which runs one request and returns the outcome JSON (protocol §3, §6.5). One
 // request is one evaluation of `Sandbox.run_hex("<code hex>","<env JSON hex>")`: hex, so the host builds no Ruby
-// syntax. Stateless only (protocol §6.5): no sessionExecute. engines/ruby/README.md has the call sequence.
+// syntax. A code context's execute adds the context's cwd as a third argument, and the outcome carries the cwd after
+// the call (docs/code-contexts.md "Ruby"). engines/ruby/README.md has the call sequence.
 #include <random>
 #include <string>
 
+#include "../json/json.h"
 #include "wasmify.h"
 
 namespace sw::wasmify {
@@ -28,9 +30,11 @@ constexpr std::string_view kDropValue = "canonical_abi_drop_rb-abi-value";
 // ruby's argv: the stdlib archive's root on the load path, no RubyGems (the stdlib is a flat, trimmed copy), UTF-8
 // source and external encodings; `-e_=0` keeps ruby_options from reading a script from stdin (it is parsed only).
 constexpr std::string_view kRubyArgs[] = {"ruby", "-I/stdlib", "--disable-gems", "-EUTF-8", "-e_=0"};
-// Evaluates to the String "ok", or to what failed (an exception here would leave only a nonzero state).
+// Evaluates to the String "ok", or to what failed (an exception here would leave only a nonzero state). It assigns no
+// local variable: these evaluations run in TOPLEVEL_BINDING, from which a code context's binding is made, and guest
+// code would see such a local (driver.rb, session_binding).
 constexpr std::string_view kBootScript =
-    "begin; load '/stdlib/sandbox_driver.rb'; 'ok'; rescue Exception => e; \"#{e.class}: #{e.message}\"; end";
+    "begin; load '/stdlib/sandbox_driver.rb'; 'ok'; rescue Exception; \"#{$!.class}: #{$!.message}\"; end";
 constexpr std::string_view kDriverFailed = "Ruby driver failed";
 
 // The recursion-through-C trap (README "Recursion through C traps"): a raise unwinding many C frames overflows
@@ -133,15 +137,20 @@ void appendHex(std::string& out, std::string_view bytes) {
   }
 }
 
-// One call of Sandbox.run_hex (driver.rb): its String is the outcome JSON.
-Result<std::string> runRuby(GuestCaller& guest, const ExecuteRequest& request) {
+// One call of Sandbox.run_hex (driver.rb): its String is the outcome JSON. `session`: a code context's execute, which
+// passes the context's cwd (request.cwd, maybe empty) as the third argument.
+Result<std::string> runRuby(GuestCaller& guest, const ExecuteRequest& request, bool session = false) {
   const std::string_view env = request.envJson.empty() ? std::string_view("{}") : request.envJson;
   std::string call;
-  call.reserve(32 + 2 * (request.code.size() + env.size()));
+  call.reserve(36 + 2 * (request.code.size() + env.size() + request.cwd.size()));
   call.append("Sandbox.run_hex(\"");
   appendHex(call, request.code);
   call.append("\",\"");
   appendHex(call, env);
+  if (session) {
+    call.append("\",\"");
+    appendHex(call, request.cwd);
+  }
   call.append("\")");
   auto out = evalToString(guest, call, kDriverFailed);
   // The ticks of the last partial batch (docs/fuel-tool.md): usage is exact, and the budget holds to the tick.
@@ -184,10 +193,20 @@ WasmifyDriver makeRubyDriver() {
     return std::string();
   };
   d.runOnce = [](Instance& instance, const ExecuteRequest& request) { return runRuby(instance.guest, request); };
-  d.afterRestore = [](Instance& instance, bool bootImage) -> Result<Unit> {
+  d.sessionExecute = [](Instance& instance, const ExecuteRequest& request) -> Result<SessionOutcome> {
+    auto out = runRuby(instance.guest, request, true);
+    if (!out) return out.failure();
+    // The cwd after the call is the outcome's "cwd" (driver.rb: Dir.pwd when under /workspace); an outcome without
+    // one (the driver's own fallback) keeps the context's. The core checks it again before storing it.
+    std::string cwd;
+    auto parsed = json::parseCopy(out.value());
+    const json::Value* c = parsed.ok() && parsed.value.isObject() ? parsed.value.find("cwd") : nullptr;
+    if (c && c->isString()) cwd = c->asString();
+    return SessionOutcome{std::move(out.value()), std::move(cwd)};
+  };
+  d.afterRestore = [](Instance& instance, bool) -> Result<Unit> {
     // Ruby seeded its default Random while booting: every instance restored from the shared boot image would draw
-    // the same numbers.
-    if (!bootImage) return Unit{};
+    // the same numbers. A context's own snapshot is re-seeded too, as Python's `random` is (protocol §6.3, §6.5).
     std::random_device rd;
     const uint64_t seed = (uint64_t(rd()) << 32) | rd();
     return evalRuby(instance.guest, "Random.srand(" + std::to_string(seed) + "); nil", kDriverFailed);

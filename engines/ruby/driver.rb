@@ -4,8 +4,11 @@
 # of engines/common/engine.h as a String:
 #   {"logs":{"stdout":[..],"stderr":[..]},"results":[] | [{"text":..}] | [{"json":..}],
 #    "error"?:{"name":..,"message":..,"traceback":[..]}}
-# Semantics: protocol §3.2-3.3 and §6.5. Guest code runs with $stdout/$stderr/STDOUT/STDERR captured and ENV replaced;
-# whatever it does (raise any Exception, throw, exit, redefine Sandbox, JSON, Kernel or core methods), run_hex
+# A code context's execute is `Sandbox.run_hex("<code>", "<env>", "<the context's cwd as hex>")`: the code runs in
+# the session's one binding (locals, methods, classes, constants, globals and required libraries persist, as in irb),
+# after a chdir to that cwd, and the outcome carries "cwd", the working directory after the call (docs/code-contexts.md
+# "Ruby"). Semantics: protocol §3.2-3.3 and §6.5. Guest code runs with $stdout/$stderr/STDOUT/STDERR captured and ENV
+# replaced; whatever it does (raise any Exception, throw, exit, redefine Sandbox, JSON, Kernel or core methods), run_hex
 # returns an outcome String: everything it needs after the guest ran was captured here, at boot, as Method objects
 # and locals of this file, which guest code cannot redefine.
 require "json"
@@ -113,6 +116,34 @@ sandbox_run = lambda do
   # evaluation has returned, so a guest `return` (also one inside a block) is a LocalJumpError, not a return out of
   # run_hex (which would lose the logs and hand the host a non-String).
   toplevel_proc = proc { binding }
+  # A code context's binding, one per instance (so per context: each has its own memory). Made from the top level's
+  # binding, not here, so that guest code sees none of these locals; the binding of a proc whose lambda has returned,
+  # so that its locals persist between executes and a `return` is a LocalJumpError as above.
+  session_binding = TOPLEVEL_BINDING.eval("-> { proc { binding } }.call.call")
+  workspace = "/workspace"
+  chdir = Dir.method(:chdir)
+  pwd = Dir.method(:pwd)
+  directory = File.method(:directory?)
+  expand = File.method(:expand_path)
+  load_path = $LOAD_PATH
+  in_workspace = ->(p) { string_class === p && (p == workspace || p.start_with?(workspace + "/")) }
+  # Before a context's execute: /workspace first on the load path (`require "mine"` finds /workspace/mine.rb), and the
+  # context's cwd, when it is under /workspace (the core sends only such a cwd; anything else leaves Dir.pwd as is).
+  session_prepare = lambda do |cwd|
+    load_path.delete(workspace) if load_path.first != workspace && load_path.include?(workspace)
+    load_path.unshift(workspace) unless load_path.first == workspace
+    return if cwd.empty?
+    target = expand.(cwd, "/")
+    chdir.(target) if in_workspace.(target)
+  rescue SystemCallError, ArgumentError, TypeError, FrozenError
+    nil
+  end
+  # After it: Dir.pwd when it is an existing directory under /workspace, else /workspace (protocol §4.4: a cwd
+  # outside the workspace is never the context's).
+  session_cwd = lambda do
+    now = (pwd.() rescue nil)
+    in_workspace.(now) && (directory.(now) rescue false) ? now : workspace
+  end
   fallback = '{"logs":{"stdout":[],"stderr":[]},"results":[],"error":{"name":"EngineError",' \
              '"message":"The Ruby driver could not encode the outcome","traceback":[]}}'.freeze
   # The driver's own failure, naming what failed (ASCII only: guest text may be what broke the encoder).
@@ -179,7 +210,9 @@ sandbox_run = lambda do
     old
   end
 
-  lambda do |code, env_json|
+  # cwd: nil for a stateless request, the context's cwd (maybe "") for a context's execute.
+  lambda do |code, env_json, cwd|
+    session = !cwd.nil?
     sink = sink_class.new
     out = stream_class.new(sink, 1)
     err = stream_class.new(sink, 2)
@@ -190,8 +223,9 @@ sandbox_run = lambda do
     $stdout = out
     $stderr = err
     value = error = nil
+    session_prepare.(force.bind_call(dup.bind_call(cwd), utf8)) if session
     begin
-      value = toplevel_proc.call.eval(code, code_file, 1)
+      value = (session ? session_binding : toplevel_proc.call).eval(code, code_file, 1)
     rescue Exception => e # rubocop:disable Lint/RescueException -- every guest failure is an outcome
       error = e
     end
@@ -201,7 +235,15 @@ sandbox_run = lambda do
     swap_const.(:STDOUT, saved[2])
     swap_const.(:STDERR, saved[3])
     swap_const.(:ENV, saved[4])
-    return limit_outcome.("Output limit exceeded") if sink.limited
+    # A context keeps the logs written before a limit; a stateless request reports none (protocol §11 item 7).
+    cwd_json = session ? ',"cwd":' + generate.call(session_cwd.()) : ""
+    logs = '{"logs":{"stdout":' + list_json.(sink.lines(1)) + ',"stderr":' + list_json.(sink.lines(2)) + "}"
+    limited = lambda do |message|
+      return limit_outcome.(message) unless session
+      logs + ',"results":[],"error":{"name":"ExecutionLimitError","message":"' + message + '","traceback":[]}' +
+        cwd_json + "}"
+    end
+    return limited.("Output limit exceeded") if sink.limited
 
     entry = nil
     if error.nil?
@@ -211,11 +253,10 @@ sandbox_run = lambda do
         error = e
       end
     end
-    body = +'{"logs":{"stdout":' << list_json.(sink.lines(1)) << ',"stderr":' << list_json.(sink.lines(2)) <<
-           '},"results":[' << (entry || "") << "]"
+    body = logs + ',"results":[' + (entry || "") + "]"
     body << ',"error":' << error_json.(error) if error
-    body << "}"
-    return limit_outcome.("Result limit exceeded") if bytesize.bind_call(body) > max_result
+    body << cwd_json << "}"
+    return limited.("Result limit exceeded") if bytesize.bind_call(body) > max_result
 
     body
   rescue Exception => e # rubocop:disable Lint/RescueException -- the guest broke something the encoder needs
@@ -225,10 +266,19 @@ end.call
 
 pack = Array.instance_method(:pack)
 string_class = String
-Sandbox.define_singleton_method(:run_hex) do |code_hex, env_hex|
-  outcome = sandbox_run.(pack.bind_call([code_hex], "H*"), pack.bind_call([env_hex], "H*"))
+Sandbox.define_singleton_method(:run_hex) do |code_hex, env_hex, cwd_hex = nil|
+  outcome = sandbox_run.(pack.bind_call([code_hex], "H*"), pack.bind_call([env_hex], "H*"),
+                         cwd_hex && pack.bind_call([cwd_hex], "H*"))
   string_class === outcome ? outcome : '{"logs":{"stdout":[],"stderr":[]},"results":[],"error":{"name":"EngineError",' \
                                        '"message":"The Ruby driver returned no outcome","traceback":[]}}'
 
+end
+
+# Start in /workspace: the boot image is taken with /workspace mounted, so every instance started from it (a context,
+# or a stateless request with its disabled /workspace) reports Dir.pwd == "/workspace", as Perl and Python do.
+begin
+  Dir.chdir("/workspace")
+rescue SystemCallError
+  nil
 end
 true

@@ -40,9 +40,9 @@ test("--help prints the usage and exits 0; no command, an unknown runtime (php),
   assert.deepEqual(readdirSync(dir), [], "a refused run writes nothing");
 });
 
-test("init ruby: a stateless Worker in wrangler.ruby.jsonc — no durable_objects or migrations, index.js exports only the default Worker; name sandbox-ruby; workers_dev and preview_urls false", () => {
+test("init ruby --stateless: a stateless Worker in wrangler.ruby.jsonc — no durable_objects or migrations, index.js exports only the default Worker; name sandbox-ruby; workers_dev and preview_urls false", () => {
   const dir = fresh();
-  assert.equal(run(["init", "ruby", "rb"], dir).code, 0);
+  assert.equal(run(["init", "ruby", "rb", "--stateless"], dir).code, 0);
   assert.deepEqual(readdirSync(join(dir, "rb")).sort(), [".gitignore", "README.md", "index.js", "package.json", "wrangler.ruby.jsonc"]);
   const w = jsonc(readFileSync(join(dir, "rb", "wrangler.ruby.jsonc"), "utf8"));
   assert.equal(w.name, "sandbox-ruby");
@@ -122,12 +122,10 @@ test("init javascript,python,ruby: one project, one wrangler.<runtime>.jsonc and
   for (const language of ["javascript", "python", "ruby"]) {
     const w = jsonc(readFileSync(join(p, `wrangler.${language}.jsonc`), "utf8"));
     assert.deepEqual([w.name, w.main, w.workers_dev, w.preview_urls], [`sandbox-${language}`, `${language}.js`, false, false]);
-    const contexts = language !== "ruby";
-    assert.deepEqual(w.durable_objects, contexts ? { bindings: [{ name: "INTERPRETER", class_name: "Interpreter" }] } : undefined);
+    // Every runtime has code contexts (Ruby since issue 26): each gets its Interpreter.
+    assert.deepEqual(w.durable_objects, { bindings: [{ name: "INTERPRETER", class_name: "Interpreter" }] });
     const entry = readFileSync(join(p, `${language}.js`), "utf8");
-    assert.match(entry, contexts
-      ? new RegExp(`export \\{ default, Interpreter \\} from "@sandbox-workers/${language}"`)
-      : new RegExp(`export \\{ default \\} from "@sandbox-workers/${language}"`));
+    assert.match(entry, new RegExp(`export \\{ default, Interpreter \\} from "@sandbox-workers/${language}"`));
   }
   const pkg = JSON.parse(readFileSync(join(p, "package.json"), "utf8"));
   const version = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version;
@@ -152,7 +150,8 @@ test("init javascript,python,ruby: one project, one wrangler.<runtime>.jsonc and
     assert.ok(readme.includes(`{ "binding": "${language.toUpperCase()}", "service": "sandbox-${language}" }`));
   }
   assert.match(readme, /npm run deploy {4}# deploys every Worker/);
-  assert.match(readme, /ruby: stateless/);
+  // Every runtime has contexts (Ruby since issue 26): the README calls none of them stateless.
+  assert.doesNotMatch(readme, /: stateless/);
   // The default directory names every runtime; --stateless drops every Durable Object.
   assert.equal(run(["init", "perl,lua", "--stateless"], dir).code, 0);
   for (const language of ["perl", "lua"]) {
@@ -259,7 +258,7 @@ describe("every runtime's scaffold against its packed tarball", { concurrency: 2
       assert.equal(result.error, undefined, JSON.stringify(result.error));
       assert.deepEqual(result.results, [{ text: "2" }]);
       assert.equal(probe.language, language);
-      assert.equal(probe.contexts, language !== "ruby");
+      assert.equal(probe.contexts, true); // every runtime's scaffold binds its Interpreter (Ruby since issue 26)
     });
   }
 });

@@ -1,6 +1,6 @@
 // ./testing's runEngineConformance (seed 000 "Testing") in plain Node, driving the real core over node:sqlite: the
-// JavaScript, Python, Perl and Lua engines (sessions, snapshots, simulated eviction), the counter test engine (an Engine
-// written in JavaScript with sessions) and the calc example (stateless only).
+// JavaScript, Python, Perl, Ruby and Lua engines (sessions, snapshots, simulated eviction), the counter test engine (an
+// Engine written in JavaScript with sessions) and the calc example (stateless only).
 import { describe, it } from "node:test";
 import { runEngineConformance } from "../../worker-shim/testing.js";
 
@@ -49,10 +49,14 @@ describe("runEngineConformance", () => {
     });
   });
 
-  it("the Ruby engine (CRuby, stateless only)", async () => {
+  it("the Ruby engine (CRuby, with code contexts)", async () => {
     const { rubyEngine } = await import("../../engines/ruby/engine.js");
     await runEngineConformance(rubyEngine, {
-      programs: { simple: { code: "1 + 1", expectResultText: "2" }, error: { code: "raise 'nope'" } },
+      programs: {
+        simple: { code: "1 + 1", expectResultText: "2" },
+        error: { code: "raise 'nope'" },
+        stateful: { define: "x = 1; def f(v) = v + 1; $y = x", use: "f($y)", expectResultText: "2" },
+      },
     });
   });
 

@@ -11,12 +11,13 @@ import path from "node:path";
 import { startRuntime, assertExecutionResult, assertErrorResponse } from "./helpers.mjs";
 
 const persist = mkdtempSync(path.join(tmpdir(), "sw-faults-"));
-const LANGUAGES = ["javascript", "python", "perl", "lua"];
+const LANGUAGES = ["javascript", "python", "perl", "ruby", "lua"];
 // Per language: the code that sets the context's state `kept` to n, and the code that reads it back as text.
 const STATE = {
   javascript: { set: (n) => `var kept = ${n}; kept`, get: "kept", text: (n) => String(n) },
   python: { set: (n) => `kept = ${n}\nkept`, get: "kept", text: (n) => String(n) },
   perl: { set: (n) => `our $kept = ${n}; $kept`, get: "$kept", text: (n) => String(n) },
+  ruby: { set: (n) => `kept = ${n}; kept`, get: "kept", text: (n) => String(n) },
   lua: { set: (n) => `kept = ${n} return kept`, get: "return kept", text: (n) => String(n) },
 };
 

@@ -117,10 +117,11 @@ describe("Playground gateway", () => {
       assert.equal(entry.version, version);
       assert.equal(entry.binding, entry.id.toUpperCase());
       assert.deepEqual(entry.limits, configuredLimits(entry.id), `${entry.id}: limits as its Engine configures them`);
-      const stateless = entry.id === "ruby";
-      assert.equal(entry.contexts, !stateless);
-      assert.equal(entry.mode, stateless ? "stateless" : "both");
-      assert.deepEqual(entry.capabilities, stateless ? ["execute", "files"] : ["execute", "contexts", "files"]);
+      // Every built-in runtime has code contexts (Ruby since issue 26); a stateless one would be "stateless",
+      // ["execute", "files"] (test/unit/test_gateway.cpp).
+      assert.equal(entry.contexts, true);
+      assert.equal(entry.mode, "both");
+      assert.deepEqual(entry.capabilities, ["execute", "contexts", "files"]);
     }
     assert.equal(languages.find((l) => l.id === "python").name, "Python");
   });
@@ -265,17 +266,18 @@ describe("Playground gateway with its own Sandbox Durable Object", () => {
     assert.deepEqual(info.contexts.map((c) => c.binding).sort(), ["JAVASCRIPT", "PYTHON"]);
   });
 
-  it("Ruby through a sandbox runs statelessly (its runtime has no contexts)", async () => {
-    // (The Sandbox relays the stateless answer's status and body, protocol §7.5 step 6: its headers are the Sandbox's.)
-    const res = await pg.fetch("/languages/ruby/sandboxes/gw-two/execute", json({ code: "1 + 1" }));
-    assert.equal(res.status, 200);
-    const r = await res.json();
-    assert.equal(r.language, "ruby");
-    assert.deepEqual(r.results, [{ text: "2" }]);
-    assert.equal(r.context, undefined);
-    const refused = await pg.fetch("/languages/ruby/sandboxes/gw-two/contexts", json({}));
-    assert.equal(refused.status, 400);
-    assert.equal((await refused.json()).message, "Code contexts are not supported by binding 'RUBY' (ruby)");
+  it("Ruby through a sandbox runs in its own context, which keeps its state and shares the sandbox's files", async () => {
+    const first = await assertExecutionResult(
+      await pg.fetch("/languages/ruby/sandboxes/gw-two/execute", json({ code: 'note = File.read("/workspace/note.txt"); 1 + 1' })));
+    assert.equal(first.language, "ruby");
+    assert.equal(first.error, undefined, JSON.stringify(first.error));
+    assert.deepEqual(first.results, [{ text: "2" }]);
+    assert.ok(first.context?.id, JSON.stringify(first.context));
+    const second = await assertExecutionResult(
+      await pg.fetch("/languages/ruby/sandboxes/gw-two/execute", json({ code: "note", contextId: first.context.id })));
+    assert.deepEqual(second.results, [{ text: '"shared note"' }]);
+    const info = await (await pg.fetch("/languages/ruby/sandboxes/gw-two")).json();
+    assert.deepEqual(info.contexts.map((c) => c.binding).sort(), ["JAVASCRIPT", "PYTHON", "RUBY"]);
   });
 });
 

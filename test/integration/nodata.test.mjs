@@ -81,7 +81,7 @@ const cases = {
     engine: rubyEngine,
     programs: ["1 + 1", "[1, 2, 3].map { |x| x * 2 }.join(',')", "'straße'.upcase", "{ a: 1, 'b' => [2, 3] }.inspect",
       "require 'json'\nJSON.generate({ a: [1, 2.5] })", "format('%.3f|%05d', 3.14159, 42)", "puts 'out'\n(1..10).sum"],
-    counter: null, // stateless only (protocol §6.5)
+    counter: ["counter = 41", "counter += 1", "require 'json'; JSON.generate([counter, $0.class.name])"],
   },
 };
 

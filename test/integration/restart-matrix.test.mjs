@@ -6,10 +6,10 @@
 // again over the same directory. Values are checked exactly: a context that booted fresh, restored an older snapshot
 // or lost its heap or files fails here even when nothing reports an error.
 //
-// Engines: JavaScript and Perl as their own wrangler configs; Python and Lua as their runtime with the test-only
+// Engines: JavaScript, Perl and Ruby as their own wrangler configs; Python and Lua as their runtime with the test-only
 // trap hook of fixtures/faults.js (the same engine, core and shim: neither language has a guest program that traps,
 // so the trap is injected where a guest's would surface); the counter engine (an Engine written in JavaScript,
-// fixtures/counter/). Ruby: see RUBY below.
+// fixtures/counter/).
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -73,6 +73,21 @@ const ENGINES = {
       "open(my $o, '>', '/workspace/own-perl.txt') or die $!; print $o $main::n; close $o; $s + 10000 * $c",
     own: "open(my $h, '<', '/workspace/own-perl.txt') or die $!; local $/; 0 + <$h>",
   },
+  // Ruby keeps top-level locals between executes (one binding per context, docs/code-contexts.md "Ruby"): n is one.
+  ruby: {
+    worker: { name: "sandbox-ruby", language: "ruby" },
+    init: (n) => `n = ${n}; n`,
+    inc: "n += 1; n",
+    spin: "loop {}",
+    // Recursion through C methods overflows asyncify's buffer: the VM executes `unreachable`, a trap (engines/ruby/README.md).
+    trap: { code: "def g(k) = [1].each { g(k + 1) }; g(0)" },
+    grow: 'big = "\\0".b * (20 << 20); 0.step(big.bytesize - 1, 4096) { |i| big.setbyte(i, (i >> 12) & 255) }; big.bytesize',
+    heap: "s = 0; 0.step(big.bytesize - 1, 4096) { |i| s += big.getbyte(i) }; s",
+    files:
+      's = c = 0; 100.times { |i| path = "/workspace/data/f#{i}.txt"; next unless File.exist?(path); s += File.read(path).to_i; c += 1 }; ' +
+      'File.write("/workspace/own-ruby.txt", n.to_s); s + 10000 * c',
+    own: 'File.read("/workspace/own-ruby.txt").to_i',
+  },
   lua: {
     worker: { name: "sandbox-lua", language: "lua", entry: "faults-lua.js" },
     init: (n) => `n = ${n} return n`,
@@ -103,10 +118,6 @@ const ENGINES = {
     own: null,
   },
 };
-// Ruby has no code contexts yet (its runtime answers GET /interpreter with contexts: false): when it has, its row goes
-// here with the same programs, and into ENGINES.
-const RUBY = null;
-void RUBY;
 
 const bindingOf = (language) => language.toUpperCase();
 const LANGUAGES = Object.keys(ENGINES);

@@ -1,37 +1,23 @@
 // The Ruby runtime Worker (engines/ruby/wrangler.jsonc) in workerd through Miniflare: the probe, stateless results
-// (protocol §10.3 items 63-68), code contexts refused (item 71 and executeInContext), result forms, logs, ENV, limits,
-// isolation between requests, and the hostile-code table of engines/ruby/README.md.
+// (protocol §10.3 items 63-68), result forms, logs, ENV, limits, isolation between requests, the hostile-code table of
+// engines/ruby/README.md, and code contexts through a caller Worker with a real getFiles callback and on-disk Durable
+// Object storage, across a restart (the same cases as Perl's, protocol §10.5 items 123-126; docs/code-contexts.md "Ruby").
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { assertErrorResponse, jsonBody } from "./helpers.mjs";
-import { useLanguageRuntime, hostileCases } from "./language-runtime.mjs";
+import { jsonBody } from "./helpers.mjs";
+import { useLanguageRuntime, hostileCases, contextText } from "./language-runtime.mjs";
 
 const rt = useLanguageRuntime("ruby");
 
-const NOT_SUPPORTED = "Code contexts are not supported for ruby";
+const text = contextText;
 
-describe("the Ruby runtime Worker: probe and code contexts", () => {
-  it("GET /interpreter reports ruby without contexts", async () => {
+describe("the Ruby runtime Worker: probe", () => {
+  it("GET /interpreter reports ruby with contexts", async () => {
     const body = await jsonBody(await rt.fetch("https://runtime.test/interpreter"));
     assert.equal(body.language, "ruby");
     assert.match(body.engine, /^CRuby 3\.4/);
-    assert.equal(body.contexts, false);
+    assert.equal(body.contexts, true);
     assert.equal(body.protocol, 1);
-  });
-
-  it("item 71: POST /interpreters/k/contexts → 400 Code contexts are not supported for ruby", async () => {
-    await assertErrorResponse(await rt.fetch("https://runtime.test/interpreters/k/contexts", { method: "POST" }), 400, NOT_SUPPORTED);
-    await assertErrorResponse(await rt.fetch("https://runtime.test/interpreters/k/contexts/c1", { method: "DELETE" }), 400, NOT_SUPPORTED);
-    await assertErrorResponse(await rt.fetch("https://runtime.test/interpreters/k", { method: "GET" }), 400, NOT_SUPPORTED);
-  });
-
-  it("executeInContext answers the same 400 as an RPC failure", async () => {
-    const r = await rt.raw("k", { contextId: "c1", code: "1", workspace: { dirs: [], manifest: {} } });
-    assert.equal(r.ok, false, JSON.stringify(r));
-    assert.equal(r.status, 400);
-    assert.equal(r.body.code, "VALIDATION_FAILED");
-    assert.equal(r.body.message, NOT_SUPPORTED);
-    assert.equal(r.body.httpStatus, 400);
   });
 });
 
@@ -195,5 +181,131 @@ describe("the Ruby runtime Worker: hostile and odd input ends inside a 200 resul
     const r = await rt.exec('require "js.so"; JS.global[:process].to_s');
     assert.equal(r.error.name, "EngineError");
     assert.match(r.error.message, /JavaScript host access is disabled/);
+  });
+});
+
+describe("Ruby code contexts (the cases of Perl's, protocol §10.5 items 123-126)", () => {
+  // One Interpreter holds at most 8 contexts: the later tests use a second one.
+  const second = new Set(["c-fh", "c-disabled", "c-broken"]);
+  const keyOf = (contextId) => (second.has(contextId) ? "rb2" : "rb");
+  const run = (contextId, code, extra = {}) => rt.run({ key: keyOf(contextId), contextId, code, ...extra });
+  const json = (r) => {
+    assert.equal(text(r), undefined, "a json result");
+    return r.result.results[0].json;
+  };
+
+  it("globals, top-level methods, classes, constants and local variables persist", async () => {
+    assert.equal((await rt.createContext("rb", "c-state")).status, 201);
+    const first = await run("c-state", '$counter = 1\ndef greet(who) = "hi #{who}"\nclass Point; def initialize(x) = @x = x; def x = @x; end\nLIMIT = 3\nlocal = 40\n1');
+    assert.equal(text(first), "1");
+    assert.equal(first.result.context.snapshot.stale, false, JSON.stringify(first.result.context));
+    assert.equal(text(await run("c-state", "$counter += 1")), "2");
+    assert.equal(text(await run("c-state", 'greet("world")')), '"hi world"');
+    assert.deepEqual(json(await run("c-state", "[Point.new(5).x, LIMIT, local + 2, local_variables]")), [5, 3, 42, ["local"]]);
+    // A method defined at the top level is a private method of Object, as in a script: callable from any object.
+    assert.equal(text(await run("c-state", 'class Caller; def call = greet("again"); end; Caller.new.call')), '"hi again"');
+  });
+
+  it("required libraries persist", async () => {
+    await rt.createContext("rb", "c-require");
+    assert.equal(text(await run("c-require", 'require "set"; require "digest"; Set[1, 2, 2].size')), "2");
+    assert.deepEqual(json(await run("c-require", '[$LOADED_FEATURES.any? { |f| f.end_with?("/set.rb") }, Digest::MD5.hexdigest("abc")]')),
+      [true, "900150983cd24fb0d6963f7d28e17f72"]);
+  });
+
+  // A limit the host enforces or a trap drops the instance; the next execute restores the snapshot before the round.
+  const dropped = [
+    ["c-fuel", "loop {} is an ExecutionLimitError", "loop {}", ["ExecutionLimitError", "Execution fuel exhausted"]],
+    ["c-oom", "running out of memory is an ExecutionLimitError", 'a = []; loop { a << "x" * 1000 }',
+      ["ExecutionLimitError", "Memory limit exceeded"]],
+    ["c-trap", "a trap (recursion through C) is an EngineError", "def g(n) = [1].each { g(n + 1) }; g(0)", ["EngineError"]],
+  ];
+  for (const [id, what, code, error] of dropped) {
+    it(`${what}; the instance is dropped and the next execute continues from the last snapshot`, async () => {
+      await rt.createContext("rb", id);
+      await run(id, '$kept = "before"; 1');
+      const r = await run(id, `$kept = "lost"; ${code}`);
+      assert.deepEqual([r.result.error?.name, r.result.error?.message].slice(0, error.length), error, JSON.stringify(r.result));
+      assert.deepEqual(r.result.results, []);
+      assert.deepEqual(json(await run(id, "[$kept, respond_to?(:g, true)]")), ["before", false]);
+    });
+  }
+
+  it("a Ruby error keeps the instance and its state; a top-level return is a LocalJumpError", async () => {
+    await rt.createContext("rb", "c-error");
+    await run("c-error", "$earlier = 7; 1");
+    assert.equal((await run("c-error", 'raise "boom"')).result.error.name, "RuntimeError");
+    assert.equal((await run("c-error", "return 1")).result.error.name, "LocalJumpError");
+    assert.equal(text(await run("c-error", "$earlier")), "7");
+  });
+
+  it("a context keeps the logs written before an output limit", async () => {
+    await rt.createContext("rb", "c-limit");
+    await run("c-limit", "$n = 1");
+    const r = await run("c-limit", 'puts "first"; $n = 2; print "x" * 40000; 1');
+    assert.deepEqual([r.result.error.name, r.result.error.message], ["ExecutionLimitError", "Output limit exceeded"]);
+    assert.deepEqual(r.result.logs.stdout, ["first"]);
+  });
+
+  it("files written by Ruby reach the workspace; Dir.chdir under /workspace is the context's cwd; require finds /workspace", async () => {
+    await rt.createContext("rb", "c-files");
+    const r = await run("c-files", 'Dir.mkdir("/workspace/sub"); Dir.chdir("sub"); File.write("out.txt", "from ruby"); 1');
+    assert.equal(r.result.error, undefined, JSON.stringify(r.result.error));
+    assert.equal(r.result.context.cwd, "/workspace/sub");
+    assert.equal((await rt.sandbox())["/workspace/sub/out.txt"], "from ruby");
+    assert.equal(text(await run("c-files", "Dir.pwd")), '"/workspace/sub"');
+    await rt.files({ "/workspace/in.txt": "from the caller", "/workspace/mylib.rb": "module MyLib; def self.v = 42; end" });
+    assert.equal(text(await run("c-files", 'File.read("/workspace/in.txt")')), '"from the caller"');
+    assert.equal(text(await run("c-files", 'require "mylib"; MyLib.v')), "42");
+    // A cwd outside /workspace is not the context's: it reports /workspace, and the next execute starts there.
+    const out = await run("c-files", 'Dir.chdir("/stdlib"); Dir.pwd');
+    assert.equal(text(out), '"/stdlib"');
+    assert.equal(out.result.context.cwd, "/workspace");
+    assert.equal(text(await run("c-files", "Dir.pwd")), '"/workspace"');
+  });
+
+  it("an open file makes the snapshot stale until it is closed", async () => {
+    await rt.createContext("rb2", "c-fh");
+    await rt.files({ "/workspace/x.txt": "data" });
+    assert.equal((await run("c-fh", "$before = 1")).result.context.snapshot.stale, false);
+    const open = await run("c-fh", '$fh = File.open("/workspace/x.txt"); 1');
+    assert.equal(open.result.error, undefined, JSON.stringify(open.result.error));
+    assert.equal(open.result.context.snapshot.stale, true, JSON.stringify(open.result.context));
+    const closed = await run("c-fh", "$fh.close; 1");
+    assert.equal(closed.result.context.snapshot.stale, false);
+  });
+
+  it("a disabled workspace answers Errno::EACCES; Dir.pwd is still /workspace", async () => {
+    await rt.createContext("rb2", "c-disabled");
+    const r = await run("c-disabled", '[(File.write("/workspace/n.txt", "x") rescue $!.class.name), Dir.pwd]', { disabled: true });
+    assert.equal(r.result.error, undefined, JSON.stringify(r.result.error));
+    assert.deepEqual(r.result.results[0].json, ["Errno::EACCES", "/workspace"]);
+  });
+
+  it("code that redefines the driver breaks only its own context: EngineError from then on; another context works", async () => {
+    await rt.createContext("rb2", "c-broken");
+    assert.equal(text(await run("c-broken", 'module Sandbox; def self.run_hex(*) = "x"; end; 7')), "7");
+    const broken = await run("c-broken", "1 + 1");
+    assert.equal(broken.result.error?.name, "EngineError", JSON.stringify(broken.result));
+    assert.equal(text(await run("c-fh", "1 + 1")), "2");
+  });
+
+  it("after a restart (a new Interpreter over the same storage) state survives and Random is re-seeded", async () => {
+    // Its own Interpreter (key): one Interpreter holds at most 8 contexts.
+    const runR = (code) => rt.run({ key: "rb-restart", contextId: "c-restart", code });
+    assert.equal((await rt.createContext("rb-restart", "c-restart")).status, 201);
+    // The same seed twice in one instance draws the same numbers; after a restore the generator is re-seeded.
+    const seeded = "Random.srand(42); $draw = [rand(2**60), rand(2**60)]";
+    const before = json(await runR(seeded));
+    assert.deepEqual(json(await runR("Random.srand(42); [rand(2**60), rand(2**60)]")), before);
+    // A suspended Fiber (its stack is in linear memory) resumes after the restore; the generator is left freshly
+    // seeded with 42, so without a re-seed the next draw would be $draw[0].
+    const fiber = "n = 41; def inc = $n += 1; $n = 41; $f = Fiber.new { Fiber.yield 1; 2 }; Random.srand(42); $f.resume";
+    assert.equal(text(await runR(fiber)), "1");
+    await rt.restart();
+    const r = await runR("[inc, $n, n, $f.resume, rand(2**60) == $draw[0] ? 'same' : 'reseeded']");
+    assert.equal(r.ok, true, JSON.stringify(r));
+    assert.equal(r.result.context.restoreError, undefined, JSON.stringify(r.result.context));
+    assert.deepEqual(json(r), [42, 42, 41, 2, "reseeded"]);
   });
 });

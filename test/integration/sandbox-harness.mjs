@@ -18,7 +18,7 @@ export const FAKES = {
   PROTO2: "Protocol2",
   PROTOSTR: "ProtocolString",
   NOPROTO: "NoProtocol",
-  RUBY: "Stateless",
+  STATELESS: "Stateless",
   THROWS: "Throws",
   FAILING: "Failing",
   PLAIN: "Plain",
@@ -30,8 +30,8 @@ export const FAKES = {
 function callerOptions(name, bindings = {}, routes, direct = false) {
   const { workerOptions, rules } = wranglerWorker();
   const serviceBindings = direct
-    ? { JAVASCRIPT: "sandbox-javascript", PYTHON: "sandbox-python", JS_SPY: "spy-js", PY_SPY: "spy-py" }
-    : { JAVASCRIPT: "spy-js", PYTHON: "spy-py" };
+    ? { JAVASCRIPT: "sandbox-javascript", PYTHON: "sandbox-python", RUBY: "sandbox-ruby", JS_SPY: "spy-js", PY_SPY: "spy-py" }
+    : { JAVASCRIPT: "spy-js", PYTHON: "spy-py", RUBY: "sandbox-ruby" };
   for (const [binding, entrypoint] of Object.entries(FAKES)) serviceBindings[binding] = { name: "fake", entrypoint };
   return {
     name,
@@ -97,6 +97,7 @@ export async function startSandboxWorld(persist, { quickstart = true, direct = f
     helper("fake", "client-fake.js", {}, ["fake.test/*"]),
     runtimeWorkerOptions({ name: "sandbox-javascript", language: "javascript", routes: ["sandbox-javascript.test/*"] }),
     runtimeWorkerOptions({ name: "sandbox-python", language: "python", routes: ["sandbox-python.test/*"] }),
+    runtimeWorkerOptions({ name: "sandbox-ruby", language: "ruby", routes: ["sandbox-ruby.test/*"] }),
   ];
   const mf = await startMiniflare(workers, { resourcePersistencePath: persist });
   const fetch = (url, init) => mf.dispatchFetch(new URL(url, BASE), init);

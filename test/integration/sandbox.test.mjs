@@ -358,9 +358,9 @@ describe("Sandbox Durable Object (protocol §10.6)", () => {
     assert.deepEqual(ok(await s.listCodeContexts()).map((c) => c.id), [ctx.id]);
   });
 
-  it("a probe answering contexts: false → Code contexts are not supported by binding 'RUBY' (ruby) (133)", async () => {
+  it("a probe answering contexts: false → Code contexts are not supported by binding 'STATELESS' (ruby) (133)", async () => {
     const s = sandbox(fresh("no-contexts"));
-    fails(await s.createCodeContext({ binding: "RUBY" }), vf("Code contexts are not supported by binding 'RUBY' (ruby)"));
+    fails(await s.createCodeContext({ binding: "STATELESS" }), vf("Code contexts are not supported by binding 'STATELESS' (ruby)"));
   });
 
   it("createCodeContext on JAVASCRIPT → 201 row with a UUID id; the runtime saw exactly one POST /interpreters/<key>/contexts (134)", async () => {
@@ -476,7 +476,7 @@ describe("Sandbox Durable Object (protocol §10.6)", () => {
   it("a contexts:false binding runs statelessly with the sandbox env: 200, no context, language ruby (139)", async () => {
     const s = sandbox(fresh("stateless"));
     ok(await s.setEnvVars({ GREETING: "hi" }));
-    const r = ok(await s.runCode("puts 1", { binding: "RUBY" }));
+    const r = ok(await s.runCode("puts 1", { binding: "STATELESS" }));
     assert.equal(r.language, "ruby");
     assert.equal(r.context, undefined);
     assert.equal(r.executionCount, undefined);
@@ -1142,6 +1142,29 @@ describe("workspace across languages, restarts and syncs", () => {
     const back = ok(await s.runCode('fs.readFileSync("/workspace/from_python.txt", "utf8")', { context: js }));
     assert.equal(text(back), "'javascript 42'");
     assert.deepEqual(ok(await s.listFiles("/workspace")).files.map((f) => f.name).sort(), ["data.json", "from_python.txt"]);
+  });
+
+  it("a Ruby context reads what JavaScript and Python wrote and writes a file both read back; its globals persist", async () => {
+    const s = sandbox(fresh("cross-ruby"));
+    const js = ok(await s.createCodeContext({ binding: "JAVASCRIPT" }));
+    const py = ok(await s.createCodeContext({ binding: "PYTHON" }));
+    const rb = ok(await s.createCodeContext({ binding: "RUBY" }));
+    assert.equal(rb.language, "ruby");
+    ok(await s.runCode('fs.writeFileSync("/workspace/data.json", JSON.stringify({ from: "javascript", n: 40 })); 1', { context: js }));
+    ok(await s.runCode("open('/workspace/py.txt', 'w').write('python')\n1", { context: py }));
+    const read = ok(await s.runCode(
+      'require "json"\n$d = JSON.parse(File.read("/workspace/data.json"))\n' +
+        'Dir.mkdir("/workspace/rb") unless Dir.exist?("/workspace/rb")\nDir.chdir("/workspace/rb")\n' +
+        'File.write("from_ruby.txt", "#{$d["from"]} #{File.read("/workspace/py.txt")} #{$d["n"] + 1}")\n$d',
+      { context: rb },
+    ));
+    assert.deepEqual(read.results, [{ json: { from: "javascript", n: 40 } }]);
+    assert.equal(read.context.cwd, "/workspace/rb");
+    assert.equal(ok(await s.readFile("/workspace/rb/from_ruby.txt")).content, "javascript python 41");
+    assert.equal(text(ok(await s.runCode('fs.readFileSync("/workspace/rb/from_ruby.txt", "utf8")', { context: js }))), "'javascript python 41'");
+    assert.equal(text(ok(await s.runCode("open('/workspace/rb/from_ruby.txt').read()", { context: py }))), "'javascript python 41'");
+    const again = ok(await s.runCode('[$d["n"], Dir.pwd, File.read("from_ruby.txt")]', { context: rb }));
+    assert.deepEqual(again.results, [{ json: [40, "/workspace/rb", "javascript python 41"] }]);
   });
 
   it("after a restart over the same storage, the sandbox's files, contexts and a context's globals survive (145)", async () => {
