@@ -293,7 +293,8 @@ build_libpython() {
 }
 
 # stdlib.tar: sourceless unchecked-hash .pyc files (legacy layout) from the native build python, as a ustar archive
-# with sorted names, mtime 0, uid/gid 0, read-only modes.
+# with sorted names, mtime 0, uid/gid 0, read-only modes, regular files only (the zone files' links are copies: the
+# core's tar reader, like /stdlib, knows no links).
 # Lib/ comes from the patched tree (patches/asyncio-wasi-loop.patch); the zone files from the tzdata package.
 build_stdlib() {
   local key; key=$(printf '%s\n' "$PY_PATCH_HASH" "$TZDATA_SHA256" "$NATIVE_DIR" "$(sha256sum <"$PY_ENGINE_DIR/buildtool.py")" \
@@ -313,7 +314,7 @@ build_stdlib() {
        tar -ch -T "$work/zones" | tar -x -C "$work/root/share/zoneinfo") &&
     echo "    $(wc -l <"$work/zones") zone files from $TZDATA_DEB" || { rm -rf "$work"; return 1; }
   (cd "$work/root" && find . -type f | LC_ALL=C sort >../files &&
-    tar --no-recursion --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --mode=a=r \
+    tar --no-recursion --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --mode=a=r --hard-dereference \
       -cf ../stdlib.tar -T ../files) || { rm -rf "$work"; return 1; }
   mkdir -p "$STDLIB_OUT" && mv "$work/stdlib.tar" "$STDLIB_OUT/stdlib.tar" && rm -rf "$work"
   echo "    $(stat -c %s "$STDLIB_OUT/stdlib.tar") bytes ($(gzip -9 -c "$STDLIB_OUT/stdlib.tar" | wc -c) gzip -9)"
