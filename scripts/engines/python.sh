@@ -36,7 +36,7 @@ ZLIB_DIR="zlib-1.2.13.dfsg"
 ZLIB_SOURCES=(adler32 compress crc32 deflate infback inffast inflate inftrees trees uncompr zutil)
 # sqlite3: SQLite from Debian's source package (its debian/patches applied, then engines/python/patches/sqlite/),
 # its amalgamation generated natively (tclsh), compiled for wasm32-wasi into libsqlite3.a, which CPython's _sqlite3
-# module links. The file name of the debian tarball follows from the version.
+# module links.
 SQLITE_SPEC="sqlite3=3.40.1-2+deb12u2"
 SQLITE_TARBALL="sqlite3_3.40.1.orig.tar.xz"
 SQLITE_SHA256="aaa776260ab4dc976db34aa7891819484c8676b5b2783123ebc6301e2ca5d655"
