@@ -23,7 +23,7 @@ PREFIX = 'lib/python3.13'      # under /stdlib: the interpreter's module search 
 # pdb (doctest), asyncio and concurrent (unittest.mock), socket, urllib.request and http.client (xml.sax.saxutils,
 # email.utils), socketserver (logging.config).
 EXCLUDED_DIRS = {
-    'test', 'idlelib', 'tkinter', 'turtledemo', 'ensurepip', 'venv', 'pydoc_data', 'multiprocessing', 'sqlite3',
+    'test', 'idlelib', 'tkinter', 'turtledemo', 'ensurepip', 'venv', 'pydoc_data', 'multiprocessing',
     'dbm', 'curses', '_pyrepl', 'ctypes', '__phello__', 'site-packages', 'lib2to3', 'distutils', 'xmlrpc', 'wsgiref',
 }
 EXCLUDED_FILES = {

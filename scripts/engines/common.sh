@@ -15,17 +15,26 @@ hash_of() { sha256sum | cut -c1-16; }
 
 # fetch_debsrc CACHE SUITE SPEC TARBALL SHA256: the orig tarball of a Debian source package (SPEC = name=version)
 # into CACHE/apt-SUITE, through a private apt state directory (nothing under /etc/apt changes); sha256-verified.
-fetch_debsrc() {
-  local cache="$1" suite="$2" spec="$3" tarball="$4" sum="$5" dir="$1/apt-$2"
-  if [ -f "$dir/$tarball" ] && echo "$sum  $dir/$tarball" | sha256sum -c --quiet - 2>/dev/null; then return 0; fi
+# Everything else of the source package (the debian tarball, the .dsc) lands next to it.
+fetch_debsrc() { _fetch_debian deb-src "$@"; }
+
+# fetch_debbin CACHE SUITE SPEC DEB SHA256: a Debian binary package (SPEC = name=version, DEB its file name) into
+# CACHE/apt-SUITE-bin, the same way.
+fetch_debbin() { _fetch_debian deb "$@"; }
+
+_fetch_debian() {
+  local kind="$1" cache="$2" suite="$3" spec="$4" file="$5" sum="$6" dir="$2/apt-$3"
+  [ "$kind" = deb ] && dir="$dir-bin"
+  if [ -f "$dir/$file" ] && echo "$sum  $dir/$file" | sha256sum -c --quiet - 2>/dev/null; then return 0; fi
   mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
-  echo "deb-src http://deb.debian.org/debian $suite main" >"$dir/sources.list"
+  echo "$kind http://deb.debian.org/debian $suite main" >"$dir/sources.list"
   local opts=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
               -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache" -o APT::Sandbox::User=root)
-  rm -f "$dir/$tarball"
+  rm -f "$dir/$file"
   apt-get "${opts[@]}" update -qq
-  (cd "$dir" && apt-get "${opts[@]}" source --download-only -qq "$spec")
-  echo "$sum  $dir/$tarball" | sha256sum -c --quiet - || { echo "sha256 mismatch for $tarball"; return 1; }
+  if [ "$kind" = deb ]; then (cd "$dir" && apt-get "${opts[@]}" download -qq "$spec")
+  else (cd "$dir" && apt-get "${opts[@]}" source --download-only -qq "$spec"); fi
+  echo "$sum  $dir/$file" | sha256sum -c --quiet - || { echo "sha256 mismatch for $file"; return 1; }
 }
 
 # Third-party changes are .patch files (unified diffs, -p1 against the extracted upstream tree) under

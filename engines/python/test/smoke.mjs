@@ -185,7 +185,7 @@ check('bad input: del __builtins__ / sys.stdout = None (no error) keep the handl
   assert.deepEqual(e.eval('import sys\nsys.stdout = None\nprint("gone")').outcome, { logs: EMPTY_LOGS, results: [] });
   assert.deepEqual(e.eval('print("back")').outcome.logs.stdout, ['back']);
 });
-check('stdlib: doctest runs, unittest.mock, zoneinfo, sysconfig (pymalloc) and asyncio import', () => {
+check('stdlib: doctest runs, unittest.mock, zoneinfo (IANA data), sysconfig (pymalloc) and asyncio import', () => {
   const r = e.eval(`import doctest, sysconfig, zoneinfo, asyncio
 from unittest import mock
 def f():
@@ -198,13 +198,36 @@ def f():
 runner, report = doctest.DocTestRunner(verbose=False), []
 for t in doctest.DocTestFinder().find(f, "f", globs={}):
     runner.run(t, out=report.append)
-try:
-    zoneinfo.ZoneInfo("UTC")
-except zoneinfo.ZoneInfoNotFoundError:
-    tz = "no tz database"
+from datetime import datetime
+tz = [str(datetime(2026, m, 1, tzinfo=zoneinfo.ZoneInfo("Europe/Berlin")).utcoffset()) for m in (1, 7)]
 [sysconfig.get_config_var("SOABI"), sysconfig.get_platform().split("-")[0], sysconfig.get_config_var("WITH_PYMALLOC"),
  mock.Mock(return_value=3)(), [runner.failures, runner.tries, "Got:\\n    3" in "".join(report)], tz]`);
-  assert.deepEqual(r.outcome, { logs: EMPTY_LOGS, results: [{ json: ['cpython-313-wasm32-wasi', 'wasi', 1, 3, [1, 2, true], 'no tz database'] }] });
+  assert.deepEqual(r.outcome, { logs: EMPTY_LOGS, results: [{ json: ['cpython-313-wasm32-wasi', 'wasi', 1, 3, [1, 2, true], ['1:00:00', '2:00:00']] }] });
+});
+check('asyncio.run: sleep (at once, in order), gather and tasks on the loop without sockets', () => {
+  const r = e.eval(`import asyncio, time
+order = []
+async def w(name, delay):
+    await asyncio.sleep(delay)
+    order.append(name)
+    return delay
+async def main():
+    t0 = time.monotonic()
+    got = await asyncio.gather(w("b", 20), w("a", 10), asyncio.create_task(w("c", 30)))
+    return [got, order, time.monotonic() - t0 < 5]
+asyncio.run(main())`);
+  assert.deepEqual(r.outcome, { logs: EMPTY_LOGS, results: [{ json: [[20, 10, 30], ['a', 'b', 'c'], true] }] });
+});
+check('sqlite3: an in-memory database; an endless query runs out of fuel inside SQLite', () => {
+  const r = e.eval(`import sqlite3
+c = sqlite3.connect(":memory:")
+c.execute("create table t(x integer)")
+c.executemany("insert into t values (?)", [(i,) for i in range(1000)])
+[c.execute("select count(*), sum(x), max(x) from t").fetchone(), sqlite3.sqlite_version]`);
+  assert.deepEqual(r.outcome, { logs: EMPTY_LOGS, results: [{ json: [[1000, 499500, 999], '3.40.1'] }] });
+  const big = boot(module);
+  const spin = big.eval('import sqlite3\nsqlite3.connect(":memory:").execute("with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c").fetchone()', { budget: BUDGET });
+  assert.equal(spin.fuelExhausted, true);
 });
 check('time.sleep is the builtin, returns at once (a day-long sleep ends) and checks its argument', () => {
   const r = e.eval('import time\ntime.sleep(0); time.sleep(86400)\ntry:\n    time.sleep(-1)\nexcept ValueError as e:\n    print(e)\ntime.sleep.__self__ is time');
@@ -323,6 +346,12 @@ check('119: a module written to /workspace imports', () => {
   assert.deepEqual(results(s.session('import lib\nlib.val')), [{ text: '7' }]);
   fs.writeFileSync(path.join(ws, 'hostlib.py'), 'val = 8\n'); // written by the host between calls
   assert.deepEqual(results(s.session('import hostlib\nhostlib.val')), [{ text: '8' }]);
+});
+check('sqlite3: a database file in /workspace persists between calls of the session', () => {
+  const w = s.session('import sqlite3, contextlib\nwith contextlib.closing(sqlite3.connect("/workspace/s.db")) as c, c:\n    c.execute("create table n(v)")\n    c.execute("insert into n values (42)")');
+  assert.equal(w.outcome.error, undefined, JSON.stringify(w.outcome.error));
+  assert.ok(fs.statSync(path.join(ws, 's.db')).size >= 8192);
+  assert.deepEqual(results(s.session('with contextlib.closing(sqlite3.connect("/workspace/s.db")) as c:\n    v = c.execute("select v from n").fetchall()\nv')), [{ json: [[42]] }]);
 });
 check('121: os.mkdir + os.chdir -> session cwd /workspace/sub', () => {
   const r = s.session('import os\nos.mkdir("/workspace/sub"); os.chdir("sub")');
