@@ -203,7 +203,8 @@ export function build(load, generation) {
 
   // Loads the data a constructor may resolve to for `locales`: every built-in tag a requested tag may resolve to, and
   // the default locale's when some requested tag has none or none is given. Invalid locales load nothing: the
-  // constructor then throws ECMA-402's error.
+  // constructor then throws ECMA-402's error. Returns the canonical list (undefined for invalid locales): the caller
+  // passes it on, so that a program's locales object is read once, as ECMA-402 reads it (Test262 counts the reads).
   function ensure(family, locales) {
     if (!raw[family]) return;
     let list;
@@ -230,6 +231,7 @@ export function build(load, generation) {
       if (family === "segmenter") raw.segmenter.availableLocales.add("en").add("en-US");
       else loadTag(family, "en");
     }
+    return list;
   }
 
   // Time zones: FormatJS's tz data as an object whose zones load and unpack on first read (FormatJS unpacks all).
@@ -263,25 +265,25 @@ export function build(load, generation) {
   // statics and instanceof reach the class itself; prototype.constructor is the proxy.
   function wrap(Class, family) {
     const before = (args) => {
-      ensure(family, args[0]);
+      const list = ensure(family, args[0]);
+      if (list !== undefined && args[0] !== undefined) args = [list, ...args.slice(1)];
       if (family === "datetimeformat") ensureTimeZone(args[1]);
+      return args;
     };
     const proxy = new Proxy(Class, {
       construct(target, args, newTarget) {
-        before(args);
-        return Reflect.construct(target, args, newTarget === proxy ? target : newTarget);
+        return Reflect.construct(target, before(args), newTarget === proxy ? target : newTarget);
       },
       apply(target, thisArg, args) {
-        before(args);
-        return Reflect.apply(target, thisArg, args);
+        return Reflect.apply(target, thisArg, before(args));
       },
     });
     const supportedLocalesOf = Class.supportedLocalesOf;
     if (typeof supportedLocalesOf === "function") {
       defineValue(Class, "supportedLocalesOf", {
         supportedLocalesOf(locales, options) {
-          ensure(family, locales);
-          return Reflect.apply(supportedLocalesOf, Class, [locales, options]);
+          const list = ensure(family, locales);
+          return Reflect.apply(supportedLocalesOf, Class, [locales === undefined ? locales : list ?? locales, options]);
         },
       }.supportedLocalesOf);
       Object.defineProperty(Class.supportedLocalesOf, "length", { value: 1, configurable: true });
@@ -340,9 +342,9 @@ export function build(load, generation) {
         loadFamily(family);
         const impl = impls[i];
         if (typeof impl !== "function") throw new TypeError(`${name} is not available`);
-        ensure(family, locales);
+        const list = ensure(family, locales);
         if (family === "datetimeformat") ensureTimeZone(options);
-        return Reflect.apply(impl, this, [locales, options]);
+        return Reflect.apply(impl, this, [locales === undefined ? locales : list ?? locales, options]);
       },
     }[name];
     Object.defineProperty(fn, "length", { value: 0, configurable: true });
