@@ -82,6 +82,8 @@ const FIRST = {
   "RelativeTimeFormat (fr)": ['new Intl.RelativeTimeFormat("fr", { numeric: "auto" }).format(-1, "day")', 'new Intl.RelativeTimeFormat("es").format(3, "hour")'],
   "ListFormat (es)": ['new Intl.ListFormat("es").format(["a", "b", "c"])', 'new Intl.ListFormat("zh").format(["a", "b", "c"])'],
   "Segmenter (en, words)": ['[...new Intl.Segmenter("en", { granularity: "word" }).segment("Hello, world!")].length', '[...new Intl.Segmenter("ja", { granularity: "word" }).segment("日本語の文章です")].length'],
+  "DisplayNames (de, region)": ['new Intl.DisplayNames("de", { type: "region" }).of("US")', 'new Intl.DisplayNames("ja", { type: "language" }).of("fr")'],
+  "NumberFormat (sv-SE)": ['new Intl.NumberFormat("sv-SE").format(1234.5)', 'new Intl.NumberFormat("ko-KR").format(1234.5)'],
   "Locale (zh-TW maximize)": ['new Intl.Locale("zh-TW").maximize().toString()', 'new Intl.Locale("pt-PT").minimize().toString()'],
   "getCanonicalLocales": ['Intl.getCanonicalLocales(["EN-us", "zh-hant-tw"]).join()', 'Intl.getCanonicalLocales("ar-eg").join()'],
   "supportedValuesOf (currency)": ['Intl.supportedValuesOf("currency").length', 'Intl.supportedValuesOf("timeZone").length'],
