@@ -14,7 +14,7 @@ const build = path.join(root, "engines/javascript/build");
 const archives = new Map();
 const modules = new Map();
 // engine: another engine.wasm, as a path or a compiled WebAssembly.Module (e.g. a build from before Intl, with
-// stdlib: false). archive: another /stdlib (build/stdlib-all-locales.tar, docs/intl.md "Locales").
+// stdlib: false). archive: another /stdlib (build/stdlib-more-locales.tar, docs/intl.md "Locales").
 export function instance({ fuel = 50_000_000, stdlib = true, engine = path.join(build, "engine.wasm"),
   archive: archivePath = path.join(build, "stdlib.tar") } = {}) {
   if (!(engine instanceof WebAssembly.Module) && !modules.has(engine))

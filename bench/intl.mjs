@@ -13,7 +13,7 @@
 //      another checkout with its builds (e.g. `git archive main` plus main's build outputs).
 //
 //   node bench/intl.mjs [--runs 5] [--before PATH/engine.wasm] [--before-tree DIR] [--json out.json]
-//                       [--archive engines/javascript/build/stdlib-all-locales.tar] [--skip-first-use]
+//                       [--archive engines/javascript/build/stdlib-more-locales.tar] [--skip-first-use]
 //
 // Needs the engine (bash scripts/engines/javascript.sh) and the core (bash scripts/build.sh wasm, or core + boot images).
 import fs from "node:fs";
@@ -30,7 +30,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opts } = parseArgs({ options: {
   runs: { type: "string", default: "5" }, before: { type: "string" }, "before-tree": { type: "string" },
   json: { type: "string" }, archive: { type: "string" }, "skip-first-use": { type: "boolean" } } });
-// Sections 2 and 3 on another /stdlib (the all-locales archive, docs/intl.md "Locales").
+// Sections 2 and 3 on another /stdlib (the more-locales archive, docs/intl.md "Locales").
 const archive = opts.archive ? { archive: path.resolve(opts.archive) } : {};
 const RUNS = Number(opts.runs);
 const median = (a) => [...a].sort((p, q) => p - q)[a.length >> 1];
@@ -137,7 +137,7 @@ if (!opts["skip-first-use"]) {
 }
 
 // 3b. Many regional tags: each loads the built-in tags it may resolve to (its own, with the tags its data patches, in
-// the all-locales build; zh-HK -> zh + zh-Hant, es-AR -> es + es-419 + es-MX in the default one).
+// the more-locales build; zh-HK -> zh + zh-Hant, es-AR -> es + es-419 + es-MX in the default one).
 {
   if (opts["skip-first-use"]) {
     const fresh = await instance(archive);
@@ -160,7 +160,7 @@ if (!opts["skip-first-use"]) {
   const tar = fs.readFileSync(tarPath);
   const chunks = execFileSync("tar", ["-tf", tarPath], { encoding: "utf8" }).trim().split("\n");
   report.archive = { chunks: chunks.length, bytes: tar.length, gzip9: zlib.gzipSync(tar, { level: 9 }).length };
-  const upload = (dir, config = archive.archive ? "wrangler.all-locales.jsonc" : "wrangler.jsonc") => {
+  const upload = (dir, config = archive.archive ? "wrangler.more-locales.jsonc" : "wrangler.jsonc") => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "sw-intl-upload-"));
     try {
       const log = execFileSync(process.execPath, [path.join(root, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run",

@@ -9,9 +9,9 @@ export const LOCALES = ["en-US", "en-GB", "de-DE", "fr-FR", "es-ES", "es-MX", "j
 const D = "new Date(Date.UTC(2024, 0, 15, 9, 5, 7))";
 const D2 = "new Date(Date.UTC(2024, 2, 3, 18, 45))";
 
-// More locales, each with its own CLDR data, in the all-locales build only (docs/intl.md, "Locales"):
-// test/integration/intl-all-locales.test.mjs.
-export const ALL_LOCALES_EXTRA = ["sv-SE", "ko-KR", "fr-CA", "de-AT", "nb", "fi", "pl", "tr", "th", "vi", "he", "en-AU",
+// More locales, each with its own CLDR data, in the more-locales build only (docs/intl.md, "Locales"):
+// test/integration/intl-more-locales.test.mjs.
+export const MORE_LOCALES_EXTRA = ["sv-SE", "ko-KR", "fr-CA", "de-AT", "nb", "fi", "pl", "tr", "th", "vi", "he", "en-AU",
   "es-AR", "zh-HK", "pt-AO", "it-IT", "nl-NL", "id", "uk", "cs", "el", "da", "ro", "hu", "ms", "bn", "ta", "sw"];
 
 // Per locale L (a JSON string literal in the expression).

@@ -24,13 +24,21 @@ const nm = path.join(root, "node_modules");
 const out = path.resolve(process.argv[2] || path.join(root, "engines/javascript/build/intl-src"));
 const ESBUILD = path.join(nm, ".bin/esbuild");
 
-// The built-in locales. SW_INTL_LOCALES=all (the all-locales build, docs/intl.md "Locales"): every locale FormatJS
-// ships data for (CLDR's ~770 tags); otherwise (the default build, within the free plan's 3 MiB) these 16: 10
-// languages and the regional variants whose CLDR data differs. Any other tag resolves to one of the built-in ones by
-// ECMA-402's locale matching (en-US to en, zh-TW to zh-Hant, es-AR to es-419 in the default build).
+// The built-in locales (docs/intl.md, "Locales"). The default build (within the free plan's 3 MiB): 16 tags, 10
+// languages and the regional variants whose CLDR data differs. SW_INTL_LOCALES=more (the more-locales build): 22 more
+// languages and 15 more regional tags. SW_INTL_LOCALES=all: every locale FormatJS ships data for (766 tags), measured
+// but not deployable: its archive is 121 MB of bytecode, which the core would hold per isolate (128 MB isolates).
+// Any other tag resolves to one of the built-in ones by ECMA-402's locale matching (en-US to en, zh-TW to zh-Hant,
+// es-AR to es-419 in the default build).
 export const DEFAULT_LOCALES = ["en", "en-GB", "de", "fr", "es", "es-419", "es-MX", "ja", "zh", "zh-Hant", "ar", "ar-EG",
   "hi", "ru", "pt", "pt-PT"];
-export const LOCALE_SET = process.env.SW_INTL_LOCALES === "all" ? "all" : "default";
+export const MORE_LOCALES = [...DEFAULT_LOCALES,
+  "it", "nl", "ko", "sv", "nb", "da", "fi", "pl", "cs", "hu", "ro", "el", "tr", "uk", "he", "th", "vi", "id", "ms", "bn",
+  "ta", "sw",
+  "en-001", "en-AU", "en-CA", "en-IN", "fr-CA", "fr-CH", "de-AT", "de-CH", "es-AR", "es-CO", "es-US", "zh-Hant-HK",
+  "pt-AO", "it-CH", "nl-BE"];
+export const LOCALE_SET = ["all", "more"].includes(process.env.SW_INTL_LOCALES) ? process.env.SW_INTL_LOCALES : "default";
+const SELECTED = LOCALE_SET === "more" ? MORE_LOCALES : DEFAULT_LOCALES;
 
 // family -> its package, the namespace names it defines, and whether it has locale data.
 export const FAMILIES = {
@@ -145,7 +153,7 @@ function writeLocaleData(family, f) {
   const pkg = f.pkgs[0];
   const dir = path.join(nm, "@formatjs", pkg, "locale-data");
   const have = fs.readdirSync(dir).filter((n) => n.endsWith(".js")).map((n) => n.slice(0, -3));
-  const tags = (LOCALE_SET === "all" ? have : DEFAULT_LOCALES.filter((t) => have.includes(t))).sort(order);
+  const tags = (LOCALE_SET === "all" ? have : SELECTED.filter((t) => have.includes(t))).sort(order);
   const data = {};
   const entries = [];
   for (const tag of tags) {
@@ -190,12 +198,13 @@ function nearestBuiltIn() {
   if (LOCALE_SET === "all") return [];
   const dir = path.join(nm, "@formatjs/intl-datetimeformat/locale-data");
   const have = fs.readdirSync(dir).filter((n) => n.endsWith(".js")).map((n) => n.slice(0, -3));
-  const data = (tag) => capture("intl-datetimeformat", tag).data;
+  const cache = new Map();
+  const data = (tag) => cache.get(tag) ?? cache.set(tag, capture("intl-datetimeformat", tag).data).get(tag);
   const out = [];
-  for (const tag of have.filter((t) => t.includes("-") && !DEFAULT_LOCALES.includes(t)).sort(order)) {
+  for (const tag of have.filter((t) => t.includes("-") && !SELECTED.includes(t)).sort(order)) {
     const lang = tag.split("-")[0];
-    const regional = DEFAULT_LOCALES.filter((t) => t.startsWith(`${lang}-`));
-    if (!DEFAULT_LOCALES.includes(lang) || regional.length === 0) continue;
+    const regional = SELECTED.filter((t) => t.startsWith(`${lang}-`));
+    if (!SELECTED.includes(lang) || regional.length === 0) continue;
     const own = data(tag);
     const size = (t) => JSON.stringify(diff(data(t), own) || {}).length;
     let best = lang, n = size(lang);

@@ -1,7 +1,7 @@
-// The JavaScript runtime Worker with Intl for every CLDR locale (engines/javascript/wrangler.all-locales.jsonc):
-// worker.js with the all-locales engine (engine-all-locales.js).
+// The JavaScript runtime Worker with Intl for 53 locales (engines/javascript/wrangler.more-locales.jsonc):
+// worker.js with the more-locales engine (engine-more-locales.js).
 import { defineInterpreterRuntime } from "../../worker-shim/runtime.js";
-import { javascriptEngineAllLocales } from "./engine-all-locales.js";
+import { javascriptEngineMoreLocales } from "./engine-more-locales.js";
 
 export {
   defineInterpreterRuntime,
@@ -9,9 +9,9 @@ export {
   InterpreterWorker,
   InterpreterDurableObject,
 } from "../../worker-shim/runtime.js";
-export { javascriptEngineAllLocales as javascriptEngine };
+export { javascriptEngineMoreLocales as javascriptEngine };
 
-const runtime = defineInterpreterRuntime(javascriptEngineAllLocales);
+const runtime = defineInterpreterRuntime(javascriptEngineMoreLocales);
 /** The Interpreter Durable Object (binding INTERPRETER, SQLite-backed): durable code contexts. */
 export const Interpreter = runtime.Interpreter;
 export default runtime.Worker;
