@@ -11,15 +11,17 @@ import { core, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestM
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const build = path.join(root, "engines/javascript/build");
 
-let archiveBytes;
+const archives = new Map();
 const modules = new Map();
 // engine: another engine.wasm, as a path or a compiled WebAssembly.Module (e.g. a build from before Intl, with
-// stdlib: false).
-export function instance({ fuel = 50_000_000, stdlib = true, engine = path.join(build, "engine.wasm") } = {}) {
+// stdlib: false). archive: another /stdlib (build/stdlib-more-locales.tar, docs/intl.md "Locales").
+export function instance({ fuel = 50_000_000, stdlib = true, engine = path.join(build, "engine.wasm"),
+  archive: archivePath = path.join(build, "stdlib.tar") } = {}) {
   if (!(engine instanceof WebAssembly.Module) && !modules.has(engine))
     modules.set(engine, new WebAssembly.Module(fs.readFileSync(engine)));
   const mod = engine instanceof WebAssembly.Module ? engine : modules.get(engine);
-  archiveBytes ??= fs.readFileSync(path.join(build, "stdlib.tar"));
+  if (!archives.has(archivePath)) archives.set(archivePath, fs.readFileSync(archivePath));
+  const archiveBytes = archives.get(archivePath);
   const archive = stdlib ? withBytes(archiveBytes, (p, n) => core._sw_wasi_archive_new(p, n)) : 0;
   if (stdlib && !archive) throw new Error("stdlib.tar is not an archive");
   const config = { args: ["sandbox"], env: [], workspace: false, preopens: [], stdio: "capture", referencePolicy: true };

@@ -13,6 +13,7 @@
 //      another checkout with its builds (e.g. `git archive main` plus main's build outputs).
 //
 //   node bench/intl.mjs [--runs 5] [--before PATH/engine.wasm] [--before-tree DIR] [--json out.json]
+//                       [--archive engines/javascript/build/stdlib-more-locales.tar] [--skip-first-use]
 //
 // Needs the engine (bash scripts/engines/javascript.sh) and the core (bash scripts/build.sh wasm, or core + boot images).
 import fs from "node:fs";
@@ -28,7 +29,9 @@ import { localeCases, evaluateCases } from "../test/intl/cases.mjs";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opts } = parseArgs({ options: {
   runs: { type: "string", default: "5" }, before: { type: "string" }, "before-tree": { type: "string" },
-  json: { type: "string" } } });
+  json: { type: "string" }, archive: { type: "string" }, "skip-first-use": { type: "boolean" } } });
+// Sections 2 and 3 on another /stdlib (the more-locales archive, docs/intl.md "Locales").
+const archive = opts.archive ? { archive: path.resolve(opts.archive) } : {};
 const RUNS = Number(opts.runs);
 const median = (a) => [...a].sort((p, q) => p - q)[a.length >> 1];
 const report = { machine: `${os.cpus()[0].model}, ${os.cpus().length} cores`, loadavg: os.loadavg().map((l) => l.toFixed(2)),
@@ -79,12 +82,14 @@ const FIRST = {
   "RelativeTimeFormat (fr)": ['new Intl.RelativeTimeFormat("fr", { numeric: "auto" }).format(-1, "day")', 'new Intl.RelativeTimeFormat("es").format(3, "hour")'],
   "ListFormat (es)": ['new Intl.ListFormat("es").format(["a", "b", "c"])', 'new Intl.ListFormat("zh").format(["a", "b", "c"])'],
   "Segmenter (en, words)": ['[...new Intl.Segmenter("en", { granularity: "word" }).segment("Hello, world!")].length', '[...new Intl.Segmenter("ja", { granularity: "word" }).segment("日本語の文章です")].length'],
+  "DisplayNames (de, region)": ['new Intl.DisplayNames("de", { type: "region" }).of("US")', 'new Intl.DisplayNames("ja", { type: "language" }).of("fr")'],
+  "NumberFormat (sv-SE)": ['new Intl.NumberFormat("sv-SE").format(1234.5)', 'new Intl.NumberFormat("ko-KR").format(1234.5)'],
   "Locale (zh-TW maximize)": ['new Intl.Locale("zh-TW").maximize().toString()', 'new Intl.Locale("pt-PT").minimize().toString()'],
   "getCanonicalLocales": ['Intl.getCanonicalLocales(["EN-us", "zh-hant-tw"]).join()', 'Intl.getCanonicalLocales("ar-eg").join()'],
   "supportedValuesOf (currency)": ['Intl.supportedValuesOf("currency").length', 'Intl.supportedValuesOf("timeZone").length'],
 };
-{
-  const fresh = await instance();
+if (!opts["skip-first-use"]) {
+  const fresh = await instance(archive);
   const freshBlocks = blocks(fresh.evaluate(HEADROOM));
   fresh.close();
   report.heapBlocksFresh = freshBlocks;
@@ -94,7 +99,7 @@ const FIRST = {
     const first = [], warm = [], second = [];
     let resident, memory, answer;
     for (let r = 0; r < RUNS; r++) {
-      const inst = await instance();
+      const inst = await instance(archive);
       const a = inst.evaluate(call);
       const b = inst.evaluate(call);
       const c = inst.evaluate(other);
@@ -104,7 +109,7 @@ const FIRST = {
     }
     {
       // The heap the first call leaves in use, on an instance of its own.
-      const inst = await instance();
+      const inst = await instance(archive);
       resident = usedMiB(probe(inst, withHeadroom(call)));
       try { inst.close(); } catch {}
     }
@@ -119,11 +124,11 @@ const FIRST = {
   report.typical = {};
   for (const locale of ["en-US", "ja-JP", "ar-EG"]) {
     console.error(`    several constructors: ${locale}`);
-    const inst = await instance();
+    const inst = await instance(archive);
     const code = `Object.keys((${evaluateCases})(${JSON.stringify(localeCases(locale))})).length`;
     const r = inst.evaluate(code);
     inst.close();
-    const again = await instance();
+    const again = await instance(archive);
     const left = probe(again, withHeadroom(code));
     try { again.close(); } catch {}
     report.typical[locale] = { calls: Number(text(r.outcome)), fuel: r.fuel, ms: +r.ms.toFixed(0), memoryBytes: r.memory,
@@ -131,13 +136,19 @@ const FIRST = {
   }
 }
 
-// 3b. Many regional tags: each loads its language's regional variants (zh-HK -> zh + zh-Hant, es-AR -> es + es-419 + es-MX).
+// 3b. Many regional tags: each loads the built-in tags it may resolve to (its own, with the tags its data patches, in
+// the more-locales build; zh-HK -> zh + zh-Hant, es-AR -> es + es-419 + es-MX in the default one).
 {
+  if (opts["skip-first-use"]) {
+    const fresh = await instance(archive);
+    report.heapBlocksFresh = blocks(fresh.evaluate(HEADROOM));
+    fresh.close();
+  }
   const code = '["zh-HK", "es-AR", "zh-TW", "en-AU", "fr-CA", "pt-AO"].map((l) => new Intl.NumberFormat(l).format(1234.5) + " " + new Intl.DateTimeFormat(l, { dateStyle: "short" }).format(0)).length';
-  const inst = await instance();
+  const inst = await instance(archive);
   const r = inst.evaluate(code);
   inst.close();
-  const again = await instance();
+  const again = await instance(archive);
   const left = probe(again, withHeadroom(code));
   try { again.close(); } catch {}
   report.regional = { tags: 6, fuel: r.fuel, ms: +r.ms.toFixed(0), memoryBytes: r.memory, heapUsedMiB: usedMiB(left) };
@@ -145,14 +156,15 @@ const FIRST = {
 
 // 4. Sizes.
 {
-  const tar = fs.readFileSync(path.join(root, "engines/javascript/build/stdlib.tar"));
-  const chunks = execFileSync("tar", ["-tf", path.join(root, "engines/javascript/build/stdlib.tar")], { encoding: "utf8" }).trim().split("\n");
+  const tarPath = archive.archive ?? path.join(root, "engines/javascript/build/stdlib.tar");
+  const tar = fs.readFileSync(tarPath);
+  const chunks = execFileSync("tar", ["-tf", tarPath], { encoding: "utf8" }).trim().split("\n");
   report.archive = { chunks: chunks.length, bytes: tar.length, gzip9: zlib.gzipSync(tar, { level: 9 }).length };
-  const upload = (dir) => {
+  const upload = (dir, config = archive.archive ? "wrangler.more-locales.jsonc" : "wrangler.jsonc") => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "sw-intl-upload-"));
     try {
       const log = execFileSync(process.execPath, [path.join(root, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run",
-        "--outdir", out, "-c", path.join(dir, "wrangler.jsonc")], { cwd: dir, encoding: "utf8",
+        "--outdir", out, "-c", path.join(dir, "engines/javascript", config)], { cwd: dir, encoding: "utf8",
         env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" }, stdio: ["ignore", "pipe", "pipe"] });
       const m = log.match(/Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/);
       return m ? { uploadKiB: Number(m[1]), gzipKiB: Number(m[2]) } : { error: log.slice(-500) };

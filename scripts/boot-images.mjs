@@ -43,9 +43,23 @@ function stripData(dir, out) {
   return text;
 }
 
+// The image of an engine's variants: another /stdlib with its own build identity (engines/javascript/build/
+// stdlib-<variant>.tar with stdlib-<variant>-build.js, docs/intl.md "Locales"), the same engine: boot-image-<variant>.bin.
 export function makeBootImage(name) {
   const dir = path.join(root, "engines", name, "build");
   const { build } = JSON.parse(fs.readFileSync(path.join(dir, "engine-build.json"), "utf8"));
+  const result = makeImage(name, dir, build, "stdlib.tar", "boot-image.bin");
+  if (!result) return result;
+  for (const f of fs.readdirSync(dir)) {
+    const m = /^stdlib-(.+)-build\.js$/.exec(f);
+    if (!m || !fs.existsSync(path.join(dir, `stdlib-${m[1]}.tar`))) continue;
+    const variantBuild = /export const build = "([0-9a-f]+)"/.exec(fs.readFileSync(path.join(dir, f), "utf8"))[1];
+    makeImage(name, dir, variantBuild, `stdlib-${m[1]}.tar`, `boot-image-${m[1]}.bin`);
+  }
+  return result;
+}
+
+function makeImage(name, dir, build, stdlibName, imageName) {
   // An engine the core does not drive itself (Lua: a JavaScript Engine drives it over its own C ABI) has no image.
   let stubs;
   try {
@@ -58,11 +72,11 @@ export function makeBootImage(name) {
   // Written under a temporary name and put in place only with its image.
   const nodataPath = path.join(dir, "engine-nodata.wasm");
   const nodata = encoder.encode(stripData(dir, `${nodataPath}.new`));
-  const stdlibPath = path.join(dir, "stdlib.tar");
+  const stdlibPath = path.join(dir, stdlibName);
   let archive = 0;
   if (fs.existsSync(stdlibPath)) {
     archive = withBytes(fs.readFileSync(stdlibPath), (p, n) => core._sw_wasi_archive_new(p, n));
-    if (!archive) throw new Error(`${name}: stdlib.tar is not an archive`);
+    if (!archive) throw new Error(`${name}: ${stdlibName} is not an archive`);
   }
   // The session layout (protocol §5.4): the image serves stateless requests (an empty, disabled /workspace) and contexts.
   // Reproducible: a fixed-start clock and seeded random while booting, so the same engine and core give the same image
@@ -85,7 +99,7 @@ export function makeBootImage(name) {
       (gp, gn) => core._sw_boot_image_finish(maker, bp, bn, mp, mn, gp, gn))));
     if (!len) throw new Error(`${name}: image failed: ${message()}`);
     const bytes = core.HEAPU8.slice(core._sw_boot_image_data(), core._sw_boot_image_data() + len);
-    fs.writeFileSync(path.join(dir, "boot-image.bin"), bytes);
+    fs.writeFileSync(path.join(dir, imageName), bytes);
     fs.renameSync(`${nodataPath}.new`, nodataPath);
     unbindGuestMemory(core, host);
     return { name, bytes: bytes.length, memoryBytes: instance.exports.memory.buffer.byteLength, bootMs,

@@ -22,11 +22,14 @@ describe("wrangler deploy --dry-run, one Worker per language", () => {
     ["ruby", "sandbox-ruby", true],
     ["lua", "sandbox-lua", false],
   ];
-  for (const [language, name, bootImage] of workers) {
-    it(`${name} (${path.relative(ROOT, languageConfig(language))}) bundles on its own under ${LIMIT_KIB} KiB gzip`, () => {
+  // The JavaScript Worker with Intl for 53 locales: a wrangler config of its own (docs/intl.md, "Locales").
+  const configs = [...workers.map(([language, name, bootImage]) => [language, name, bootImage, languageConfig(language)]),
+    ["javascript-more-locales", "sandbox-javascript (more locales)", true, path.join(ROOT, "engines/javascript/wrangler.more-locales.jsonc")]];
+  for (const [language, name, bootImage, config] of configs) {
+    it(`${name} (${path.relative(ROOT, config)}) bundles on its own under ${LIMIT_KIB} KiB gzip`, () => {
       const out = mkdtempSync(path.join(tmpdir(), `sw-deploy-${language}-`));
       try {
-        const log = execFileSync(process.execPath, [WRANGLER, "deploy", "--dry-run", "--outdir", out, "-c", languageConfig(language)], {
+        const log = execFileSync(process.execPath, [WRANGLER, "deploy", "--dry-run", "--outdir", out, "-c", config], {
           cwd: ROOT,
           encoding: "utf8",
           env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },

@@ -36,6 +36,7 @@ const DIFFERENCES = {
   },
   // FormatJS's best-fit matcher resolves zh-CN to the language's own data tag; ICU keeps the requested region.
   "NumberFormat resolved locale": { "zh-CN": "zh" },
+  "DisplayNames resolved locale": { "zh-CN": "zh" },
   // FormatJS does not localize the digits of the exponent.
   "NumberFormat scientific": { "ar-EG": "١٫٢٣٥أس5" },
   // ICU puts the right-to-left mark before the sign as its own literal part; FormatJS has no such part.

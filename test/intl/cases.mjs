@@ -9,6 +9,11 @@ export const LOCALES = ["en-US", "en-GB", "de-DE", "fr-FR", "es-ES", "es-MX", "j
 const D = "new Date(Date.UTC(2024, 0, 15, 9, 5, 7))";
 const D2 = "new Date(Date.UTC(2024, 2, 3, 18, 45))";
 
+// More locales, each with its own CLDR data, in the more-locales build only (docs/intl.md, "Locales"):
+// test/integration/intl-more-locales.test.mjs.
+export const MORE_LOCALES_EXTRA = ["sv-SE", "ko-KR", "fr-CA", "de-AT", "nb", "fi", "pl", "tr", "th", "vi", "he", "en-AU",
+  "es-AR", "zh-HK", "pt-AO", "it-IT", "nl-NL", "id", "uk", "cs", "el", "da", "ro", "hu", "ms", "bn", "ta", "sw"];
+
 // Per locale L (a JSON string literal in the expression).
 export function localeCases(L) {
   const l = JSON.stringify(L);
@@ -55,6 +60,12 @@ export function localeCases(L) {
     "Segmenter graphemes": `[...new Intl.Segmenter(${l}).segment("e\\u0301👍🏽!")].map((s) => s.segment).join("|")`,
     "Segmenter words": `[...new Intl.Segmenter(${l}, { granularity: "word" }).segment("Hello, world. 42 apples!")].filter((s) => s.isWordLike).map((s) => s.segment).join("|")`,
     "Segmenter sentences": `[...new Intl.Segmenter(${l}, { granularity: "sentence" }).segment("One. Two? Three!")].length`,
+    "DisplayNames region": `["US", "DE", "JP", "419"].map((c) => new Intl.DisplayNames(${l}, { type: "region" }).of(c)).join("|")`,
+    "DisplayNames language": `["en-GB", "fr", "zh-Hant", "es-419"].map((c) => new Intl.DisplayNames(${l}, { type: "language" }).of(c)).join("|")`,
+    "DisplayNames script": `["Latn", "Cyrl"].map((c) => new Intl.DisplayNames(${l}, { type: "script" }).of(c)).join("|")`,
+    "DisplayNames currency": `["EUR", "JPY", "USD"].map((c) => new Intl.DisplayNames(${l}, { type: "currency" }).of(c)).join("|")`,
+    "DisplayNames dateTimeField": `["month", "weekday"].map((c) => new Intl.DisplayNames(${l}, { type: "dateTimeField" }).of(c)).join("|")`,
+    "DisplayNames resolved locale": `new Intl.DisplayNames(${l}, { type: "region" }).resolvedOptions().locale`,
     "Locale maximize": `new Intl.Locale(${l}).maximize().toString()`,
     "Locale minimize": `new Intl.Locale(${l}).minimize().toString()`,
     "getCanonicalLocales": `Intl.getCanonicalLocales(${l}.toLowerCase()).join()`,
@@ -95,7 +106,13 @@ export const OTHER_CASES = {
   "toLocaleDateString of a non-Date is a TypeError": 'Date.prototype.toLocaleDateString.call({}, "en")',
   "a bad locale in toLocaleString is a RangeError": 'new Date(0).toLocaleString("bad tag!")',
   "instances are instances": 'new Intl.NumberFormat("en") instanceof Intl.NumberFormat && new Intl.DateTimeFormat("de") instanceof Intl.DateTimeFormat',
-  "constructor names": "[Intl.NumberFormat, Intl.DateTimeFormat, Intl.PluralRules, Intl.RelativeTimeFormat, Intl.ListFormat, Intl.Segmenter, Intl.Locale].map((c) => c.name).join()",
+  "constructor names": "[Intl.NumberFormat, Intl.DateTimeFormat, Intl.PluralRules, Intl.RelativeTimeFormat, Intl.ListFormat, Intl.Segmenter, Intl.Locale, Intl.DisplayNames].map((c) => c.name).join()",
+  "DisplayNames languageDisplay standard": 'new Intl.DisplayNames("en", { type: "language", languageDisplay: "standard" }).of("en-GB")',
+  "DisplayNames fallback none": 'String(new Intl.DisplayNames("en", { type: "region", fallback: "none" }).of("XY"))',
+  "DisplayNames fallback code": 'new Intl.DisplayNames("en", { type: "region" }).of("XY")',
+  "DisplayNames without type is a TypeError": 'new Intl.DisplayNames("en")',
+  "DisplayNames bad code is a RangeError": 'new Intl.DisplayNames("en", { type: "region" }).of("not a region")',
+  "DisplayNames supportedLocalesOf": 'Intl.DisplayNames.supportedLocalesOf(["de-AT", "tlh", "ja-JP"]).join()',
 };
 
 // Evaluates cases (an object name -> expression) where this function's source runs: in Node for the expectations, in

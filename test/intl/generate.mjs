@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { LOCALES, localeCases, OTHER_CASES, evaluateCases } from "./cases.mjs";
+import { LOCALES, MORE_LOCALES_EXTRA, localeCases, OTHER_CASES, evaluateCases } from "./cases.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const expected = {
@@ -16,6 +16,7 @@ const expected = {
   tz: process.versions.tz,
   locales: Object.fromEntries(LOCALES.map((l) => [l, evaluateCases(localeCases(l))])),
   other: evaluateCases(OTHER_CASES),
+  moreLocales: Object.fromEntries(MORE_LOCALES_EXTRA.map((l) => [l, evaluateCases(localeCases(l))])),
 };
 fs.writeFileSync(path.join(here, "expected.json"), JSON.stringify(expected, null, 1) + "\n");
-console.log(`test/intl/expected.json: ${LOCALES.length} locales, Node ${process.version}, ICU ${expected.icu}, CLDR ${expected.cldr}, tz ${expected.tz}`);
+console.log(`test/intl/expected.json: ${LOCALES.length} + ${MORE_LOCALES_EXTRA.length} locales, Node ${process.version}, ICU ${expected.icu}, CLDR ${expected.cldr}, tz ${expected.tz}`);

@@ -24,11 +24,21 @@ const nm = path.join(root, "node_modules");
 const out = path.resolve(process.argv[2] || path.join(root, "engines/javascript/build/intl-src"));
 const ESBUILD = path.join(nm, ".bin/esbuild");
 
-// The built-in locales: the 10 languages and the regional variants with their own CLDR data. Every other regional tag
-// a user types (en-US, de-DE, fr-FR, es-ES, ja-JP, zh-CN, zh-TW, hi-IN, ru-RU, pt-BR, ...) resolves to one of these by
-// ECMA-402's locale matching (zh-TW to zh-Hant, es-AR to es-419, ...).
-export const LANGUAGES = ["en", "de", "fr", "es", "ja", "zh", "ar", "hi", "ru", "pt"];
-export const VARIANTS = { en: ["en-GB"], es: ["es-419", "es-MX"], zh: ["zh-Hant"], ar: ["ar-EG"], pt: ["pt-PT"] };
+// The built-in locales (docs/intl.md, "Locales"). The default build (within the free plan's 3 MiB): 16 tags, 10
+// languages and the regional variants whose CLDR data differs. SW_INTL_LOCALES=more (the more-locales build): 22 more
+// languages and 15 more regional tags. SW_INTL_LOCALES=all: every locale FormatJS ships data for (766 tags), measured
+// but not deployable: its archive is 121 MB of bytecode, which the core would hold per isolate (128 MB isolates).
+// Any other tag resolves to one of the built-in ones by ECMA-402's locale matching (en-US to en, zh-TW to zh-Hant,
+// es-AR to es-419 in the default build).
+export const DEFAULT_LOCALES = ["en", "en-GB", "de", "fr", "es", "es-419", "es-MX", "ja", "zh", "zh-Hant", "ar", "ar-EG",
+  "hi", "ru", "pt", "pt-PT"];
+export const MORE_LOCALES = [...DEFAULT_LOCALES,
+  "it", "nl", "ko", "sv", "nb", "da", "fi", "pl", "cs", "hu", "ro", "el", "tr", "uk", "he", "th", "vi", "id", "ms", "bn",
+  "ta", "sw",
+  "en-001", "en-AU", "en-CA", "en-IN", "fr-CA", "fr-CH", "de-AT", "de-CH", "es-AR", "es-CO", "es-US", "zh-Hant-HK",
+  "pt-AO", "it-CH", "nl-BE"];
+export const LOCALE_SET = ["all", "more"].includes(process.env.SW_INTL_LOCALES) ? process.env.SW_INTL_LOCALES : "default";
+const SELECTED = LOCALE_SET === "more" ? MORE_LOCALES : DEFAULT_LOCALES;
 
 // family -> its package, the namespace names it defines, and whether it has locale data.
 export const FAMILIES = {
@@ -47,6 +57,7 @@ for (const [k, v] of [["getCanonicalLocales", getCanonicalLocales], ["supportedV
   relativetimeformat: { pkgs: ["intl-relativetimeformat"], data: true },
   listformat: { pkgs: ["intl-listformat"], data: true },
   segmenter: { pkgs: ["intl-segmenter"], data: false },
+  displaynames: { pkgs: ["intl-displaynames"], data: true },
 };
 
 const version = (pkg) => JSON.parse(fs.readFileSync(path.join(nm, "@formatjs", pkg, "package.json"), "utf8")).version;
@@ -129,10 +140,88 @@ const literal = (obj) => `JSON.parse(${JSON.stringify(JSON.stringify(obj))})\n`;
 // polyfills read the namespace they were given, never the global a program may have replaced or deleted.
 const ofIntl = (file) => fs.writeFileSync(file, `(function (Intl) {\n${fs.readFileSync(file, "utf8")}\n})\n`);
 
+// The subtags of a tag; a script or a macro-region (en-001, es-419) makes a tag a candidate base of its language's
+// other tags. Tags are written in an order in which every base comes before the tags patched from it.
+const isMacro = (tag) => { const p = tag.split("-"); return p.length > 1 && (/^\d{3}$/.test(p[1]) || p[1].length === 4); };
+const order = (a, b) => a.split("-").length - b.split("-").length || isMacro(b) - isMacro(a) || (a < b ? -1 : a > b ? 1 : 0);
+
+// One family's data chunks for the selected locales. A tag's chunk is its whole data (a language, or a tag with no
+// built-in relative) or a patch of an earlier tag of its language, whichever of those is the smallest: a truncation
+// (zh-Hant for zh-Hant-HK), a script or macro-region tag (en-001 for en-AU, es-419 for es-AR) or the language.
+// Returns the family's table entries, "tag" or "tag:base".
+function writeLocaleData(family, f) {
+  const pkg = f.pkgs[0];
+  const dir = path.join(nm, "@formatjs", pkg, "locale-data");
+  const have = fs.readdirSync(dir).filter((n) => n.endsWith(".js")).map((n) => n.slice(0, -3));
+  const tags = (LOCALE_SET === "all" ? have : SELECTED.filter((t) => have.includes(t))).sort(order);
+  const data = {};
+  const entries = [];
+  for (const tag of tags) {
+    const name = `data-${family}-${tag}`;
+    if (f.js) {
+      // PluralRules data holds the rule as a function: the locale-data file itself is the chunk (it registers
+      // with Intl.PluralRules, which is loaded first).
+      fs.copyFileSync(path.join(dir, `${tag}.js`), path.join(out, `${name}.js`));
+      ofIntl(path.join(out, `${name}.js`));
+      entries.push(tag);
+      continue;
+    }
+    let entryData = capture(pkg, tag);
+    // V8 (Node, Chrome, workerd) prints U+0020 wherever CLDR 42+ puts U+202F (narrow no-break space) in a
+    // date or time format ("9:05 AM", "2024 г."), for compatibility with code that parses its output; so do we.
+    if (family === "datetimeformat") entryData = JSON.parse(JSON.stringify(entryData).replaceAll("\u202f", " "));
+    // FormatJS's zh-Hant data has an empty default hour cycle, and its formats then put a day period before a
+    // 24-hour hour ("下午18:45"). CLDR's time data for zh-Hant's region (TW) prefers h12, as Node resolves it.
+    if (family === "datetimeformat" && tag === "zh-Hant" && entryData.data.hourCycle === "") entryData.data.hourCycle = "h12";
+    if (entryData.locale !== tag) throw new Error(`${pkg} ${tag}: data says locale ${entryData.locale}`);
+    data[tag] = entryData.data;
+    const parts = tag.split("-");
+    const candidates = Object.keys(data).filter((t) => t !== tag && t.split("-")[0] === parts[0] &&
+      (tag.startsWith(`${t}-`) || isMacro(t)));
+    let best = { locale: tag, data: entryData.data }, size = JSON.stringify(best).length;
+    for (const base of candidates) {
+      const c = { locale: tag, base, patch: diff(data[base], entryData.data) || {} };
+      const n = JSON.stringify(c).length;
+      if (n < size) [best, size] = [c, n];
+    }
+    fs.writeFileSync(path.join(out, `${name}.js`), literal(best));
+    entries.push(best.base === undefined ? tag : `${tag}:${best.base}`);
+  }
+  return entries;
+}
+
+// For each CLDR tag with data that is not built in, the built-in tag of its language, other than the language itself,
+// whose DateTimeFormat data is nearest its own (the fewest JSON bytes of difference), when it is nearer than the
+// language's: "es-AR:es-419", "en-AU:en-GB", "pt-AO:pt-PT", "zh-HK:zh-Hant". The runtime loads it as a candidate,
+// and FormatJS's best-fit matching then prefers it to the language (as CLDR's parent locales would).
+function nearestBuiltIn() {
+  if (LOCALE_SET === "all") return [];
+  const dir = path.join(nm, "@formatjs/intl-datetimeformat/locale-data");
+  const have = fs.readdirSync(dir).filter((n) => n.endsWith(".js")).map((n) => n.slice(0, -3));
+  const cache = new Map();
+  const data = (tag) => cache.get(tag) ?? cache.set(tag, capture("intl-datetimeformat", tag).data).get(tag);
+  const out = [];
+  for (const tag of have.filter((t) => t.includes("-") && !SELECTED.includes(t)).sort(order)) {
+    const lang = tag.split("-")[0];
+    const regional = SELECTED.filter((t) => t.startsWith(`${lang}-`));
+    if (!SELECTED.includes(lang) || regional.length === 0) continue;
+    const own = data(tag);
+    const size = (t) => JSON.stringify(diff(data(t), own) || {}).length;
+    let best = lang, n = size(lang);
+    for (const t of regional) {
+      const m = size(t);
+      if (m < n) [best, n] = [t, m];
+    }
+    if (best !== lang) out.push(`${tag.replace(/^zh-Hant-/, "zh-")}:${best}`);
+  }
+  return out;
+}
+
 async function main() {
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
   const chunks = [];
+  const table = {};
   const tmp = path.join(out, ".entries");
   fs.mkdirSync(tmp);
 
@@ -157,39 +246,14 @@ async function main() {
     ofIntl(path.join(out, `code-${family}.js`));
     chunks.push(`code-${family}`);
     if (!f.data) continue;
-    const pkg = f.pkgs[0];
-    for (const lang of LANGUAGES) {
-      const tags = [lang, ...(VARIANTS[lang] || [])];
-      let base;
-      for (const tag of tags) {
-        const name = `data-${family}-${tag}`;
-        if (!fs.existsSync(path.join(nm, "@formatjs", pkg, "locale-data", `${tag}.js`))) continue;
-        if (f.js) {
-          // PluralRules data holds the rule as a function: the locale-data file itself is the chunk (it registers
-          // with Intl.PluralRules, which is loaded first).
-          fs.copyFileSync(path.join(nm, "@formatjs", pkg, "locale-data", `${tag}.js`), path.join(out, `${name}.js`));
-          ofIntl(path.join(out, `${name}.js`));
-        } else {
-          let entryData = capture(pkg, tag);
-          // V8 (Node, Chrome, workerd) prints U+0020 wherever CLDR 42+ puts U+202F (narrow no-break space) in a
-          // date or time format ("9:05 AM", "2024 г."), for compatibility with code that parses its output; so do we.
-          if (family === "datetimeformat") entryData = JSON.parse(JSON.stringify(entryData).replaceAll("\u202f", " "));
-          // FormatJS's zh-Hant data has an empty default hour cycle, and its formats then put a day period before a
-          // 24-hour hour ("下午18:45"). CLDR's time data for zh-Hant's region (TW) prefers h12, as Node resolves it.
-          if (family === "datetimeformat" && tag === "zh-Hant" && entryData.data.hourCycle === "") entryData.data.hourCycle = "h12";
-          if (entryData.locale !== tag) throw new Error(`${pkg} ${tag}: data says locale ${entryData.locale}`);
-          if (tag === lang) {
-            base = entryData.data;
-            fs.writeFileSync(path.join(out, `${name}.js`), literal({ locale: tag, data: base }));
-          } else {
-            fs.writeFileSync(path.join(out, `${name}.js`),
-              literal({ locale: tag, base: lang, patch: diff(base, entryData.data) || {} }));
-          }
-        }
-        chunks.push(name);
-      }
-    }
+    table[family] = writeLocaleData(family, f).join(",");
+    chunks.push(...table[family].split(",").map((t) => `data-${family}-${t.split(":")[0]}`));
   }
+  // The locale table: per family, every built-in tag, with the tag its chunk is a patch of ("en-AU:en-001"); and for
+  // a tag that is not built in, the built-in regional tag whose data is nearest its own (es-AR: es-419), if any.
+  table.nearest = nearestBuiltIn().join(",");
+  fs.writeFileSync(path.join(out, "data-locales.js"), literal(table));
+  chunks.push("data-locales");
 
   // Time zones: FormatJS's golden set as one packed object; the runtime unpacks each zone on first use.
   {
@@ -218,8 +282,8 @@ async function main() {
   fs.rmSync(tmp, { recursive: true, force: true });
   const manifest = {
     chunks,
-    languages: LANGUAGES,
-    variants: VARIANTS,
+    localeSet: LOCALE_SET,
+    locales: Object.fromEntries(Object.entries(table).map(([k, v]) => [k, v.split(",").length])),
     packages: Object.fromEntries(Object.values(FAMILIES).flatMap((f) => f.pkgs).map((p) => [`@formatjs/${p}`, version(p)])),
   };
   fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
@@ -244,22 +308,7 @@ function supportedValues() {
     Intl.DateTimeFormat.__addTZData(tz);
     JSON.stringify(Object.fromEntries(["calendar", "currency", "numberingSystem", "timeZone", "unit"]
       .map((k) => [k, Intl.supportedValuesOf(k)])));`, context));
-  // Every tag the NumberFormat data of the built-in locales registers (with CLDR's default-content and parent tags):
-  // the available locales of Intl.Segmenter, whose own list is every CLDR locale (its rules are the same for nearly
-  // all) and made each new Intl.Segmenter match against ~700 locales (5.3M fuel).
-  for (const lang of LANGUAGES) {
-    for (const tag of [lang, ...(VARIANTS[lang] || [])]) {
-      const file = path.join(out, `data-numberformat-${tag}.js`);
-      if (!fs.existsSync(file)) continue;
-      const chunk = vm.runInContext(fs.readFileSync(file, "utf8"), context);
-      if (chunk.base === undefined) vm.runInContext("Intl.NumberFormat.__addLocaleData", context)(chunk);
-      else vm.runInContext("Intl.NumberFormat.__addLocaleData", context)({ locale: chunk.locale, data: nfBase[chunk.base] });
-      if (chunk.base === undefined) nfBase[tag] = chunk.data;
-    }
-  }
-  const locales = [...vm.runInContext("Intl.NumberFormat.availableLocales", context)].sort();
-  return { supportedValuesOf: supported, locales };
+  return { supportedValuesOf: supported };
 }
-const nfBase = {};
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -9,21 +9,12 @@
 // access to its name, each language's data when a constructor (or supportedLocalesOf) is asked for that language,
 // the time zones when a DateTimeFormat names a zone other than UTC.
 
-// The built-in locales (build.mjs writes one data chunk per family and tag): the base languages, and the regional
-// variants whose CLDR data differs from their language's (the rest resolve to these by ECMA-402's locale matching).
-const LANGUAGES = ["en", "de", "fr", "es", "ja", "zh", "ar", "hi", "ru", "pt"];
-const VARIANTS = { en: ["en-GB"], es: ["es-419", "es-MX"], zh: ["zh-Hant"], ar: ["ar-EG"], pt: ["pt-PT"] };
-// A tag that is its language, or the language in its default region (CLDR's default content), resolves to the
-// language's own data: only other tags need the regional variants loaded (es-MX, es-AR -> es-419, zh-TW -> zh-Hant).
-const DEFAULT_REGION = { en: "US", de: "DE", fr: "FR", es: "ES", ja: "JP", zh: "CN", hi: "IN", ru: "RU", pt: "BR" };
-function needsVariants(tag, lang) {
-  const parts = tag.split("-");
-  const end = parts.findIndex((p, i) => i > 0 && p.length === 1); // extensions (-u-, -t-, -x-) do not pick data
-  const subtags = parts.slice(1, end < 0 ? parts.length : end);
-  if (lang === "zh" && subtags[0] === "Hans") subtags.shift();
-  return !(subtags.length === 0 || (subtags.length === 1 && subtags[0] === DEFAULT_REGION[lang]));
-}
+// The built-in locales are build.mjs's table (the `data-locales` chunk): per family, every tag with data, and the tag
+// its chunk is a patch of. A requested tag loads the built-in tags it could resolve to: itself and its truncations,
+// its likely-subtags form and that form's (zh-TW: zh-Hant-TW, zh-Hant, zh). Nothing else is loaded, so a program
+// that asks for six tags pays for those six, whatever the number of built-in locales.
 // ECMA-402 DefaultLocale: every constructor falls back to it when no requested locale is available.
+
 const DEFAULT_LOCALE = "en-US";
 const DELETED = "\u0000sw-intl-deleted"; // build.mjs: a key the regional variant lacks
 
@@ -32,11 +23,12 @@ const NAMES = {
   getCanonicalLocales: "locale", Locale: "locale", supportedValuesOf: "locale",
   PluralRules: "pluralrules", NumberFormat: "numberformat", DateTimeFormat: "datetimeformat",
   RelativeTimeFormat: "relativetimeformat", ListFormat: "listformat", Segmenter: "segmenter",
+  DisplayNames: "displaynames",
 };
 // Families whose constructors need locale data, and the names they define.
 const WITH_DATA = {
   pluralrules: "PluralRules", numberformat: "NumberFormat", datetimeformat: "DateTimeFormat",
-  relativetimeformat: "RelativeTimeFormat", listformat: "ListFormat",
+  relativetimeformat: "RelativeTimeFormat", listformat: "ListFormat", displaynames: "DisplayNames",
 };
 // The locale methods of the built-ins: [prototype, name, family].
 const METHODS = [
@@ -86,8 +78,21 @@ export function build(load, generation) {
   const baseData = {};   // "family tag" -> a base language's data (the variants' patches apply to it)
   const impls = {};      // METHODS index -> the polyfill's own locale method
   let tzLoaded = false;
-  let valuesLoaded;      // build.mjs's data-values: supportedValuesOf's answers, the built-in locale tags
+  let valuesLoaded;      // build.mjs's data-values: supportedValuesOf's answers
   const valuesChunk = () => (valuesLoaded ??= load("data-values"));
+  let localesLoaded;     // build.mjs's data-locales: family -> "tag,tag:base,..."
+  const tables = {};     // family -> Map(tag -> the tag its chunk patches, or "")
+  function table(family) {
+    if (tables[family] === undefined) {
+      const m = new Map();
+      for (const e of ((localesLoaded ??= load("data-locales"))[family] || "").split(",")) {
+        const i = e.indexOf(":");
+        if (e) m.set(i < 0 ? e : e.slice(0, i), i < 0 ? "" : e.slice(i + 1));
+      }
+      tables[family] = m;
+    }
+    return tables[family];
+  }
 
   // A family's code runs against a scratch namespace whose prototype is ns: its reads of other constructors reach
   // ns, its definitions stay on the scratch object until the whole chunk ran. Only then are they wrapped and put on
@@ -121,9 +126,12 @@ export function build(load, generation) {
         values[Name] = wrapped[family] = wrap(Class, family);
       }
       if (family === "segmenter") {
-        // Its rules are CLDR's root rules for nearly every locale; it resolves against the built-in locales, like the
-        // other constructors, not against all of CLDR's (that matching cost 5.3M fuel per new Intl.Segmenter).
-        values.Segmenter.availableLocales = new Set(valuesChunk().locales);
+        // Its rules are CLDR's root rules for nearly every locale. It resolves against the built-in locales a program
+        // asked for (ensure adds them, as NumberFormat's table has them), not against all of CLDR's at once: that
+        // matching cost 5.3M fuel per new Intl.Segmenter.
+        values.Segmenter.availableLocales = new Set();
+        raw.segmenter = values.Segmenter;
+        values.Segmenter = wrap(values.Segmenter, family);
       }
       if (family === "locale") {
         // The answers FormatJS would compute by probing every candidate, computed at build time (build.mjs); the
@@ -151,29 +159,52 @@ export function build(load, generation) {
     }
   }
 
-  // The data chunks of one family for one language: the base tag, then (if asked) its regional variants.
-  function loadLanguage(family, lang, variants) {
-    const Class = raw[family];
-    for (const tag of [lang, ...(variants ? VARIANTS[lang] || [] : [])]) {
-      const key = `${family} ${tag}`;
-      if (dataLoaded[key]) continue;
-      // Marked loaded only once registered: a load the fuel limit interrupted is done again by the next use.
-      let chunk = load(`data-${family}-${tag}`);
-      if (typeof chunk === "function") chunk = chunk(ns); // PluralRules: the locale-data file, registering itself
-      if (chunk !== undefined && chunk !== null && typeof chunk === "object") {
-        let data = chunk.data;
-        if (chunk.base !== undefined) data = merge(baseData[`${family} ${chunk.base}`], chunk.patch);
-        else baseData[key] = data;
-        Class.__addLocaleData({ locale: chunk.locale, data });
-      }
-      dataLoaded[key] = true;
+  // One built-in tag's data for one family: the tags it falls back to first (its truncations, which FormatJS's
+  // registration would otherwise fill with this tag's data), then the tag its chunk patches, then the chunk.
+  function loadTag(family, tag) {
+    const key = `${family} ${tag}`;
+    if (dataLoaded[key]) return;
+    const t = table(family);
+    const parts = tag.split("-");
+    for (let n = 1; n < parts.length; n++) {
+      const prefix = parts.slice(0, n).join("-");
+      if (t.has(prefix)) loadTag(family, prefix);
     }
+    const base = t.get(tag);
+    if (base) loadTag(family, base);
+    // Marked loaded only once registered: a load the fuel limit interrupted is done again by the next use.
+    let chunk = load(`data-${family}-${tag}`);
+    if (typeof chunk === "function") chunk = chunk(ns); // PluralRules: the locale-data file, registering itself
+    if (chunk !== undefined && chunk !== null && typeof chunk === "object") {
+      const data = chunk.base !== undefined ? merge(baseData[`${family} ${chunk.base}`], chunk.patch) : chunk.data;
+      baseData[key] = data;
+      raw[family].__addLocaleData({ locale: chunk.locale, data });
+    }
+    dataLoaded[key] = true;
   }
 
-  // Loads the data a constructor may resolve to for `locales`: every requested built-in language (with its regional
-  // variants unless the tag is the language's default, so best-fit matching sees all it could pick), and the default
-  // locale's when some requested locale is not built in or none is given. Invalid locales load nothing: the
-  // constructor then throws ECMA-402's error.
+  // The built-in tags a requested tag may resolve to: the tag without extensions and its truncations, and the same
+  // for its likely-subtags form (zh-TW: zh-Hant-TW; en-US stays en-US, en).
+  function candidates(tag) {
+    const parts = tag.split("-");
+    const end = parts.findIndex((p, i) => i > 0 && p.length === 1); // extensions (-u-, -t-, -x-) do not pick data
+    const forms = [parts.slice(0, end < 0 ? parts.length : end)];
+    try {
+      const max = new ns.Locale(forms[0].join("-")).maximize();
+      forms.push([max.language, max.script, max.region].filter(Boolean));
+      if (max.script && max.region) forms.push([max.language, max.region]);
+    } catch {}
+    const out = [];
+    for (const f of forms) for (let n = f.length; n > 0; n--) out.push(f.slice(0, n).join("-"));
+    const nearest = table("nearest"); // a tag not built in: the built-in regional tag nearest it (es-AR: es-419)
+    for (const c of out.slice()) if (nearest.has(c)) out.push(nearest.get(c));
+    return out;
+  }
+
+  // Loads the data a constructor may resolve to for `locales`: every built-in tag a requested tag may resolve to, and
+  // the default locale's when some requested tag has none or none is given. Invalid locales load nothing: the
+  // constructor then throws ECMA-402's error. Returns the canonical list (undefined for invalid locales): the caller
+  // passes it on, so that a program's locales object is read once, as ECMA-402 reads it (Test262 counts the reads).
   function ensure(family, locales) {
     if (!raw[family]) return;
     let list;
@@ -182,13 +213,25 @@ export function build(load, generation) {
     } catch {
       return;
     }
+    // The Segmenter has one set of rules: its locales are NumberFormat's (every CLDR locale with data).
+    const t = table(family === "segmenter" ? "numberformat" : family);
     let fallback = list.length === 0;
     for (const tag of list) {
-      const lang = tag.split("-")[0];
-      if (LANGUAGES.includes(lang)) loadLanguage(family, lang, needsVariants(tag, lang));
-      else fallback = true;
+      let any = false;
+      for (const c of candidates(tag)) {
+        if (t.has(c)) {
+          any = true;
+          if (family === "segmenter") raw.segmenter.availableLocales.add(c);
+          else loadTag(family, c);
+        }
+      }
+      if (!any) fallback = true;
     }
-    if (fallback) loadLanguage(family, "en", false);
+    if (fallback) {
+      if (family === "segmenter") raw.segmenter.availableLocales.add("en").add("en-US");
+      else loadTag(family, "en");
+    }
+    return list;
   }
 
   // Time zones: FormatJS's tz data as an object whose zones load and unpack on first read (FormatJS unpacks all).
@@ -222,25 +265,25 @@ export function build(load, generation) {
   // statics and instanceof reach the class itself; prototype.constructor is the proxy.
   function wrap(Class, family) {
     const before = (args) => {
-      ensure(family, args[0]);
+      const list = ensure(family, args[0]);
+      if (list !== undefined && args[0] !== undefined) args = [list, ...args.slice(1)];
       if (family === "datetimeformat") ensureTimeZone(args[1]);
+      return args;
     };
     const proxy = new Proxy(Class, {
       construct(target, args, newTarget) {
-        before(args);
-        return Reflect.construct(target, args, newTarget === proxy ? target : newTarget);
+        return Reflect.construct(target, before(args), newTarget === proxy ? target : newTarget);
       },
       apply(target, thisArg, args) {
-        before(args);
-        return Reflect.apply(target, thisArg, args);
+        return Reflect.apply(target, thisArg, before(args));
       },
     });
     const supportedLocalesOf = Class.supportedLocalesOf;
     if (typeof supportedLocalesOf === "function") {
       defineValue(Class, "supportedLocalesOf", {
         supportedLocalesOf(locales, options) {
-          ensure(family, locales);
-          return Reflect.apply(supportedLocalesOf, Class, [locales, options]);
+          const list = ensure(family, locales);
+          return Reflect.apply(supportedLocalesOf, Class, [locales === undefined ? locales : list ?? locales, options]);
         },
       }.supportedLocalesOf);
       Object.defineProperty(Class.supportedLocalesOf, "length", { value: 1, configurable: true });
@@ -299,9 +342,9 @@ export function build(load, generation) {
         loadFamily(family);
         const impl = impls[i];
         if (typeof impl !== "function") throw new TypeError(`${name} is not available`);
-        ensure(family, locales);
+        const list = ensure(family, locales);
         if (family === "datetimeformat") ensureTimeZone(options);
-        return Reflect.apply(impl, this, [locales, options]);
+        return Reflect.apply(impl, this, [locales === undefined ? locales : list ?? locales, options]);
       },
     }[name];
     Object.defineProperty(fn, "length", { value: 0, configurable: true });
