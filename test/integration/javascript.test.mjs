@@ -545,7 +545,7 @@ S.map((e) => { const s = String.fromCodePoint(...e.split(".").map((d) => parseIn
   });
 });
 
-describe("ES2025+ built-ins (patches/es2025-set-methods, map-upsert, regexp-escape, math-sum-precise)", () => {
+describe("ES2025+ built-ins (patches/es2025-set-methods, map-upsert, regexp-escape, math-sum-precise, json-raw)", () => {
   const run = (cases) => `[${cases.map((c) => `() => ${c}`).join(",\n")}].map((f) => { try { return f() } catch (e) { return e.name } })`;
   const setCases = [];
   for (const m of ["union", "intersection", "difference", "symmetricDifference", "isSubsetOf", "isSupersetOf", "isDisjointFrom"]) {
@@ -569,9 +569,14 @@ describe("ES2025+ built-ins (patches/es2025-set-methods, map-upsert, regexp-esca
   const escapeCases = ["", "foo", "1abc", "a.b*c", "/path/to", "\t\n\v\f\r", ",-=<>#&!%:;@~'`\"", " \u00a0\u2028\u2029\ufeff\u3000",
     "\ud800x\udc00", "\u{1F600}\u00e9", "^$\\.*+?()[]{}|", "c++"].map((s) => `RegExp.escape(${JSON.stringify(s)})`)
     .concat([`RegExp.escape(1)`, `RegExp.escape(new String("x"))`, `new RegExp(RegExp.escape("a.b")).test("axb")`, `RegExp.escape.length`]);
+  const rawJsonCases = [`JSON.stringify({ a: JSON.rawJSON("1e1000"), b: [JSON.rawJSON('"x"'), JSON.rawJSON("null")] })`,
+    `JSON.stringify([JSON.rawJSON("12345678901234567890")], null, 1)`, `JSON.stringify(JSON.rawJSON({ toString: () => "7" }))`,
+    `[JSON.isRawJSON(JSON.rawJSON("1")), JSON.isRawJSON({ rawJSON: "1" }), JSON.isRawJSON(1)]`,
+    `((r) => [Object.getPrototypeOf(r), Object.isFrozen(r), Object.getOwnPropertyDescriptor(r, "rawJSON")])(JSON.rawJSON("true"))`,
+    ...["", " 1", "1 ", "\t1", "{}", "[]", "1 2", "'x'"].map((s) => `JSON.rawJSON(${JSON.stringify(s)})`)];
 
-  it("Set methods and RegExp.escape answer as Node 24 does", async () => {
-    const program = run([...setCases, ...escapeCases]);
+  it("Set methods, RegExp.escape and JSON.rawJSON answer as Node 24 does", async () => {
+    const program = run([...setCases, ...escapeCases, ...rawJsonCases]);
     const r = await js(program);
     assert.equal(r.error, undefined, JSON.stringify(r.error));
     assert.deepEqual(r.results[0].json, json(nodeRun(program)));

@@ -2,7 +2,7 @@
 // wasmify session host, as engines/javascript/test/upstream-engine.test.mjs runs programs (a fresh instance per test).
 // docs/javascript-conformance.md says what CI runs and what it cannot.
 //
-//   node test/test262/run.mjs [DIR] [--filter SUBSTRING] [--list-failures] [--write-known]
+//   node test/test262/run.mjs [DIR] [--filter SUBSTRING] [--list-failures] [--by-folder] [--write-known]
 //
 // DIR is a Test262 checkout (its test/ and harness/); default $SW_TEST262_DIR, else ../shared/test262-subset beside
 // the repository (the workplace's shared folder, which CI also has beside its clone).
@@ -25,6 +25,7 @@ const has = (name) => { const i = args.indexOf(name); if (i < 0) return false; a
 const filter = flag('--filter');
 const listFailures = has('--list-failures');
 const writeKnown = has('--write-known');
+const showFolders = has('--by-folder');
 const dir = path.resolve(args[0] ?? process.env.SW_TEST262_DIR ?? path.join(root, '..', 'shared', 'test262-subset'));
 if (!fs.existsSync(path.join(dir, 'harness', 'assert.js'))) {
   console.log(`test262: no Test262 files at ${dir} (pass a directory holding test/ and harness/); nothing run`);
@@ -36,6 +37,10 @@ const known = new Set(JSON.parse(fs.readFileSync(knownPath, 'utf8')).failures.ma
 const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.wasm');
 const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
 const FUEL = 500_000_000; // metered, generous: conformance tests, not requests
+
+// One failure a line, so a change to the list reads as a diff of tests.
+const formatKnown = (list) => '{\n "comment": "Test262 tests our engine fails today (test/test262/run.mjs; docs/javascript-conformance.md)",\n' +
+  ' "failures": [\n' + list.map((f) => '  ' + JSON.stringify(f)).join(',\n') + '\n ]\n}\n';
 
 function walk(d, out = []) {
   for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -152,9 +157,13 @@ function runTest(file) {
 const tests = walk(path.join(dir, 'test')).filter((f) => !filter || f.includes(filter));
 const failures = [];
 let passed = 0;
+const byFolder = new Map(); // the first three path parts (e.g. built-ins/Set/prototype) -> [passed, total]
 const started = Date.now();
 for (const t of tests) {
   const r = runTest(t);
+  const folder = r.rel.split('/').slice(0, 3).filter((p) => !p.endsWith('.js')).join('/');
+  const [p, n] = byFolder.get(folder) ?? [0, 0];
+  byFolder.set(folder, [p + (r.ok ? 1 : 0), n + 1]);
   if (r.ok) passed++;
   else failures.push(r);
 }
@@ -165,6 +174,8 @@ const unexpected = failures.filter((f) => !known.has(f.rel));
 const inScope = (p) => !filter || path.join(dir, 'test', p).includes(filter);
 const fixed = [...known].filter((p) => inScope(p) && !failed.has(p) && fs.existsSync(path.join(dir, 'test', p)));
 if (listFailures) for (const f of failures) console.log(`FAIL ${f.rel}: ${f.why}`);
+if (showFolders || listFailures)
+  for (const [f, [p, n]] of [...byFolder].sort()) console.log(`${String(p).padStart(5)}/${String(n).padEnd(5)} ${f}`);
 for (const f of unexpected) console.log(`NEW FAILURE ${f.rel}: ${f.why}`);
 for (const p of fixed) console.log(`NOW PASSES (remove from known-failures.json) ${p}`);
 console.log(`test262: ${passed}/${tests.length} passed (${rate}%) in ${secs}s from ${dir}; ` +
@@ -173,7 +184,7 @@ if (writeKnown) {
   const keep = [...known].filter((p) => !inScope(p)).map((p) => ({ path: p }));
   const list = [...keep, ...failures.map((f) => ({ path: f.rel, why: f.why.slice(0, 160) }))]
     .sort((a, b) => a.path.localeCompare(b.path));
-  fs.writeFileSync(knownPath, JSON.stringify({ comment: 'Test262 tests our engine fails today: test/test262/run.mjs', failures: list }, null, 1) + '\n');
+  fs.writeFileSync(knownPath, formatKnown(list));
   console.log(`wrote ${knownPath} (${list.length} entries)`);
 } else if (unexpected.length || fixed.length) {
   process.exit(1);
