@@ -568,6 +568,8 @@ describe("ES2025+ built-ins (patches/es2025-set-methods, map-upsert, regexp-esca
     `Object.getPrototypeOf(new Set([1]).union(new Set())) === Set.prototype`);
   const escapeCases = ["", "foo", "1abc", "a.b*c", "/path/to", "\t\n\v\f\r", ",-=<>#&!%:;@~'`\"", " \u00a0\u2028\u2029\ufeff\u3000",
     "\ud800x\udc00", "\u{1F600}\u00e9", "^$\\.*+?()[]{}|", "c++"].map((s) => `RegExp.escape(${JSON.stringify(s)})`)
+    // a concatenated string (a rope inside QuickJS)
+    .concat([`(() => { let s = "\\ud800."; for (let i = 0; i < 50; i++) s += "ab-" + i; return RegExp.escape(s) })()`])
     .concat([`RegExp.escape(1)`, `RegExp.escape(new String("x"))`, `new RegExp(RegExp.escape("a.b")).test("axb")`, `RegExp.escape.length`]);
   const rawJsonCases = [`JSON.stringify({ a: JSON.rawJSON("1e1000"), b: [JSON.rawJSON('"x"'), JSON.rawJSON("null")] })`,
     `JSON.stringify([JSON.rawJSON("12345678901234567890")], null, 1)`, `JSON.stringify(JSON.rawJSON({ toString: () => "7" }))`,
