@@ -92,6 +92,10 @@ while IFS=$'\t' read -r -a engine_suite; do
   [ "${engine_suite[1]}" = node ] && engine_suite[1]="$SW_NODE"
   suite "${engine_suite[@]}" </dev/null
 done < <("$SW_NODE" scripts/languages.mjs engine-suites)
+# Test262 (the official conformance suite) for the modern features, from the workplace's shared folder beside the
+# repository; it says so and passes when that folder is absent (docs/javascript-conformance.md).
+suite "Test262 subset through the JavaScript engine (known failures: test/test262/known-failures.json)" \
+  "$SW_NODE" test/test262/run.mjs
 suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
 suite "CLI: sandbox-workers init (run directly and through its installed bin), then npm run pack tarballs installed and bundled by wrangler --dry-run" \
   "$SW_NODE" --test --test-force-exit --test-timeout=600000 --test-reporter=spec test/cli/init.test.mjs

@@ -408,6 +408,16 @@ static int install_globals(SwJs *js) {
   return ok ? 0 : -1;
 }
 
+static char *module_not_registered(JSContext *ctx, const char *specifier);
+
+/* Stateless execution has no modules: import() rejects with the session's Error ("module not registered: <name>"),
+ * not QuickJS's default ReferenceError from a file loader we do not have. session_enable replaces it. */
+static char *stateless_module_normalize(JSContext *ctx, const char *base, const char *name, void *opaque) {
+  (void)base;
+  (void)opaque;
+  return module_not_registered(ctx, name);
+}
+
 SwJs *sw_js_new(uint32_t heap_limit, uint32_t stack_limit) {
   if (!heap_limit) heap_limit = SW_JS_DEFAULT_HEAP_LIMIT;
   if (!stack_limit) stack_limit = SW_JS_DEFAULT_STACK_LIMIT;
@@ -422,6 +432,7 @@ SwJs *sw_js_new(uint32_t heap_limit, uint32_t stack_limit) {
   JS_SetMemoryLimit(js->rt, heap_limit);
   JS_SetMaxStackSize(js->rt, stack_limit);
   JS_SetInterruptHandler(js->rt, interrupt_handler, js);
+  JS_SetModuleLoaderFunc(js->rt, stateless_module_normalize, NULL, NULL);
   js->ctx = JS_NewContext(js->rt);
   if (!js->ctx) goto fail;
   JS_SetContextOpaque(js->ctx, js);

@@ -544,3 +544,82 @@ S.map((e) => { const s = String.fromCodePoint(...e.split(".").map((d) => parseIn
     }
   });
 });
+
+describe("ES2025+ built-ins (patches/es2025-set-methods, map-upsert, regexp-escape, math-sum-precise, json-raw)", () => {
+  const run = (cases) => `[${cases.map((c) => `() => ${c}`).join(",\n")}].map((f) => { try { return f() } catch (e) { return e.name } })`;
+  const setCases = [];
+  for (const m of ["union", "intersection", "difference", "symmetricDifference", "isSubsetOf", "isSupersetOf", "isDisjointFrom"]) {
+    const show = (e) => `((r) => r instanceof Set ? [...r] : r)(${e})`;
+    setCases.push(show(`new Set([1, 2, 3, -0]).${m}(new Set([3, 4, 0]))`), show(`new Set([3, 4]).${m}(new Set([1, 2, 3]))`),
+      show(`new Set([1]).${m}(new Set([2]))`), show(`new Set([1, 2, 3]).${m}({ size: 2, has: (x) => x === 2, keys: () => [2, 9].values() })`),
+      show(`new Set([1, 2]).${m}(new Map([[2, "b"], [5, "e"]]))`), `Set.prototype.${m}.length`,
+      // GetSetRecord: size coerced (NaN TypeError, negative RangeError), has and keys must be callable
+      show(`new Set([1]).${m}({ size: "1", has: () => true, keys: () => [1].values() })`),
+      `new Set().${m}([1])`, `new Set().${m}({ size: -1, has() {}, keys() {} })`, `new Set().${m}({ size: 1, has: 1, keys() {} })`,
+      `new Set().${m}({ size: 1n, has() {}, keys() {} })`);
+  }
+  setCases.push(
+    // the order GetSetRecord reads the argument
+    `(() => { const seen = []; new Set([1]).intersection(new Proxy({ size: 1, has: () => true, keys: () => [].values() }, { get(t, k) { seen.push(k); return t[k] } })); return seen })()`,
+    // has() may change the receiver while it is walked
+    `(() => { const s = new Set([1, 2, 3]); return [...s.intersection({ size: 10, has(x) { if (x === 1) { s.delete(2); s.add(4) } return true }, keys() {} })] })()`,
+    // isSupersetOf closes the iterator when it stops early
+    `(() => { let closed = 0; const r = new Set([1]).isSupersetOf({ size: 1, has() {}, keys: () => ({ next: () => ({ done: false, value: 5 }), return() { closed++; return {} } }) }); return [r, closed] })()`,
+    `Object.getPrototypeOf(new Set([1]).union(new Set())) === Set.prototype`);
+  const escapeCases = ["", "foo", "1abc", "a.b*c", "/path/to", "\t\n\v\f\r", ",-=<>#&!%:;@~'`\"", " \u00a0\u2028\u2029\ufeff\u3000",
+    "\ud800x\udc00", "\u{1F600}\u00e9", "^$\\.*+?()[]{}|", "c++"].map((s) => `RegExp.escape(${JSON.stringify(s)})`)
+    // a concatenated string (a rope inside QuickJS)
+    .concat([`(() => { let s = "\\ud800."; for (let i = 0; i < 50; i++) s += "ab-" + i; return RegExp.escape(s) })()`])
+    .concat([`RegExp.escape(1)`, `RegExp.escape(new String("x"))`, `new RegExp(RegExp.escape("a.b")).test("axb")`, `RegExp.escape.length`]);
+  const rawJsonCases = [`JSON.stringify({ a: JSON.rawJSON("1e1000"), b: [JSON.rawJSON('"x"'), JSON.rawJSON("null")] })`,
+    `JSON.stringify([JSON.rawJSON("12345678901234567890")], null, 1)`, `JSON.stringify(JSON.rawJSON({ toString: () => "7" }))`,
+    `[JSON.isRawJSON(JSON.rawJSON("1")), JSON.isRawJSON({ rawJSON: "1" }), JSON.isRawJSON(1)]`,
+    `((r) => [Object.getPrototypeOf(r), Object.isFrozen(r), Object.getOwnPropertyDescriptor(r, "rawJSON")])(JSON.rawJSON("true"))`,
+    ...["", " 1", "1 ", "\t1", "{}", "[]", "1 2", "'x'"].map((s) => `JSON.rawJSON(${JSON.stringify(s)})`)];
+
+  it("Set methods, RegExp.escape and JSON.rawJSON answer as Node 24 does", async () => {
+    const program = run([...setCases, ...escapeCases, ...rawJsonCases]);
+    const r = await js(program);
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, json(nodeRun(program)));
+  });
+
+  // Node 24 has neither Map upsert nor Math.sumPrecise: the answers are the proposals' specified values.
+  it("Map/WeakMap getOrInsert(Computed) and Math.sumPrecise give the specified values", async () => {
+    const cases = [
+      [`(() => { const m = new Map([[1, "a"]]); return [m.getOrInsert(1, "b"), m.getOrInsert(2, "c"), [...m]] })()`, ["a", "c", [[1, "a"], [2, "c"]]]],
+      [`(() => { const m = new Map(); return [m.getOrInsertComputed(3, (k) => k * 10), m.getOrInsertComputed(3, () => { throw 1 })] })()`, [30, 30]],
+      [`(() => { const m = new Map(); return [m.getOrInsertComputed(4, () => { m.set(4, "inner"); return "outer" }), m.get(4), m.size] })()`, ["outer", "outer", 1]],
+      [`(() => { const m = new Map(); m.getOrInsert(-0, 1); return Object.is([...m.keys()][0], 0) })()`, true],
+      [`new Map().getOrInsertComputed(1, 1)`, "TypeError"],
+      [`(() => { const w = new WeakMap(), k = {}; return [w.getOrInsert(k, 1), w.getOrInsertComputed(k, () => 2), w.getOrInsertComputed({}, () => 3)] })()`, [1, 1, 3]],
+      [`new WeakMap().getOrInsert(1, 1)`, "TypeError"],
+      [`[Map.prototype.getOrInsert.length, Map.prototype.getOrInsertComputed.length, WeakMap.prototype.getOrInsertComputed.name]`, [2, 2, "getOrInsertComputed"]],
+      [`Math.sumPrecise([0.1, 0.2, 0.3])`, 0.6],
+      [`Math.sumPrecise([1e308, 1e308, -1e308])`, 1e308],
+      [`Math.sumPrecise([1, 1e100, 1, -1e100])`, 2],
+      [`Math.sumPrecise([1e16, 1, -1e16])`, 1],
+      [`Math.sumPrecise([1, 2 ** -53, 2 ** -80]) === 1 + 2 ** -52`, true],
+      [`Math.sumPrecise([1 + 2 ** -52, 2 ** -53]) === 1 + 2 ** -51`, true],
+      [`Math.sumPrecise([5e-324, 5e-324]) === 1e-323`, true],
+      [`[Math.sumPrecise([Number.MAX_VALUE, Number.MAX_VALUE]), Math.sumPrecise([Infinity, -Infinity]), Math.sumPrecise([NaN, 1])].map(String)`, ["Infinity", "NaN", "NaN"]],
+      [`[Object.is(Math.sumPrecise([]), -0), Object.is(Math.sumPrecise([-0, -0]), -0), Object.is(Math.sumPrecise([-0, 0]), 0)]`, [true, true, true]],
+      [`Math.sumPrecise(new Set([1, 2]))`, 3],
+      [`Math.sumPrecise([1, "2"])`, "TypeError"],
+      [`Math.sumPrecise([1n])`, "TypeError"],
+    ];
+    const r = await js(run(cases.map(([c]) => c)));
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, cases.map(([, want]) => want));
+  });
+
+  it("import() of a module that does not exist is a catchable Error in a stateless request", async () => {
+    const r = await js(`const out = []; for (const s of ["./nope.js", "lodash", "/workspace/x.mjs"]) {
+      try { await import(s); out.push("loaded") } catch (e) { out.push([e instanceof Error, e.name, e.message]) } } out`);
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, ["./nope.js", "lodash", "/workspace/x.mjs"].map((s) => [true, "Error", `module not registered: ${s}`]));
+    const uncaught = await js(`await import("./nope.js")`);
+    assert.equal(uncaught.error?.name, "Error");
+    assert.equal(uncaught.error?.message, "module not registered: ./nope.js");
+  });
+});

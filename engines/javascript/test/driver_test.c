@@ -225,7 +225,10 @@ static void session_tests(void) {
   EQ("stateless: no fs/require", "[typeof fs, typeof require]", NOLOGS "\"results\":[{\"json\":[\"undefined\",\"undefined\"]}]}");
   HAS("stateless: chdir unsupported", "process.chdir('/workspace')", "\"name\":\"TypeError\"",
       "process.chdir() is not supported in stateless execution");
-  HAS("stateless: import() has no loader", "await import('./x.mjs')", "\"error\":{", "could not load module");
+  HAS("stateless: import() is a clean Error", "await import('./x.mjs')", "\"error\":{\"name\":\"Error\"",
+      "module not registered: ./x.mjs");
+  EQ("stateless: import() is catchable", "let r; try { await import('lodash') } catch (e) { r = [e instanceof Error, e.name, e.message] } r",
+     NOLOGS "\"results\":[{\"json\":[true,\"Error\",\"module not registered: lodash\"]}]}");
 
   sw_js_native_set_root(NULL);
   char cmd[sizeof root + 16];
