@@ -656,8 +656,8 @@ function openExample() {
   checkEnv();
   applyMode();
   setCode(example.code);
+  // Focus stays on the picker: arrowing through the examples by keyboard must not jump away.
   setStatus(`Example: ${example.title}. Ctrl/Cmd+Enter runs it.`, "");
-  editor.focus();
 }
 
 function deployText(id) {
