@@ -370,17 +370,23 @@ describe("Playground page: REPL, env vars, session strip (headless Chromium)", (
     assert.ok(firstBytes > 0, `snapshot bytes ${firstBytes}`);
     await line("y = x + 1");
     assert.equal(await (await line("x + y")).locator(".val").innerText(), "41");
+    // The env pane's variables reach each entry.
+    await page.fill("#env", '{ "WHO": "visitor" }');
+    await page.focus("#repl-input");
+    assert.equal(await (await line("import os; f\"{os.environ['WHO']} {x}\"")).locator(".val").innerText(), "'visitor 20'");
+    await page.fill("#env", "{}");
+    await page.focus("#repl-input");
     // Shift+Enter continues the input on a new line; Enter then runs both lines.
     await page.locator("#repl-input").fill("def twice(n):");
     await page.keyboard.press("Shift+Enter");
     await page.keyboard.type("    return n * 2");
     assert.equal(await page.inputValue("#repl-input"), "def twice(n):\n    return n * 2");
     await page.keyboard.press("Enter");
-    await page.waitForFunction(() => document.querySelectorAll("#transcript .entry").length === 4 && !document.getElementById("run").disabled);
+    await page.waitForFunction(() => document.querySelectorAll("#transcript .entry").length === 5 && !document.getElementById("run").disabled);
     const big = await line("print('made', len(big := list(range(300_000))))\ntwice(x)");
     assert.equal(await big.locator(".out").innerText(), "made 300000");
     assert.equal(await big.locator(".val").innerText(), "40");
-    assert.equal(await strip("executions"), "5");
+    assert.equal(await strip("executions"), "6");
     assert.ok(Number(await strip("bytes")) > firstBytes, `snapshot grew: ${firstBytes} -> ${await strip("bytes")}`);
     assert.equal(await strip("stale"), "false");
     assert.ok(Number(await strip("pages")) > 0);
@@ -395,7 +401,7 @@ describe("Playground page: REPL, env vars, session strip (headless Chromium)", (
     assert.equal(await page.inputValue("#repl-input"), "def twice(n):\n    return n * 2");
     await page.keyboard.press("ControlOrMeta+Home");
     await page.keyboard.press("ArrowUp");
-    assert.equal(await page.inputValue("#repl-input"), "x + y");
+    assert.equal(await page.inputValue("#repl-input"), "import os; f\"{os.environ['WHO']} {x}\"");
     for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowDown");
     assert.equal(await page.inputValue("#repl-input"), "draft");
     await assertContrast();
@@ -405,11 +411,11 @@ describe("Playground page: REPL, env vars, session strip (headless Chromium)", (
   it("REPL: a line that runs out of fuel is reported, and the context goes on from its last state", async () => {
     await page.locator("#repl-input").fill("while True: pass");
     await page.keyboard.press("Enter");
-    await page.waitForFunction(() => document.querySelectorAll("#transcript .entry").length === 6 && !document.getElementById("run").disabled);
+    await page.waitForFunction(() => document.querySelectorAll("#transcript .entry").length === 7 && !document.getElementById("run").disabled);
     assert.match(await page.locator("#transcript .entry").last().locator(".err").innerText(), /ExecutionLimitError/);
     await page.locator("#repl-input").fill("x + 1");
     await page.keyboard.press("Enter");
-    await page.waitForFunction(() => document.querySelectorAll("#transcript .entry").length === 7 && !document.getElementById("run").disabled);
+    await page.waitForFunction(() => document.querySelectorAll("#transcript .entry").length === 8 && !document.getElementById("run").disabled);
     assert.equal(await page.locator("#transcript .entry").last().locator(".val").innerText(), "21");
   });
 
@@ -605,6 +611,7 @@ describe("Playground page: /docs/, keyboard, phone, hostile output (headless Chr
   });
 
   it("one column under 700 px, on a phone and just under the breakpoint", async () => {
+    await openPage("#language=python&mode=context&sandbox=pg-phone");
     for (const width of [390, 699]) {
       await page.setViewportSize({ width, height: 844 });
       const layout = await page.evaluate(() => ({
