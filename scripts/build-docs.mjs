@@ -3,7 +3,7 @@
 // are rewritten to their URLs (/docs/, /docs/<name>, /docs/protocol/<name>; the assets' default html_handling serves
 // <name>.html there); a link to any other file of the repository is kept as its text, since the Playground does not
 // serve the sources. Headings get GitHub's anchors, so `file.md#section` links land where they do on GitHub.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Marked } from "marked";
 
@@ -66,6 +66,7 @@ function page(title, body, nav) {
 /** Renders every source into `out` (build/playground/docs/). Returns the files written, relative to `out`. */
 export function buildDocs(root, out) {
   const sources = docSources(root);
+  rmSync(out, { recursive: true, force: true }); // a page whose source is gone goes too
   const known = new Set(sources);
   const written = [];
   const titles = new Map(sources.map((s) => [s, (readFileSync(path.join(root, s), "utf8").match(/^#\s+(.+)$/m)?.[1] ?? s).replace(/[`*]/g, "")]));

@@ -568,6 +568,7 @@ describe("Playground page: /docs/, keyboard, phone, hostile output (headless Chr
     await page.locator('#doc a[href="/docs/protocol/8-gateway-and-cli#8-gateway--playground"]').first().click();
     await page.waitForURL(/\/docs\/protocol\/8-gateway-and-cli#8-gateway--playground$/);
     assert.match(await text('[id="8-gateway--playground"]'), /Gateway/);
+    await assertContrast();
     await shot("16-docs");
   });
 
@@ -627,7 +628,7 @@ describe("Playground page: /docs/, keyboard, phone, hostile output (headless Chr
   });
 
   it("stays usable under hostile output: 200 lines of 160 KiB, a 64 KiB JSON result, fuel", async () => {
-    await page.selectOption("#language", "python");
+    await openPage("#language=python&mode=stateless");
     await setCode('for i in range(200):\n    print("x" * 163840)');
     await run();
     assert.match(await text("#error"), /ExecutionLimitError: Output limit exceeded/);
@@ -635,7 +636,7 @@ describe("Playground page: /docs/, keyboard, phone, hostile output (headless Chr
     await page.selectOption("#language", "javascript");
     await setCode('({ text: "y".repeat(60000), list: Array.from({ length: 600 }, (_, i) => i) })');
     await run();
-    assert.ok((await page.locator("#raw").textContent()).length > 60_000);
+    assert.ok((await page.locator("#raw").textContent()).length > 60_000, `${await text("#status")} ${await text("#output")}`.slice(0, 500));
     assert.match(await text("#result .tree"), /list: Array\(600\)/);
     assert.ok((await page.locator("#result .tree .str").first().textContent()).length <= 2005, "a long string is clipped");
     await setCode("for (;;) {}");
