@@ -124,6 +124,9 @@ function setLanguage(id, { keepCode = false } = {}) {
   ui.example.replaceChildren(new Option("Choose an example…", ""), ...(info?.examples ?? []).map((e, i) => new Option(e.title, String(i))));
   showDeploy(id);
   loadHistory(id);
+  // A context belongs to one language: drop the previous language's choice now, so a run before the list comes back
+  // cannot name another language's context (the Sandbox would run the code there: a contextId wins over the binding).
+  ui.context.replaceChildren(new Option("default for this language", ""));
   if (inSandbox() && document.body.dataset.ready) refreshSandbox();
   writeHashSoon();
 }
@@ -550,6 +553,7 @@ async function deleteContext() {
 
 function newSession() {
   ui.sandboxId.value = `pg-${crypto.randomUUID().slice(0, 8)}`;
+  ui.context.replaceChildren(new Option("default for this language", ""));
   ui.transcript.replaceChildren();
   applyMode();
   setStatus(`New session: sandbox ${ui.sandboxId.value}.`);
@@ -708,7 +712,10 @@ async function start() {
     applyMode();
     if (mode() === "repl") ui.replInput.focus();
   };
-  ui.sandboxId.onchange = applyMode;
+  ui.sandboxId.onchange = () => {
+    ui.context.replaceChildren(new Option("default for this language", "")); // the old sandbox's contexts
+    applyMode();
+  };
   ui.example.onchange = openExample;
   ui.run.onclick = run;
   ui.share.onclick = () => {

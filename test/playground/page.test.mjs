@@ -241,6 +241,19 @@ describe("Playground page: code contexts and workspace files (headless Chromium)
     mkdirSync(path.join(ROOT, "docs/images"), { recursive: true });
     copyFileSync(path.join(SHOTS, "08-javascript-context.png"), path.join(ROOT, "docs/images/playground.png"));
   });
+
+  it("a run right after switching language goes to the new language, never to the previous one's context", async () => {
+    await page.selectOption("#language", "python");
+    await page.waitForFunction(() => document.getElementById("context").options.length > 1);
+    await page.selectOption("#context", { index: 1 }); // Python's named context
+    await page.selectOption("#language", "javascript");
+    assert.equal(await page.inputValue("#context"), "", "the previous language's context is not kept");
+    await setCode("typeof globalThis.counter");
+    await run();
+    const answer = await raw();
+    assert.equal(answer.language, "javascript");
+    assert.deepEqual(answer.results, [{ text: "'undefined'" }]);
+  });
 });
 
 // Every text on screen against its background (WCAG 2 contrast: 4.5:1, 3:1 for large text); disabled controls are
