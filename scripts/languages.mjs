@@ -140,7 +140,7 @@ export function pageModule(languages, { deploy = {} } = {}) {
     const { module, export: name, options, stream } = l.editor;
     lines.push(`import { ${name} as mode${i} } from ${JSON.stringify(module)};`);
     const make = stream ? `() => StreamLanguage.define(mode${i})` : `() => mode${i}(${options ? JSON.stringify(options) : ""})`;
-    const data = [["sample", l.sample], ["contexts", l.contexts], ["examples", loadExamples(l)], ["deploy", deploy[l.id] ?? []]];
+    const data = [["sample", l.sample], ["examples", loadExamples(l)], ["deploy", deploy[l.id] ?? []]];
     entries.push(`  ${JSON.stringify(l.id)}: { ${data.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(", ")}, highlight: ${make} },`);
   });
   return `${lines.join("\n")}\nexport const LANGUAGES = {\n${entries.join("\n")}\n};\n`;
