@@ -626,6 +626,7 @@ describe("Playground page: /docs/, keyboard, phone, hostile output (headless Chr
 
   it("one column under 700 px, on a phone and just under the breakpoint", async () => {
     await openPage("#language=python&mode=context&sandbox=pg-phone");
+    await page.click("#deploy-box summary"); // its long lines scroll inside the panel
     for (const width of [390, 699]) {
       await page.setViewportSize({ width, height: 844 });
       const layout = await page.evaluate(() => ({
