@@ -291,9 +291,14 @@ function exists(path) {
   }
 }
 
+/** The files `init` writes for `options` ([[name, text], ...]), without writing them (the Playground's deploy panel). */
+export function scaffold(options) {
+  return options.engine ? engineFiles(options) : runtimeFiles(options);
+}
+
 export function init(options, cwd = process.cwd()) {
   const dir = resolve(cwd, options.directory);
-  const files = options.engine ? engineFiles(options) : runtimeFiles(options);
+  const files = scaffold(options);
   for (const [name] of files) {
     const path = join(dir, name);
     if (exists(path)) throw new Error(`Refusing to overwrite ${path}`);

@@ -123,15 +123,25 @@ export function writeGatewayConfig(languages, { root = ROOT, outDir = path.join(
   return file;
 }
 
-/** The page's samples and editor modes (gateway/page/app.js imports it as "sandbox:languages"; build-playground.mjs). */
-export function pageModule(languages) {
+/** A language's Playground examples (engines/<id>/examples.json, optional): [{ title, code, mode?, runs?, envVars?, expect }]. */
+export function loadExamples(l, root = ROOT) {
+  const file = path.join(root, l.dir, "examples.json");
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")).examples : [];
+}
+
+/**
+ * The page's samples, editor modes, examples and deploy files (gateway/page/app.js imports it as "sandbox:languages";
+ * build-playground.mjs passes `deploy`: id -> the files `sandbox-workers init <id>` writes).
+ */
+export function pageModule(languages, { deploy = {} } = {}) {
   const lines = ['import { StreamLanguage } from "@codemirror/language";'];
   const entries = [];
   languages.forEach((l, i) => {
     const { module, export: name, options, stream } = l.editor;
     lines.push(`import { ${name} as mode${i} } from ${JSON.stringify(module)};`);
     const make = stream ? `() => StreamLanguage.define(mode${i})` : `() => mode${i}(${options ? JSON.stringify(options) : ""})`;
-    entries.push(`  ${JSON.stringify(l.id)}: { sample: ${JSON.stringify(l.sample)}, highlight: ${make} },`);
+    const data = [["sample", l.sample], ["examples", loadExamples(l)], ["deploy", deploy[l.id] ?? []]];
+    entries.push(`  ${JSON.stringify(l.id)}: { ${data.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(", ")}, highlight: ${make} },`);
   });
   return `${lines.join("\n")}\nexport const LANGUAGES = {\n${entries.join("\n")}\n};\n`;
 }
