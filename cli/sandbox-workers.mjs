@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `sandbox-workers init`: scaffolds a project of one or more runtime Workers (protocol §9; seed 004: one
+// `sandbox-workers init`: scaffolds a project of one or more runtime Workers (protocol §9: one
 // `wrangler.<runtime>.jsonc` per runtime) or, with --engine, the skeleton of a third-party engine built on
 // @sandbox-workers/interpreter. It writes files only: it neither installs nor deploys. Everything is checked before the
 // first file is written, so a refused run leaves the directory as it was.

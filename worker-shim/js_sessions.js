@@ -1,8 +1,9 @@
-// Sessions of an Engine written in JavaScript (seed 000 `sessions`), as the core drives them: the sw_host_session_*
-// imports (cpp/core/host_imports.js) land here. Marshalling only: every rule (when to boot, restore, snapshot, drop;
-// what a throw or a promise means; which cwd wins) is C++ (cpp/core/js_sessions.cpp, cpp/interp). This file calls the
-// engine, reports what JavaScript saw (a value, a throw, a promise) and copies bytes; a promise is kept and awaited
-// when the Interpreter's AwaitEngine step asks for it (awaitSession), and its outcome reported the same way.
+// Sessions of an Engine written in JavaScript (protocol §5.1 `sessions`, §5.2), as the core drives them: the
+// sw_host_session_* imports (cpp/core/host_imports.js) land here. Marshalling only: every rule (when to boot, restore,
+// snapshot, drop; what a throw or a promise means; which cwd wins) is C++ (cpp/core/js_sessions.cpp, cpp/interp). This
+// file calls the engine, reports what JavaScript saw (a value, a throw, a promise) and copies bytes; a promise is kept
+// and awaited when the Interpreter's AwaitEngine step asks for it (awaitSession), and its outcome reported the same
+// way.
 import { bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
 import {
   SESSION_OK,

@@ -108,7 +108,7 @@ export interface SessionInstance {
 }
 
 /**
- * Durable sessions of an engine written in JavaScript (seed 000). Either call may answer a promise (awaited by the
+ * Durable sessions of an engine written in JavaScript (protocol §5.1). Either call may answer a promise (awaited by the
  * Interpreter, at most INTERPRETER_ENGINE_WAIT_MS): a failed boot is the generic 502, a failed restore boots fresh.
  */
 export interface EngineSessions {
@@ -116,7 +116,7 @@ export interface EngineSessions {
   restore(options: SessionOptions, snapshot: SessionSnapshotSource): SessionInstance | Promise<SessionInstance>;
 }
 
-/** The Engine contract (seed 000) for an engine written in JavaScript: a stateless engine needs only `run`. */
+/** The Engine contract (protocol §5.1) for an engine written in JavaScript: a stateless engine needs only `run`. */
 export interface JavaScriptEngine extends EngineIdentity {
   /** May throw `ExecutionLimitError` for a resource limit; any other throw becomes an `EngineError`. */
   run(payload: ExecutePayload): EngineOutcome | Promise<EngineOutcome>;

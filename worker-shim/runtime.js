@@ -1,5 +1,5 @@
 // defineInterpreterRuntime(engine): the runtime Worker (and, for an engine with sessions, the Interpreter Durable
-// Object) for an Engine (seed 000 "Quick start", "Code contexts").
+// Object) for an Engine (protocol §5.7).
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 import { handleRequest, ExecutionLimitError } from "./core.js";
 import { InterpreterHost, forwardExecuteInContext } from "./interpreter.js";

@@ -1,4 +1,4 @@
-// ./snapshot (seed 000, unstable): the linear-memory helpers an engine author's own session code needs, over the
+// ./snapshot (protocol §5.7, unstable): the linear-memory helpers an engine author's own session code needs, over the
 // core's page images (cpp/core/js_sessions.cpp PageImage; the stored format itself is cpp/snapshot's). Marshalling
 // only. See docs/engine-authors.md.
 import { getCore } from "./core.js";

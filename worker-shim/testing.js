@@ -1,4 +1,4 @@
-// ./testing (seed 000 "Testing"): drive the real core — the same C++ InterpreterServer and Interpreter the Worker
+// ./testing (protocol §5.7): drive the real core — the same C++ InterpreterServer and Interpreter the Worker
 // runs — from a plain Node test, with a fake Durable Object state backed by node:sqlite. Node-only (Node >= 22.5);
 // never bundle this into a Worker.
 import { register } from "node:module";
@@ -103,7 +103,7 @@ async function contextRequest(interpreter, method, path, body) {
 }
 
 /**
- * The engine conformance suite of seed 000: throws (node:assert/strict) on the first contract violation.
+ * The engine conformance suite (protocol §5.7): throws (node:assert/strict) on the first contract violation.
  * programs: { simple: { code, expectResultText }, error: { code }, stateful?: { define, use, expectResultText } }.
  */
 export async function runEngineConformance(engine, options = {}) {
@@ -189,9 +189,9 @@ export async function runEngineConformance(engine, options = {}) {
   assert.notEqual(restored.result.context.restored, false,
     `the snapshot was not restored: ${JSON.stringify(restored.result.context.restoreError)}`);
 
-  // Every u64 is a handle and `extra` comes back as given (seed 000): the state survives an eviction with snapshot()
-  // answering handle 0, 1 or 2^64-1 and an extra of {} or of 64 KiB, and restore receives exactly those. (A built-in
-  // engine's sessions live in the core: its handle is its own, checked by its restore.)
+  // Every u64 is a handle and `extra` comes back as given (protocol §4.5): the state survives an eviction with
+  // snapshot() answering handle 0, 1 or 2^64-1 and an extra of {} or of 64 KiB, and restore receives exactly those. (A
+  // built-in engine's sessions live in the core: its handle is its own, checked by its restore.)
   const jsSessions = typeof engine.sessions.boot === "function" && typeof engine.sessions.restore === "function";
   for (const handle of jsSessions ? [0n, 1n, 2n ** 64n - 1n] : []) {
     for (const extra of [{}, extraOfBytes(65536)]) {

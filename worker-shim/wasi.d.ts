@@ -13,7 +13,7 @@ export declare class FuelMeter {
   consumed(): number;
 }
 
-/** seed 000 `budget(fuel)`. */
+/** `budget(fuel)`: the fuel meter of protocol §5.5 (§5.7). */
 export declare function budget(fuel: number): FuelMeter;
 
 export type ImportFunctions = Record<string, Record<string, (...args: any[]) => unknown>>;
@@ -60,8 +60,8 @@ export declare class WasiHost {
 }
 
 /**
- * seed 000: builds a WASI host for `module`. `archive`: the engine's /stdlib (tar or stored zip) or null; `meter`:
- * budget(limits.fuel) or null (unmetered); `envVars`: the guest's environment; `workspaceDir`: a session's
+ * Builds a WASI host for `module` (protocol §5.4, §5.7). `archive`: the engine's /stdlib (tar or stored zip) or null;
+ * `meter`: budget(limits.fuel) or null (unmetered); `envVars`: the guest's environment; `workspaceDir`: a session's
  * `options.workspace` (mounted as /workspace, fd 5) or null. Synchronous: call it from Engine.run or sessions.
  */
 export declare function createWasi(
@@ -73,7 +73,7 @@ export declare function createWasi(
   options?: CreateWasiOptions,
 ): WasiHost;
 
-/** seed 000: true while the guest holds a descriptor beyond the fixed preopens (then canSnapshot() must be false). */
+/** True while the guest holds a descriptor beyond the fixed preopens: then canSnapshot() is false (protocol §5.2). */
 export declare function hasOpenGuestFds(host: WasiHost): boolean;
 
 /** Resolves once the core is loaded (createWasi needs it; inside Engine.run and sessions it always is). */

@@ -1,7 +1,7 @@
-// ./wasi (seed 000 "Wasm-based engines"): the WASI host of protocol §5.4 for an Engine written in JavaScript. The host
-// itself -- descriptors in their fixed order, the /stdlib archive, the /workspace mirror, the import policy, stdio
-// capture and its limits, the fuel meter -- is C++ in the core (cpp/wasi); this module creates one and marshals.
-// See docs/engine-authors.md.
+// ./wasi (protocol §5.7): the WASI host of protocol §5.4 for an Engine written in JavaScript. The host itself --
+// descriptors in their fixed order, the /stdlib archive, the /workspace mirror, the import policy, stdio capture and
+// its limits, the fuel meter -- is C++ in the core (cpp/wasi); this module creates one and marshals. See
+// docs/engine-authors.md.
 import { getCore, ExecutionLimitError, withCoreBytes, cString } from "./core.js";
 import { makeImportObject, bindGuestMemory, unbindGuestMemory, TrapKind } from "./generated/wasi_imports.mjs";
 import { workspaceOf } from "./js_sessions.js";
@@ -58,7 +58,7 @@ export class FuelMeter {
   }
 }
 
-/** A fuel meter (seed 000 `budget(fuel)`). */
+/** A fuel meter (protocol §5.5; `budget(fuel)`, §5.7). */
 export function budget(fuel) {
   return new FuelMeter(fuel);
 }
@@ -192,8 +192,8 @@ export class WasiHost {
 }
 
 /**
- * Builds a WASI host (seed 000): `module` the engine's compiled WebAssembly.Module, `archive` its /stdlib (tar or
- * stored zip bytes) or null, `meter` from budget(fuel) or null (unmetered), `envVars` the guest's environment
+ * Builds a WASI host (protocol §5.4, §5.7): `module` the engine's compiled WebAssembly.Module, `archive` its /stdlib
+ * (tar or stored zip bytes) or null, `meter` from budget(fuel) or null (unmetered), `envVars` the guest's environment
  * ({KEY: value}), `workspaceDir` the `workspace` of a session's SessionOptions (mounted as /workspace, fd 5) or null,
  * `options.imports` further import functions for names WASI does not provide ({ module: { name: fn } }).
  */
@@ -223,7 +223,7 @@ export function createWasi(module, archive, meter, envVars, workspaceDir, option
   }, meter);
 }
 
-/** seed 000: false while the guest holds no descriptor beyond the fixed preopens. */
+/** False while the guest holds no descriptor beyond the fixed preopens (canSnapshot()'s precondition, protocol §5.2). */
 export function hasOpenGuestFds(host) {
   return host.hasOpenGuestFds();
 }

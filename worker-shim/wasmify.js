@@ -1,10 +1,10 @@
-// ./wasmify (seed 000 "Wasm-based engines"): the wasmify ABI (docs/abi.md) and the embedded-interpreter session host,
+// ./wasmify (protocol §5.7): the wasmify ABI (protocol §5.6, docs/abi.md) and the embedded-interpreter session host,
 // over cpp/wasmify -- the same C++ the built-in engines run on. Marshalling only.
 //
-// A driver is a built-in one, named (a manifest's id with a `builtin` section: cpp/wasmify/registry.cpp), or a WasmifyDriver
-// object written in JavaScript (seed 000): the core keeps the ABI and the session bookkeeping and calls the object's
-// hooks back through sw_host_wasmify_hook (hostWasmifyHook below); a hook reaches its guest with ctx.invoke, which
-// the core performs (docs/engine-authors.md, "./wasmify").
+// A driver is a built-in one, named (a manifest's id with a `builtin` section: cpp/wasmify/registry.cpp), or a
+// WasmifyDriver object written in JavaScript (protocol §5.7): the core keeps the ABI and the session bookkeeping and
+// calls the object's hooks back through sw_host_wasmify_hook (hostWasmifyHook below); a hook reaches its guest with
+// ctx.invoke, which the core performs (docs/engine-authors.md, "./wasmify").
 import { ExecutionLimitError } from "./core.js";
 import {
   WASMIFY_OK,
@@ -278,7 +278,7 @@ export function runWasmify(wasi, instance, driver, payload) {
   throw new Error(text);
 }
 
-/** A wasmify session: a SessionInstance (seed 000) over cpp/wasmify's WasmifySession. */
+/** A wasmify session: a SessionInstance (protocol §5.2) over cpp/wasmify's WasmifySession. */
 export class WasmifySession {
   #wasi;
   #instance;

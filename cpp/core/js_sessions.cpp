@@ -1,6 +1,6 @@
-// Code contexts of an Engine written in JavaScript (seed 000 `sessions`): the SessionFactory the Interpreter uses when
-// the engine is not built in but has `sessions`. The instances live in the shim (worker-shim/js_sessions.js); this
-// file reaches them through the sw_host_session_* imports and keeps every rule on this side: the Interpreter's own
+// Code contexts of an Engine written in JavaScript (protocol §5.1 `sessions`, §5.2): the SessionFactory the Interpreter
+// uses when the engine is not built in but has `sessions`. The instances live in the shim (worker-shim/js_sessions.js);
+// this file reaches them through the sw_host_session_* imports and keeps every rule on this side: the Interpreter's own
 // execute algorithm (protocol §4.4, §5.3) runs unchanged over them, exactly as over a built-in engine's instances.
 //
 // * boot/restore hand the engine a SessionOptions whose `workspace` is the Interpreter's mirror, registered with the

@@ -151,7 +151,7 @@ struct Interpreter::SnapshotRecord {
     const Value* stored = member(v, "storedBytes");
     ok = ok && stored && stored->isNumber() && stored->asNumber() >= 0;
     r.storedBytes = numberOr(stored, 0);
-    // Any u64 in canonical decimal: the handle is the engine's (seed 000), 0 and 2^64-1 included. What a handle
+    // Any u64 in canonical decimal: the handle is the engine's (protocol §4.5), 0 and 2^64-1 included. What a handle
     // must point at is the engine's business, checked by its restore (a built-in engine's, cpp/core/sessions.cpp).
     const Value* handle = member(v, "handle");
     uint64_t handleValue = 0;

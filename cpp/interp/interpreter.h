@@ -1,4 +1,5 @@
-// cpp/interp: the Interpreter Durable Object's logic (protocol §2.6–2.9, §4), the C++ InterpreterServer of seed 000.
+// cpp/interp: the Interpreter Durable Object's logic (protocol §2.6–2.9, §4), the C++ counterpart of the reference's
+// InterpreterServer (the rules of protocol §5.3).
 //
 // One Interpreter per Durable Object instance. It owns the context registry (SQLite rows), the one resident engine
 // instance, the in-memory /workspace mirror and the snapshot chunks. Like cpp/server it is sans-I/O where I/O is

@@ -1,4 +1,4 @@
-// calc: a tiny arithmetic language, the worked example of a stateless Engine (seed 000 "Quick start").
+// calc: a tiny arithmetic language, the worked example of a stateless Engine (protocol §5.7).
 //   expr   := term (("+" | "-") term)*
 //   term   := unary (("*" | "/" | "%") unary)*
 //   unary  := ("+" | "-") unary | power

@@ -13,7 +13,7 @@ export const engine = {
       const value = evaluate(payload.code, payload.envVars ?? {});
       return { logs, results: [{ text: String(value) }] };
     } catch (error) {
-      // A guest-level error is an outcome, never a throw (seed 000, "The Engine contract").
+      // A guest-level error is an outcome, never a throw (protocol §5.1: `run`).
       if (error instanceof CalcError) return { logs, results: [], error: { name: error.name, message: error.message, traceback: [] } };
       throw error;
     }

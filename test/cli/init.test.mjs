@@ -1,6 +1,6 @@
-// `sandbox-workers init` (protocol §9, checklist items 189–190; seed 004's `wrangler.<runtime>.jsonc`; issue 24's several
-// runtimes in one project): the scaffolds it writes, what it refuses, and — for every runtime and the engine skeleton
-// — that the scaffolded project installs our local tarballs (`npm run pack`) and bundles with `wrangler deploy
+// `sandbox-workers init` (protocol §9, checklist items 189–190 and its `wrangler.<runtime>.jsonc`; issue 24's several
+// runtimes in one project): the scaffolds it writes, what it refuses, and — for every runtime and the engine skeleton —
+// that the scaffolded project installs our local tarballs (`npm run pack`) and bundles with `wrangler deploy
 // --dry-run`. The CLI runs as a user runs it too: installed from its tarball, through `npx` and `npm exec`, whose
 // command is a symlink to the file (issue 24: the main-module check once compared the symlink's path and did nothing).
 import { describe, test, before } from "node:test";

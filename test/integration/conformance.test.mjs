@@ -1,4 +1,4 @@
-// ./testing's runEngineConformance (seed 000 "Testing") in plain Node, driving the real core over node:sqlite: the
+// ./testing's runEngineConformance (protocol §5.7) in plain Node, driving the real core over node:sqlite: the
 // JavaScript, Python, Perl, Ruby and Lua engines (sessions, snapshots, simulated eviction), the counter test engine (an
 // Engine written in JavaScript with sessions) and the calc example (stateless only).
 import { describe, it } from "node:test";

@@ -565,7 +565,7 @@ describe("Sandbox Durable Object (protocol §10.6)", () => {
     assert.equal(f.size, 14);
   });
 
-  it("getInfo reports each context's snapshot as the interpreter returned it; an open file marks it stale (seed 002)", async () => {
+  it("getInfo reports each context's snapshot as the interpreter returned it; an open file marks it stale (protocol §10.4 item 98)", async () => {
     const s = sandbox(fresh("snapshot"));
     const ctx = ok(await s.createCodeContext({ binding: "PYTHON" }));
     ok(await s.runCode("x = 1", { context: ctx }));

@@ -1,5 +1,5 @@
-// Compile-only check that the caller declarations describe the seeds' caller examples (seed 000 "Quick start", seed 004
-// "Existing Worker project") and README "Call it from your Worker".
+// Compile-only check that the caller declarations describe the seeds' caller examples (the engine package's quick start
+// and the JavaScript package's "Existing Worker project"; protocol §7.1, §7.2) and README "Call it from your Worker".
 import {
   runCode,
   getSandbox,

@@ -1,9 +1,10 @@
 // Compile-only check that an app written against the seed's `@sandbox-workers/core` compiles unchanged against ours
 // (issue 24): it imports the package by its published name (tsconfig `paths` maps it to worker-shim/caller.d.ts, as the
-// packed tarball's `exports` types condition does), uses the API as the seeds' quick starts do (seed 000 "Quick
-// start", seed 004 "Existing Worker project", seed 002 code contexts), and the shapes the seed's client answers:
-// OutputMessage callbacks, ReadFileStreamResult, Date times on CodeContext, typed binding names, the error classes,
-// ErrorCode and Operation as values. The lines under `@ts-expect-error` must NOT compile: tsc fails if they do.
+// packed tarball's `exports` types condition does), uses the API as the seeds' quick starts do (runCode over a Service
+// Binding, a Worker that hosts the Sandbox, code contexts bound by binding name: protocol §7.1, §7.2, §7.4), and the
+// shapes the seed's client answers: OutputMessage callbacks, ReadFileStreamResult, Date times on CodeContext, typed
+// binding names, the error classes, ErrorCode and Operation as values. The lines under `@ts-expect-error` must NOT
+// compile: tsc fails if they do.
 import {
   runCode,
   getSandbox,
@@ -45,7 +46,7 @@ import {
   type StatelessRunCodeOptions,
 } from "@sandbox-workers/core";
 
-// seed 004: "your Worker's entry"
+// The caller's Worker entry re-exports the Sandbox Durable Object (protocol §7).
 export { Sandbox } from "@sandbox-workers/core";
 
 interface Env {
@@ -68,11 +69,11 @@ const anyName: ServiceBindingName<AnyEnv> = "ANYTHING";
 
 export default {
   async fetch(_request: Request, env: Env): Promise<Response> {
-    // seed 000 "Quick start": the free runCode over a Service Binding.
+    // The free runCode over a Service Binding (protocol §7.1), as in the engine package's quick start.
     const calc = await runCode(env.CALC, "1 + 2 * 3"); // { results: [{ text: "7" }], ... }
     const seven: string | undefined = calc.results[0]?.text;
 
-    // seed 004 "Existing Worker project": envVars and the callbacks, which receive OutputMessage and Result.
+    // The JavaScript package's "Existing Worker project": envVars and the callbacks (OutputMessage and Result).
     const stdout: string[] = [];
     const times: number[] = [];
     const options: StatelessRunCodeOptions = {
@@ -88,12 +89,12 @@ export default {
     };
     const squared: ExecutionResult = await runCode(env.JAVASCRIPT, "const x = Number(process.env.X);\nx ** 2", options);
 
-    // seed 004 / 002: a sandbox hosted by this Worker, contexts bound by the name of a Service Binding.
+    // A sandbox hosted by this Worker, contexts bound by the name of a Service Binding (protocol §7.4).
     const untyped = getSandbox(env.Sandbox, "user-42");
     const ctx = await untyped.interpreter.createCodeContext({ binding: "JAVASCRIPT" });
     await untyped.interpreter.runCode("counter = 1", { context: ctx });
     await untyped.interpreter.runCode("counter += 1; counter", { context: ctx }); // 2
-    await untyped.interpreter.runCode("1 + 1", { binding: "CALC" }); // seed 000: a stateless binding through the sandbox
+    await untyped.interpreter.runCode("1 + 1", { binding: "CALC" }); // stateless through the sandbox (protocol §7.5)
     await untyped.interpreter.runCode("1 + 1", { binding: "WHATEVER" }); // untyped: any string compiles
 
     // Typed bindings: getSandbox<Env>.

@@ -1,4 +1,4 @@
-// Compile-only check that the published declarations describe the seed's quick start (seed 000).
+// Compile-only check that the published declarations describe the engine package's quick start (protocol §5.7).
 import Worker, {
   defineInterpreterRuntime,
   ExecutionLimitError,
