@@ -34,7 +34,8 @@ cd "$SCRATCH/icu-link"
 rm -f libicu.a
 llvm-ar-14 rcs libicu.a "$OUT"/common/*.o "$OUT"/i18n/*.o
 CC=(clang-16 --target=wasm32-wasi -Oz -DU_STATIC_IMPLEMENTATION -I"$SRC/common" -I"$SRC/i18n")
-# Link at -O0: clang-16 runs /usr/bin/wasm-opt by itself at -O1+, and binaryen 108 rejects the module (TOOLCHAIN.md §2).
+# Link at -O0: clang-16 runs /usr/bin/wasm-opt by itself at -O1+, and binaryen 108 rejects the module
+# (docs/adding-an-engine.md "Toolchain facts").
 LD=(clang++-16 --target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--gc-sections -Wl,--strip-all)
 printf '__attribute__((export_name("sw_nop"))) int sw_nop(int x) { return x + 1; }\n' > empty.c
 for p in empty coll all; do

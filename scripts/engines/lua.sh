@@ -7,10 +7,10 @@
 # Source: Debian trixie's `lua5.4` source package, its orig tarball only (= upstream lua-5.4.7.tar.gz; trixie rather
 # than bookworm's 5.4.4 because the fixes bookworm carries as Debian patches are upstream in 5.4.7), fetched with a
 # private apt state directory. Patched at build time on an extracted copy (engines/lua/patches/*.patch), never
-# committed.
-# setjmp/longjmp: LLVM's Wasm exception-handling lowering with our runtime (engines/lua/sjlj/, ENGINES.md appendix).
-# Cached under $SW_CACHE/engines/lua/<source hash>/: a warm run only hashes and copies. Reproducible: no path, date or
-# random value reaches engine.wasm (-ffile-prefix-map, no __DATE__).
+# committed. setjmp/longjmp: LLVM's Wasm exception-handling lowering with our runtime (engines/lua/sjlj/: Debian's
+# wasi-libc has no setjmp.h; docs/adding-an-engine.md "Toolchain facts"). Cached under $SW_CACHE/engines/lua/<source
+# hash>/: a warm run only hashes and copies. Reproducible: no path, date or random value reaches engine.wasm
+# (-ffile-prefix-map, no __DATE__).
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/meter.sh"
@@ -28,8 +28,8 @@ LUA_SOURCES=(lapi lauxlib lbaselib lcode lcorolib lctype ldblib ldebug ldo ldump
              lmem loadlib lobject lopcodes loslib lparser lstate lstring lstrlib ltable ltablib ltm lundump lutf8lib
              lvm lzio)
 
-# -O2 compile, -O0 link (clang-16 would run binaryen 108's wasm-opt at -O1+ and fail, TOOLCHAIN.md §2). SjLj through
-# Wasm exception handling. LUAI_MAXCCALLS: nested C calls and parser levels (engines/lua/README.md "Recursion").
+# -O2 compile, -O0 link (clang-16 would run binaryen 108's wasm-opt at -O1+ and fail: docs/adding-an-engine.md). SjLj
+# through Wasm exception handling. LUAI_MAXCCALLS: nested C calls and parser levels (engines/lua/README.md "Recursion").
 LUA_CFLAGS=(--target=wasm32-wasi -O2 -mexception-handling -mllvm -wasm-enable-sjlj -D_WASI_EMULATED_PROCESS_CLOCKS
             -DLUAI_MAXCCALLS=200 -isystem "$LUA_ENGINE_DIR/sjlj/include" -include "$LUA_ENGINE_DIR/wasi_compat.h")
 # The stack first, 1 MiB (an overflow traps at address 0 instead of overwriting data); 64 MiB of memory at most.

@@ -10,7 +10,7 @@
 # apt state directory (nothing under /etc/apt changes). Third-party sources are patched at build time on an extracted
 # copy (engines/python/patches/*.patch, patch_cpython), never committed. Toolchain: Debian clang-16 + wasi-libc
 # behind a fake "WASI SDK" directory of wrappers, so CPython's own Tools/wasm recipe (config.site, wasi-env) drives the
-# cross build (ENGINES.md appendix).
+# cross build.
 #
 # Stages, each cached under $SW_CACHE/engines/python by a hash of everything that determines it:
 #   native-<h>    the native build python (pristine source: runs CPython's build scripts, compiles the bytecode)
@@ -85,9 +85,10 @@ for m in "${WASI_DISABLED_MODULES[@]}"; do WASI_CONFIG+=("py_cv_module_$m=n/a");
 # -O2 (upstream: -O3) keeps the module smaller; no -g (the link strips everything anyway).
 WASI_OPT="-DNDEBUG -O2 -Wall"
 WASM_CFLAGS=(--target=wasm32-wasi -O2)
-# Linear memory: the stack first (an overflow runs off address 0 and traps instead of overwriting data), 64 MiB at
-# most (protocol §6.1). clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+ and binaryen 108 rejects the module
-# (TOOLCHAIN.md §2): compile at -O2, link at -O0. The stack size: engines/python/README.md "Recursion".
+# Linear memory: the stack first (an overflow runs off address 0 and traps instead of overwriting data), 64 MiB at most
+# (protocol §6.1). clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+ and binaryen 108 rejects the module
+# (docs/adding-an-engine.md "Toolchain facts"): compile at -O2, link at -O0. The stack size: engines/python/README.md
+# "Recursion".
 PY_STACK_SIZE=1048576
 WASM_LDFLAGS=(--target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--stack-first "-Wl,-z,stack-size=$PY_STACK_SIZE"
               -Wl,--max-memory=67108864 -Wl,--strip-all -Wl,--export=__stack_pointer)

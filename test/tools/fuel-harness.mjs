@@ -97,9 +97,9 @@ export function runCommand(module, args, m) {
   return { exit, error, stdout, ticks: m ? ticks(m, instance.exports) : undefined };
 }
 
-// A booted zeroperl (ENGINES.md §2: /dev/null must exist; a stub for its one host import). eval(code) runs the code,
-// flushes, and returns { rc, error, stdout }. Perl randomises its hash seed (random_get): pin it so that tick counts
-// repeat.
+// A booted zeroperl (its init fails with "Can't open /dev/null" unless /dev/null exists; a stub for its one host
+// import, env.call_host_function). eval(code) runs the code, flushes, and returns { rc, error, stdout }. Perl
+// randomises its hash seed (random_get): pin it so that tick counts repeat.
 export function bootPerl(module, m, env = { PERL_HASH_SEED: '0', PERL_PERTURB_KEYS: '0' }) {
   const dir = scratch();
   fs.mkdirSync(path.join(dir, 'root', 'dev'), { recursive: true });

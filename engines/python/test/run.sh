@@ -11,7 +11,7 @@ failed=()
 run() { local name="$1"; shift; step "$name" "$@" || failed+=("$name"); }
 
 step "build engine.wasm and stdlib.tar" bash scripts/build-engines.sh python || exit 1
-# node:wasi crashes past 32 MiB of guest memory without this flag (DESIGN-NOTES §9).
+# node:wasi crashes past 32 MiB of guest memory without this flag (docs/adding-an-engine.md "Toolchain facts").
 run "smoke: engine.wasm under node:wasi" "$SW_NODE" --no-turbo-fast-api-calls --no-warnings "$dir/test/smoke.mjs"
 if [ -f "$dir/test/upstream.test.mjs" ]; then
   run "CPython's own tests through our engine and host (Node)" "$SW_NODE" --test "$dir/test/upstream.test.mjs"
