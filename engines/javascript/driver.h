@@ -22,10 +22,10 @@ extern "C" {
 typedef struct SwJs SwJs;
 
 /* Defaults and caps (bytes). heap_limit/stack_limit 0 mean the default; stack_limit is clamped to the maximum
- * because V8's native stack is the real recursion limit when the engine runs under workerd (ENGINES.md §0 #4):
- * one JS call costs ~290 bytes of this (linear-memory) stack but more of V8's ~1 MB native stack while the code is
- * still baseline-compiled, so 512 KiB (~1,800 calls) overflowed V8 first now and then. 256 KiB (~900 calls) leaves
- * a 2x margin; runaway recursion is then always a catchable InternalError. */
+ * because V8's native stack is the real recursion limit when the engine runs under workerd (docs/adding-an-engine.md,
+ * "Toolchain facts"): one JS call costs ~290 bytes of this (linear-memory) stack but more of V8's ~1 MB native stack
+ * while the code is still baseline-compiled, so 512 KiB (~1,800 calls) overflowed V8 first now and then. 256 KiB
+ * (~900 calls) leaves a 2x margin; runaway recursion is then always a catchable InternalError. */
 #define SW_JS_DEFAULT_HEAP_LIMIT (32u * 1024u * 1024u)
 #define SW_JS_DEFAULT_STACK_LIMIT (256u * 1024u)
 #define SW_JS_MAX_STACK_LIMIT (256u * 1024u)

@@ -45,11 +45,12 @@ ICU_CFLAGS=(-DSW_JS_HAVE_ICU_COLLATOR -DU_STATIC_IMPLEMENTATION -isystem "$ICU_S
 JS_BUILD_FLAGS="$JS_ENGINE_DIR/build-flags.sh"
 source "$JS_BUILD_FLAGS"
 # clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+, and binaryen 108 rejects the module
-# (TOOLCHAIN.md §2): the clang driver links at -O0, and the optimisation is LTO inside wasm-ld (-flto, --lto-O3),
-# which the driver's -O level does not gate. -mbulk-memory turns memcpy/memmove/memset into memory.copy/fill (wasi-libc's
-# memcpy is a byte/word loop: the bench's string part spent ~13% there); -mnontrapping-fptoint makes double-to-int
-# conversions one instruction. Both are baseline WebAssembly in V8 (workerd, Node). docs/engine-performance.md has the
-# measurements (wasm-opt -O3 on top gained nothing measurable and is not used).
+# (docs/adding-an-engine.md "Toolchain facts"): the clang driver links at -O0, and the optimisation is LTO inside
+# wasm-ld (-flto, --lto-O3), which the driver's -O level does not gate. -mbulk-memory turns memcpy/memmove/memset into
+# memory.copy/fill (wasi-libc's memcpy is a byte/word loop: the bench's string part spent ~13% there);
+# -mnontrapping-fptoint makes double-to-int conversions one instruction. Both are baseline WebAssembly in V8 (workerd,
+# Node). docs/engine-performance.md has the measurements (wasm-opt -O3 on top gained nothing measurable and is not
+# used).
 WASM_CFLAGS=(--target=wasm32-wasi -O3 -mbulk-memory -mnontrapping-fptoint -flto "${QJS_DEFINES[@]}")
 # Stack: 1 MiB of linear memory at the bottom (--stack-first: an overflow runs off address 0 and traps instead of
 # overwriting data). QuickJS's own stack check stops JS recursion at JS_SetMaxStackSize (≤ 256 KiB, driver.h), which
