@@ -30,8 +30,9 @@ run_fuzzer() {
 
 t_start=$(sw_now_ms)
 step "bootstrap" bash scripts/bootstrap.sh
-# First because it needs no build and takes about a second: every "protocol §N" citation names a section of docs/protocol/.
-suite "lint: protocol citations (docs/protocol/)" \
+# First because it needs no build and takes about a second: every "protocol §N" citation names a section of
+# docs/protocol/, and nothing cites a document a clone does not have (the seeds by number, the notes beside the repo).
+suite "lint: protocol citations (docs/protocol/; nothing outside the repository)" \
   "$SW_NODE" --test --test-reporter=spec test/lint/protocol-citations.test.mjs
 # Also build-free: no shared file names languages side by side (engines/<id>/engine.json is the one list).
 suite "lint: language lists (engines/<id>/engine.json)" \

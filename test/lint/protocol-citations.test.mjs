@@ -1,6 +1,7 @@
 // Lint: every "protocol §N" citation in the repository names a section (and every "item N" a checklist item) that
-// exists in docs/protocol/, every Markdown link into docs/protocol/ reaches an existing page and heading, and no
-// citation of the retired spec file remains. Run by scripts/test.sh; alone:
+// exists in docs/protocol/, every Markdown link into docs/protocol/ reaches an existing page and heading, and nothing
+// cites a document a clone does not hold: the retired spec file, the user's seed documents by number, or the notes
+// kept beside the repository (toolchain, engine and design notes). Run by scripts/test.sh; alone:
 //   node --test test/lint/protocol-citations.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -68,6 +69,20 @@ const OLD = "SP" + "EC";
 const RETIRED = new RegExp(
   [`\\b${OLD}\\s*§`, `\\b${OLD}\\s+\\d+\\.\\d`, `\\b${OLD}\\.md\\b`, `shared/${OLD}`].join("|"),
 );
+// Documents outside the repository (assembled for the same reason): the seeds by number ("seed 000", "seeds 000,
+// 001", their file names) and the notes beside the repository. Say the fact in words, or cite docs/ or docs/protocol/.
+const SEED = "se" + "ed";
+const NOTES = ["TOOL" + "CHAIN.md", "ENG" + "INES.md", "DESIGN" + "-NOTES"];
+const OUTSIDE = [
+  [
+    new RegExp(String.raw`\b${SEED}s?\s+(?:#|no\.?\s*)?\d{3}\b|\b0\d\d_[0-9a-f]{16}\b|shared/${SEED}s\b`, "i"),
+    "cites a seed document by number (not in the repository): cite \"protocol §N\" or say it in words",
+  ],
+  [
+    new RegExp(NOTES.map((n) => n.replace(".", "\\.")).join("|")),
+    "cites notes that are not in the repository: say the fact in words, or point to the docs/ page that says it",
+  ],
+];
 
 // Checks one reference at `text[at]` = section `sec`, followed by an optional range and item list; returns the index
 // just past what it consumed.
@@ -108,6 +123,7 @@ export function lintText(file, text, protocol) {
   text.split("\n").forEach((raw, index) => {
     const report = (message) => out.push([index + 1, message]);
     if (RETIRED.test(raw)) report("cites the retired spec file: cite docs/protocol/ as \"protocol §N\"");
+    for (const [pattern, message] of OUTSIDE) if (pattern.test(raw)) report(message);
     let line = raw;
     if (isMarkdown) {
       // Links into docs/protocol/ must reach a page and one of its headings (code spans are not links).
@@ -199,7 +215,38 @@ test("the lint reports made-up citations, wrong items, broken links and the reti
   ]);
 });
 
-test("every protocol citation in the repository exists in docs/protocol/", () => {
+test("the lint reports citations of documents outside the repository", () => {
+  const protocol = readProtocol();
+  const lint = (file, text) => lintText(file, text, protocol).map(([, m]) => m);
+  const [seedMessage, notesMessage] = OUTSIDE.map(([, message]) => message);
+  for (const text of [
+    `// the Engine contract (${SEED} 000)`,
+    `(${SEED} 004's name; sandbox-<runtime>)`,
+    `what ${SEED}s 000, 001 and 002 call`,
+    `${SEED.toUpperCase()} #002: snapshots`,
+    `see 002_f66860620132ca64.txt`,
+    `/work/shared/${SEED}s/README.md`,
+  ]) {
+    assert.deepEqual(lint("a.mjs", text), [seedMessage], text);
+  }
+  for (const note of NOTES) {
+    assert.deepEqual(lint("a.sh", `# link at -O0 (${note} §2)`), [notesMessage], note);
+    assert.deepEqual(lint("docs/x.md", `the recursion cap (${note} item 8)`), [notesMessage], note);
+  }
+  // Words about the reference product and fuzzing seeds are no citation.
+  for (const text of [
+    "the seed's client",
+    "the seeds' quick starts (protocol §7.1)",
+    "the fuzz seeds under build/fuzz/seeds/wasm",
+    `a ${SEED} of 42`,
+    "const ENGINES = { javascript };",
+    "docs/adding-an-engine.md, \"Toolchain facts\"",
+  ]) {
+    assert.deepEqual(lint("a.mjs", text), [], text);
+  }
+});
+
+test("every protocol citation in the repository exists in docs/protocol/, and none names an outside document", () => {
   const protocol = readProtocol();
   const problems = [];
   for (const file of repositoryFiles()) {
