@@ -69,8 +69,9 @@ const OLD = "SP" + "EC";
 const RETIRED = new RegExp(
   [`\\b${OLD}\\s*§`, `\\b${OLD}\\s+\\d+\\.\\d`, `\\b${OLD}\\.md\\b`, `shared/${OLD}`].join("|"),
 );
-// Documents outside the repository (assembled for the same reason): the seeds by number ("seed 000", "seeds 000,
-// 001", their file names) and the notes beside the repository. Say the fact in words, or cite docs/ or docs/protocol/.
+// Documents outside the repository (assembled for the same reason): the seeds by number (the word and a three-digit
+// number, a list of them, their file names) and the notes beside the repository. Say the fact in words, or cite docs/
+// or docs/protocol/.
 const SEED = "se" + "ed";
 const NOTES = ["TOOL" + "CHAIN.md", "ENG" + "INES.md", "DESIGN" + "-NOTES"];
 const OUTSIDE = [
