@@ -281,6 +281,10 @@ def _result_entry(value):
     """The results entry as JSON text (protocol §3.2, §6.3), or None for None. Raises what repr() raises."""
     if value is None:
         return None
+    if isinstance(value, (str, bytes, bytearray)) and len(value) > MAX_RESULT_BYTES:
+        # Its repr is longer still and its UTF-8 no shorter, so it cannot fit: refused without building a repr that
+        # could run the 64 MiB memory out first (a MemoryError for a 30 MB string instead of the result limit).
+        return 'text', None
     if isinstance(value, (dict, list)):
         try:
             payload = _json_dumps(value)
@@ -429,7 +433,7 @@ def run(code, env_json, session, cwd):
     limited = False
     if sink.over:
         error, entry, limited = _limit('Output limit exceeded'), None, True
-    elif entry is not None and error is None and _utf8_len(entry[1]) > MAX_RESULT_BYTES:
+    elif entry is not None and error is None and (entry[1] is None or _utf8_len(entry[1]) > MAX_RESULT_BYTES):
         error, entry, limited = _limit('Result limit exceeded'), None, True
     if limited and not session:
         stdout, stderr = [], []    # protocol §11 item 7: a stateless limit error has empty logs
