@@ -547,8 +547,14 @@ describe("Playground page: REPL, env vars, session strip (headless Chromium)", (
     assert.ok(snippet.includes(`{ "binding": "${python.binding}", "service": "sandbox-python" }`), "the binding");
     assert.ok(snippet.includes('"name": "sandbox-python"'));
     assert.ok(snippet.includes('"class_name": "Interpreter"'), "contexts: the Interpreter Durable Object");
+    // Every language the gateway serves has code contexts now (Ruby's since issue 26): the snippet follows
+    // GET /languages's `contexts`, so a language without them would get no Durable Object.
+    const languages = await page.evaluate(() => fetch("/languages").then((r) => r.json())).then((l) => l.languages);
+    for (const { id, contexts } of languages) {
+      await page.selectOption("#language", id);
+      assert.equal((await text("#deploy")).includes('"class_name": "Interpreter"'), !!contexts, `${id}: the Interpreter Durable Object iff contexts`);
+    }
     await page.selectOption("#language", "ruby");
-    assert.ok(!(await text("#deploy")).includes("Interpreter\""), "Ruby: stateless, no Durable Object");
     await page.click("#copy-deploy");
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await page.locator("#deploy").textContent());
     await shot("15-deploy");
