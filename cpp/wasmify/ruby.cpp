@@ -44,6 +44,10 @@ constexpr std::string_view kUnreachableTrap = "RuntimeError: unreachable";
 constexpr std::string_view kUnreachableHint =
     " (the Ruby VM trapped; most often recursion too deep through C methods such as each or inspect)";
 
+// How much of fd 2's tail runRuby searches for rb_bug's report of a failed allocation (its first line; the report
+// that follows is a few KiB).
+constexpr uint32_t kStderrScan = 64 * 1024;
+
 Result<uint32_t> guestAlloc(GuestCaller& guest, uint32_t size) {
   auto p = guest.call(kRealloc, {0, 0, 1, size});
   if (!p) return p.failure();
@@ -158,10 +162,15 @@ Result<std::string> runRuby(GuestCaller& guest, const ExecuteRequest& request, b
     if (auto r = guest.flushFuel(); !r) return r.failure();
   }
   if (!out) {
-    // Memory exhausted inside the VM (e.g. during GC) is fatal for Ruby: it prints "[FATAL] failed to allocate
-    // memory" and exits (a trap here whose message ends with that line), rather than raising NoMemoryError.
+    // Memory exhausted inside the VM (e.g. during GC) is fatal for Ruby, not a NoMemoryError. Mostly it prints
+    // "[FATAL] failed to allocate memory" and exits (a trap here whose message ends with that line). Ruby 4.0's
+    // arrays that grow without GC (object shapes, ...) call rb_bug instead: "[BUG] rb_darray_..._without_gc: failed"
+    // on fd 2, then abort, which is the module's `unreachable` (the 4.0 bump, issue 28).
     const Failure& f = out.failure();
-    if (f.kind == FailureKind::Trap && f.message.find("failed to allocate memory") != std::string::npos) {
+    if (f.kind == FailureKind::Trap &&
+        (f.message.find("failed to allocate memory") != std::string::npos ||
+         (f.message.starts_with(kUnreachableTrap) &&
+          guest.stderrTail(kStderrScan).find("_without_gc: failed") != std::string::npos))) {
       return Failure{FailureKind::Limit, "Memory limit exceeded"};
     }
     return f;
