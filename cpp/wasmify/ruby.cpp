@@ -1,4 +1,4 @@
-// The Ruby engine's host-side driver. ruby.wasm (CRuby 3.4, @ruby/3.4-wasm-wasi; engines/ruby/) is a prebuilt reactor
+// The Ruby engine's host-side driver. ruby.wasm (CRuby 4.0, @ruby/4.0-wasm-wasi; engines/ruby/) is a prebuilt reactor
 // we cannot relink, so the host drives it through its own exports, whose names carry their WIT signatures (legacy
 // wit-bindgen). The language work lives in Ruby: engines/ruby/driver.rb, mounted as /stdlib/sandbox_driver.rb and
 // loaded at boot, defines Sandbox.run_hex, which runs one request and returns the outcome JSON (protocol §3, §6.5). One
@@ -43,6 +43,12 @@ constexpr std::string_view kDriverFailed = "Ruby driver failed";
 constexpr std::string_view kUnreachableTrap = "RuntimeError: unreachable";
 constexpr std::string_view kUnreachableHint =
     " (the Ruby VM trapped; most often recursion too deep through C methods such as each or inspect)";
+
+// rb_protect's states are Ruby's small TAG_* numbers. On 4.0, recursion through C (a block passed to `each`) can
+// return from the eval with the return area overwritten instead of trapping: any larger "state" is that.
+constexpr uint32_t kMaxTag = 0xf;
+constexpr std::string_view kCorruptStateHint =
+    ": the Ruby VM's state is corrupt (most often recursion too deep through C methods such as each or inspect)";
 
 // How much of fd 2's tail runRuby searches for rb_bug's report of a failed allocation (its first line; the report
 // that follows is a few KiB).
@@ -107,6 +113,7 @@ Result<std::string> evalToString(GuestCaller& guest, std::string_view code, std:
   }
   uint32_t handle = 0, state = 0;
   if (!readPair(guest, uint32_t(ret.value()), handle, state)) return engineFailure(kTruncatedProtobuf);
+  if (state > kMaxTag) return engineFailure(std::string(failed).append(kCorruptStateHint));
   if (state != 0) return engineFailure(std::string(failed) + " (state " + std::to_string(int32_t(state)) + ")");
   auto str = guest.call(kStringPtr, {handle});
   if (!str) return str.failure();

@@ -225,6 +225,15 @@ describe("the Ruby runtime Worker: hostile and odd input ends inside a 200 resul
   ];
   hostileCases((code) => rt.exec(code), cases);
 
+  it("recursion through C is an EngineError that says so (a trap, or on 4.0 a corrupt state from `each`)", async () => {
+    for (const code of ["def g(n) = [1].each { g(n + 1) }; g(0)", "a = []; 100_000.times { a = [a] }; a.inspect.size"]) {
+      const r = await rt.exec(code);
+      assert.equal(r.error?.name, "EngineError", JSON.stringify(r));
+      assert.match(r.error.message, /recursion too deep through C methods/);
+      assert.deepEqual((await rt.exec("1 + 1")).results, [{ text: "2" }]);
+    }
+  });
+
   it("the JavaScript bridge's trap names the disabled host access", async () => {
     const r = await rt.exec('require "js.so"; JS.global[:process].to_s');
     assert.equal(r.error.name, "EngineError");
