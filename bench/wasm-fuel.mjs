@@ -4,7 +4,7 @@
 // alternates so that background load hits both alike; median wall time of each, and their ratio.
 //   1. the C guest test/tools/guests/fuel_work.c, `work N` (fib, qsort, calls through function pointers);
 //   2. zeroperl 1.0.10: one eval of `my $s=0; $s += $_ for 1..3_000_000; $s` in a freshly booted instance.
-//   3. ruby.wasm 2.10.1 (Ruby 3.4): one request `s = 0; 1_000_000.times { |i| s += i }; s` through the Ruby driver
+//   3. ruby.wasm 2.10.1 (Ruby 3.4 when measured; 4.0 since issue 28): one request `s = 0; 1_000_000.times { |i| s += i }; s` through the Ruby driver
 //      (engines/ruby/test/prototype.mjs) in one booted instance each, the package's ruby.wasm against
 //      engines/ruby/build/engine.wasm (the same module metered; build it first: scripts/engines/ruby.sh).
 // Modules are compiled once; only the run (C: wasi.start; Perl: zeroperl_eval) is timed. Also prints zeroperl's

@@ -76,7 +76,7 @@ Result<uint64_t> HostGuestCaller::call(std::string_view name, std::initializer_l
       return Failure{FailureKind::Limit, trapMessage()};
     case wasi::TrapKind::Exit: {
       // What an engine says on its way out (Perl: "Out of memory in ...") is the last line it wrote to fd 2.
-      std::string said(sw_wasi_output(host_, 2), sw_wasi_scratch_len(host_));
+      std::string said = stderrTail(64 * 1024);
       while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
       if (auto nl = said.rfind('\n'); nl != std::string::npos) said.erase(0, nl + 1);
       if (said.size() > 200) said.resize(200);
@@ -89,6 +89,13 @@ Result<uint64_t> HostGuestCaller::call(std::string_view name, std::initializer_l
       return Failure{FailureKind::Trap,
                      std::string(status.message, std::min<uint32_t>(status.message_len, sizeof status.message))};
   }
+}
+
+std::string HostGuestCaller::stderrTail(uint32_t maxBytes) const {
+  const char* text = sw_wasi_output(host_, 2);
+  uint32_t len = sw_wasi_scratch_len(host_);
+  uint32_t skip = len > maxBytes ? len - maxBytes : 0;
+  return std::string(text + skip, len - skip);
 }
 
 bool HostGuestCaller::read(uint32_t guestPtr, void* dst, uint32_t len) {

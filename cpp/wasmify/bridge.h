@@ -41,6 +41,7 @@ class HostGuestCaller final : public GuestCaller {
   void resetFuel(int64_t budget) override;
   Result<Unit> flushFuel() override;
   bool canBoot() const override;
+  std::string stderrTail(uint32_t maxBytes) const override;
   uint32_t host() const { return host_; }
 
  private:

@@ -1,4 +1,4 @@
-// The Ruby engine's host-side driver. ruby.wasm (CRuby 3.4, @ruby/3.4-wasm-wasi; engines/ruby/) is a prebuilt reactor
+// The Ruby engine's host-side driver. ruby.wasm (CRuby 4.0, @ruby/4.0-wasm-wasi; engines/ruby/) is a prebuilt reactor
 // we cannot relink, so the host drives it through its own exports, whose names carry their WIT signatures (legacy
 // wit-bindgen). The language work lives in Ruby: engines/ruby/driver.rb, mounted as /stdlib/sandbox_driver.rb and
 // loaded at boot, defines Sandbox.run_hex, which runs one request and returns the outcome JSON (protocol §3, §6.5). One
@@ -43,6 +43,16 @@ constexpr std::string_view kDriverFailed = "Ruby driver failed";
 constexpr std::string_view kUnreachableTrap = "RuntimeError: unreachable";
 constexpr std::string_view kUnreachableHint =
     " (the Ruby VM trapped; most often recursion too deep through C methods such as each or inspect)";
+
+// rb_protect's states are Ruby's small TAG_* numbers. On 4.0, recursion through C (a block passed to `each`) can
+// return from the eval with the return area overwritten instead of trapping: any larger "state" is that.
+constexpr uint32_t kMaxTag = 0xf;
+constexpr std::string_view kCorruptStateHint =
+    ": the Ruby VM's state is corrupt (most often recursion too deep through C methods such as each or inspect)";
+
+// How much of fd 2's tail runRuby searches for rb_bug's report of a failed allocation (its first line; the report
+// that follows is a few KiB).
+constexpr uint32_t kStderrScan = 64 * 1024;
 
 Result<uint32_t> guestAlloc(GuestCaller& guest, uint32_t size) {
   auto p = guest.call(kRealloc, {0, 0, 1, size});
@@ -103,6 +113,7 @@ Result<std::string> evalToString(GuestCaller& guest, std::string_view code, std:
   }
   uint32_t handle = 0, state = 0;
   if (!readPair(guest, uint32_t(ret.value()), handle, state)) return engineFailure(kTruncatedProtobuf);
+  if (state > kMaxTag) return engineFailure(std::string(failed).append(kCorruptStateHint));
   if (state != 0) return engineFailure(std::string(failed) + " (state " + std::to_string(int32_t(state)) + ")");
   auto str = guest.call(kStringPtr, {handle});
   if (!str) return str.failure();
@@ -158,10 +169,15 @@ Result<std::string> runRuby(GuestCaller& guest, const ExecuteRequest& request, b
     if (auto r = guest.flushFuel(); !r) return r.failure();
   }
   if (!out) {
-    // Memory exhausted inside the VM (e.g. during GC) is fatal for Ruby: it prints "[FATAL] failed to allocate
-    // memory" and exits (a trap here whose message ends with that line), rather than raising NoMemoryError.
+    // Memory exhausted inside the VM (e.g. during GC) is fatal for Ruby, not a NoMemoryError. Mostly it prints
+    // "[FATAL] failed to allocate memory" and exits (a trap here whose message ends with that line). Ruby 4.0's
+    // arrays that grow without GC (object shapes, ...) call rb_bug instead: "[BUG] rb_darray_..._without_gc: failed"
+    // on fd 2, then abort, which is the module's `unreachable` (the 4.0 bump, issue 28).
     const Failure& f = out.failure();
-    if (f.kind == FailureKind::Trap && f.message.find("failed to allocate memory") != std::string::npos) {
+    if (f.kind == FailureKind::Trap &&
+        (f.message.find("failed to allocate memory") != std::string::npos ||
+         (f.message.starts_with(kUnreachableTrap) &&
+          guest.stderrTail(kStderrScan).find("_without_gc: failed") != std::string::npos))) {
       return Failure{FailureKind::Limit, "Memory limit exceeded"};
     }
     return f;

@@ -103,6 +103,12 @@ class GuestCaller {
   // False when the guest's module has no data segments (docs/boot-images.md): only memory a boot image or a snapshot
   // filled makes it whole, so bootInstance refuses it instead of running it on memory that lacks them.
   virtual bool canBoot() const { return true; }
+  // The last `maxBytes` of what the guest wrote to fd 2 during this call sequence (the WASI host's capture): what an
+  // engine said before it trapped (Ruby's "[BUG] ...: failed" report). Default: nothing captured.
+  virtual std::string stderrTail(uint32_t maxBytes) const {
+    (void)maxBytes;
+    return {};
+  }
 };
 
 // --- messages (the protocol §5.6 protobuf subset) -----------------------------------------------------------------

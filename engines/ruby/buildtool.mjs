@@ -4,8 +4,9 @@
 //
 // Requires every library named in LIST (engines/ruby/stdlib.txt) inside ruby+stdlib.wasm (its stdlib is embedded
 // with wasi-vfs) and writes each Ruby file that got loaded into OUT_DIR, laid out as a load-path root:
-// /usr/local/lib/ruby/3.4.0/json/common.rb -> json/common.rb, .../gems/3.4.0/gems/base64-0.2.0/lib/base64.rb ->
-// base64.rb. Adds js.rb, which refuses the JavaScript bridge (protocol §6.5). Fails if a library does not load.
+// /usr/local/lib/ruby/4.0.0/json/common.rb -> json/common.rb, .../gems/4.0.0/gems/csv-3.3.5/lib/csv.rb -> csv.rb
+// (a bundled gem's files, found in its gem directory: the module runs with --disable-gems). Adds js.rb, which
+// refuses the JavaScript bridge (protocol §6.5). Fails if a library does not load.
 import fs from 'node:fs';
 import path from 'node:path';
 import { boot, loadModule, evalString, readRString } from './test/prototype.mjs';
@@ -15,7 +16,7 @@ if (cmd !== 'stdlib' || !outDir) throw new Error('usage: buildtool.mjs stdlib RU
 const libs = fs.readFileSync(list, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
 const rt = boot(loadModule(wasm), { driver: false });
 const probe = `
-  gem_libs = Dir.glob("/usr/local/lib/ruby/gems/3.4.0/gems/*/lib")
+  gem_libs = Dir.glob("/usr/local/lib/ruby/gems/*/gems/*/lib")
   out = {}
   ${JSON.stringify(libs)}.each do |lib|
     before = $LOADED_FEATURES.dup

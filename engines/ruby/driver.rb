@@ -193,7 +193,7 @@ sandbox_run = lambda do
     '{"name":' + str_json.(name) + ',"message":' + str_json.(message) + ',"traceback":' + list_json.(frames) + "}"
   end
 
-  # protocol §6.5: a break/next/redo/retry escaping the top level is a LocalJumpError. Ruby 3.4's parser (Prism) refuses
+  # protocol §6.5: a break/next/redo/retry escaping the top level is a LocalJumpError. Ruby's parser (Prism, 3.4 and 4.0) refuses
   # them when compiling ("Invalid break"); when that is the only syntax error, it is reported as the jump it is.
   syntax_error = SyntaxError
   jump_error = lambda do |e|

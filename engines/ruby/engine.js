@@ -1,4 +1,4 @@
-// The Ruby engine: ruby.wasm (CRuby 3.4.1, @ruby/3.4-wasm-wasi 2.10.1, prebuilt for wasm32-wasi, fuel-metered by our
+// The Ruby engine: ruby.wasm (CRuby 4.0.0, @ruby/4.0-wasm-wasi 2.10.1, prebuilt for wasm32-wasi, fuel-metered by our
 // tool; scripts/engines/ruby.sh), driven by the core through its own exports (cpp/wasmify/ruby.cpp) with a trimmed
 // standard library and the driver's Ruby half mounted read-only at /stdlib from stdlib.tar, each instance started from
 // the boot image (docs/boot-images.md). Code contexts like Perl's and Python's: the core boots and restores sessions

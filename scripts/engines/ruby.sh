@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Ruby engine's files: the prebuilt ruby.wasm of @ruby/3.4-wasm-wasi 2.10.1 (CRuby 3.4.1, a wasm32-wasi
+# Builds the Ruby engine's files: the prebuilt ruby.wasm of @ruby/4.0-wasm-wasi 2.10.1 (CRuby 4.0.0, a wasm32-wasi
 # preview1 reactor we cannot relink) as engines/ruby/build/engine.wasm, and a trimmed standard library
 # engines/ruby/build/stdlib.tar (mounted read-only at /stdlib, fd 3). engines/ruby/README.md says why this variant
 # (not ruby+stdlib.wasm) and what the C++ driver does with it.
@@ -21,10 +21,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/meter.sh"
 
-RB_PACKAGE="@ruby/3.4-wasm-wasi@2.10.1"
-RB_TARBALL="ruby-3.4-wasm-wasi-2.10.1.tgz"
-RB_SHA256="2e709bd9eddefe1c5d63e9fc0391a35cce4754e936d8a2f24b8582f6d5c2ea88"   # observed 2026-12-01
-RB_ENGINE_NAME="CRuby 3.4.1 / ruby.wasm 2.10.1"
+RB_PACKAGE="@ruby/4.0-wasm-wasi@2.10.1"
+RB_TARBALL="ruby-4.0-wasm-wasi-2.10.1.tgz"
+RB_SHA256="48ba7538badb10f829c13be0f79e109c7ed14a1d29f45a42a5d384eef18dc2ce"   # observed 2026-12-03
+RB_ENGINE_NAME="CRuby 4.0.0 / ruby.wasm 2.10.1"
 RB_MAX_PAGES=1536   # 96 MiB (protocol §6.1)
 RB_CACHE="$SW_CACHE/engines/ruby"
 RB_ENGINE_DIR="$SW_ROOT/engines/ruby"

@@ -15,9 +15,56 @@ describe("the Ruby runtime Worker: probe", () => {
   it("GET /interpreter reports ruby with contexts", async () => {
     const body = await jsonBody(await rt.fetch("https://runtime.test/interpreter"));
     assert.equal(body.language, "ruby");
-    assert.match(body.engine, /^CRuby 3\.4/);
+    assert.match(body.engine, /^CRuby 4\.0\.\d+ \/ ruby\.wasm 2\.10\.1$/);
     assert.equal(body.contexts, true);
     assert.equal(body.protocol, 1);
+    // The engine string is the build script's; the VM itself must agree.
+    const r = await rt.exec("[RUBY_VERSION, RUBY_ENGINE]");
+    assert.deepEqual(r.results, [{ json: [body.engine.split(" ")[1], "ruby"] }]);
+  });
+});
+
+// The libraries users reach for (issue 28; engines/ruby/stdlib.txt), checked by the values they compute.
+describe("the Ruby runtime Worker: standard library", () => {
+  const ok = (r) => {
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.equal(r.results.length, 1, JSON.stringify(r));
+    return r.results[0].json;
+  };
+
+  it('require "csv" (a bundled gem) parses with headers and numeric converters, and generates', async () => {
+    const r = await rt.exec(`require "csv"
+rows = CSV.parse("name,score\nada,9.5\ncy,8.25\n", headers: true, converters: :numeric)
+[rows.map { |row| [row["name"], row["score"]] }, rows.sum { |row| row["score"] }, CSV.generate_line(["a,b", 1, nil]),
+ CSV.generate { |csv| csv << [1, "x"] }]`);
+    assert.deepEqual(ok(r), [[["ada", 9.5], ["cy", 8.25]], 17.75, '"a,b",1,\n', "1,x\n"]);
+  });
+
+  it('require "bigdecimal" is a LoadError: ruby.wasm links no bigdecimal extension (engines/ruby/README.md)', async () => {
+    const r = await rt.exec('require "bigdecimal"');
+    assert.equal(r.error?.name, "LoadError", JSON.stringify(r));
+    assert.equal(r.error.message, "cannot load such file -- bigdecimal");
+    assert.deepEqual((await rt.exec("1 + 1")).results, [{ text: "2" }]);
+  });
+
+  it("json, date, time, digest, securerandom and set", async () => {
+    const r = await rt.exec(`%w[json date time digest securerandom set].each { |lib| require lib }
+[JSON.parse('{"a":[1,2]}')["a"].sum, Date.new(2024, 2, 28).next_day.to_s, Time.iso8601("2024-01-15T10:00:00Z").to_i,
+ (Date.parse("2024-03-01") - Date.parse("2024-02-01")).to_i, Digest::SHA256.hexdigest("abc")[0, 16],
+ Digest::MD5.hexdigest(""), SecureRandom.hex(8).size, SecureRandom.uuid.count("-"), Set[1, 2, 2].size]`);
+    assert.deepEqual(ok(r), [3, "2024-02-29", 1705312800, 29, "ba7816bf8f01cfea", "d41d8cd98f00b204e9800998ecf8427e",
+      16, 4, 2]);
+  });
+
+  it("yaml, logger, stringio, base64, ostruct, erb and shellwords", async () => {
+    const r = await rt.exec(`%w[yaml logger stringio base64 ostruct erb shellwords].each { |lib| require lib }
+io = StringIO.new
+log = Logger.new(io)
+log.formatter = proc { |severity, _, _, msg| "#{severity}: #{msg}\n" }
+log.info("hi")
+[YAML.load("a: [1, 2]"), YAML.dump({ "b" => 1 }), io.string, Base64.strict_encode64("hi"), OpenStruct.new(x: 1).x,
+ ERB.new("<%= 6 * 7 %>").result, Shellwords.split("a 'b c'")]`);
+    assert.deepEqual(ok(r), [{ a: [1, 2] }, "---\nb: 1\n", "INFO: hi\n", "aGk=", 1, "42", ["a", "b c"]]);
   });
 });
 
@@ -163,7 +210,8 @@ describe("the Ruby runtime Worker: hostile and odd input ends inside a 200 resul
     ["a string doubling past the 96 MiB cap", 's = "x"; 40.times { s << s }; s.size', "NoMemoryError"],
     ["a huge Array", "Array.new(50_000_000, 1).size", "NoMemoryError"],
     // Ruby's own fatal out-of-memory path (inside GC) prints "[FATAL] failed to allocate memory" and calls
-    // proc_exit(1): the host reads that line and reports the memory limit.
+    // proc_exit(1), or (4.0) "[BUG] rb_darray_..._without_gc: failed" and aborts: the host reads that and reports the
+    // memory limit.
     ["allocating until memory runs out", 'a = []; loop { a << "x" * 1000 }', "ExecutionLimitError"],
     ["ENV.clear", "ENV.clear; ENV.to_h", undefined],
     ["File.read /etc/passwd", 'File.read("/etc/passwd")', "Errno::ENOENT"],
@@ -176,6 +224,15 @@ describe("the Ruby runtime Worker: hostile and odd input ends inside a 200 resul
     ["an infinite loop in a block", "[1, 2].sort_by { loop {} }", "ExecutionLimitError"],
   ];
   hostileCases((code) => rt.exec(code), cases);
+
+  it("recursion through C is an EngineError that says so (a trap, or on 4.0 a corrupt state from `each`)", async () => {
+    for (const code of ["def g(n) = [1].each { g(n + 1) }; g(0)", "a = []; 100_000.times { a = [a] }; a.inspect.size"]) {
+      const r = await rt.exec(code);
+      assert.equal(r.error?.name, "EngineError", JSON.stringify(r));
+      assert.match(r.error.message, /recursion too deep through C methods/);
+      assert.deepEqual((await rt.exec("1 + 1")).results, [{ text: "2" }]);
+    }
+  });
 
   it("the JavaScript bridge's trap names the disabled host access", async () => {
     const r = await rt.exec('require "js.so"; JS.global[:process].to_s');
@@ -208,9 +265,9 @@ describe("Ruby code contexts (the cases of Perl's, protocol §10.5 items 123-126
 
   it("required libraries persist", async () => {
     await rt.createContext("rb", "c-require");
-    assert.equal(text(await run("c-require", 'require "set"; require "digest"; Set[1, 2, 2].size')), "2");
-    assert.deepEqual(json(await run("c-require", '[$LOADED_FEATURES.any? { |f| f.end_with?("/set.rb") }, Digest::MD5.hexdigest("abc")]')),
-      [true, "900150983cd24fb0d6963f7d28e17f72"]);
+    assert.equal(text(await run("c-require", 'require "csv"; require "digest"; CSV.parse_line("a,b").size')), "2");
+    assert.deepEqual(json(await run("c-require", '[$LOADED_FEATURES.any? { |f| f.end_with?("/csv.rb") }, CSV.parse_line("1;2", col_sep: ";"), Digest::MD5.hexdigest("abc")]')),
+      [true, ["1", "2"], "900150983cd24fb0d6963f7d28e17f72"]);
   });
 
   // A limit the host enforces or a trap drops the instance; the next execute restores the snapshot before the round.

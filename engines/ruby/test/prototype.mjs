@@ -1,5 +1,5 @@
 // Prototype of the host-side Ruby driver: engines/ruby/build/engine.wasm (the prebuilt ruby.wasm of
-// @ruby/3.4-wasm-wasi 2.10.1) under node:wasi alone, with a stub for every non-WASI import, driven exactly as the C++
+// @ruby/4.0-wasm-wasi 2.10.1) under node:wasi alone, with a stub for every non-WASI import, driven exactly as the C++
 // driver will drive it (engines/ruby/README.md "Call sequence"): _initialize, ruby-init, ruby-init-loadpath, one eval
 // of driver.rb at boot, then per request one rb-eval-string-protect of `Sandbox.run_hex("<code hex>","<env hex>")` and
 // one rstring-ptr to read the outcome JSON.
