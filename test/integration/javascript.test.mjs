@@ -657,6 +657,9 @@ describe("ES2025+ built-ins (patches/es2025-set-methods, map-upsert, regexp-esca
       [`Iterator.zip([[1], [2, 3]], { mode: "strict" }).toArray()`, "TypeError"],
       [`[/(?i:a)b/.test("Ab"), /(?i:a)b/.test("AB"), /a(?-i:b)/i.test("aB"), /^a\\n(?m:^b$)\\nc$/.test("a\\nb\\nc"), /(?s:.)/.test("\\n"), /(?-s:.)/s.test("\\n")]`,
         [true, false, false, true, true, false]],
+      // patches/regexp-ignorecase-fixes: \p{…} and \b under /ui (the answers Node 24 gives)
+      [`[/\\p{Lu}/ui.test("a"), /\\P{Lu}/ui.test("A"), /(?i:\\p{Lu})/u.test("a"), /\\b/ui.test("\\u017f"), /\\B/ui.test("Z\\u212a"), /\\b/i.test("\\u017f"), /\\W/ui.test("s")]`,
+        [true, true, true, true, true, false, false]],
       [`new RegExp("(?ii:a)")`, "SyntaxError"], [`new RegExp("(?-:a)")`, "SyntaxError"], [`new RegExp("(?i-i:a)")`, "SyntaxError"],
       [`[[NaN].values().includes(NaN), [1, 2, 3].values().includes(1, 1), [1, 2].values().includes(2, 1)]`, [true, false, true]],
       [`[[1, undefined, "x"].values().join(), [].values().join("-")]`, ["1,,x", ""]],

@@ -333,6 +333,9 @@ static void esnext_tests(void) {
   EQ("RegExp modifiers: (?i:) (?-i:) (?m:) (?s:)",
      "[/(?i:a)b/.test('Ab'), /(?i:a)b/.test('AB'), /a(?-i:b)/i.test('aB'), /^a\\n(?m:^b$)\\nc$/.test('a\\nb\\nc'), /(?s:.)/.test('\\n'), /(?i:(a))\\1/.test('Aa')]",
      NOLOGS "\"results\":[{\"json\":[true,false,false,true,true,false]}]}");
+  EQ("RegExp /ui: \\p{Lu} canonicalized, \\b with U+017F",
+     "[/\\p{Lu}/ui.test('a'), /(?i:\\p{Lu})/u.test('a'), /\\b/ui.test('\\u017f'), /\\b/i.test('\\u017f'), /\\W/ui.test('s')]",
+     NOLOGS "\"results\":[{\"json\":[true,true,true,false,false]}]}");
   EQ("Iterator.zip/zipKeyed",
      "[Iterator.zip([[1, 2, 3], [4, 5]]).toArray(), Iterator.zip([[1], [2, 3]], { mode: 'longest', padding: [0, 0] }).toArray(), Iterator.zipKeyed({ a: [1], b: [2] }).toArray()]",
      NOLOGS "\"results\":[{\"json\":[[[1,4],[2,5]],[[1,2],[0,3]],[{\"a\":1,\"b\":2}]]}]}");
