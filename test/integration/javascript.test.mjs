@@ -185,6 +185,10 @@ describe("protocol §10.3 JavaScript stateless results", () => {
      "function* g() { for (let i = 0; i < 1e6; i++) yield i } let n = 0; for (let r = 0; r < 5; r++) n += [...g()].length; n"],
     ["iterator next() calls: 1e7",
      "const it = { i: 0, next() { return { done: this.i++ >= 1e7, value: 1 } }, [Symbol.iterator]() { return this } }; let n = 0; for (const x of it) n += x; n"],
+    ["iterator helpers over a 2^53 - 1 array-like: drop(Infinity), includes, join, zip (native loops)",
+     "const it = () => Array.prototype.values.call({ length: 2 ** 53 - 1 }); [it().drop(Infinity).next(), it().includes(1), it().join().length, Iterator.zip([it()]).drop(Infinity).next()]"],
+    ["Array.fromAsync over a 2^31 - 2 array-like (a promise job per element)",
+     "await Array.fromAsync({ length: 2 ** 31 - 2 })"],
     ["forEach callbacks: 8e6",
      "const a = new Array(1e6).fill(1); let n = 0; for (let i = 0; i < 8; i++) a.forEach((v) => { n += v }); n"],
     ["valueOf coercions: 1e7",
@@ -545,7 +549,7 @@ S.map((e) => { const s = String.fromCodePoint(...e.split(".").map((d) => parseIn
   });
 });
 
-describe("ES2025+ built-ins (patches/es2025-set-methods, map-upsert, regexp-escape, math-sum-precise, json-raw)", () => {
+describe("ES2025+ built-ins (patches/es2025-set-methods, map-upsert, regexp-escape, math-sum-precise, json-raw, iterator-helpers, promise-all-keyed, array-from-async, regexp-modifiers, iterator-zip, dynamic-import-options)", () => {
   const run = (cases) => `[${cases.map((c) => `() => ${c}`).join(",\n")}].map((f) => { try { return f() } catch (e) { return e.name } })`;
   const setCases = [];
   for (const m of ["union", "intersection", "difference", "symmetricDifference", "isSubsetOf", "isSupersetOf", "isDisjointFrom"]) {
@@ -611,6 +615,78 @@ describe("ES2025+ built-ins (patches/es2025-set-methods, map-upsert, regexp-esca
     const r = await js(run(cases.map(([c]) => c)));
     assert.equal(r.error, undefined, JSON.stringify(r.error));
     assert.deepEqual(r.results[0].json, cases.map(([, want]) => want));
+  });
+
+  // Node 24 has the ES2025 iterator helpers and Array.fromAsync: the same program's answers must match.
+  it("iterator helpers answer as Node 24 does (patches/iterator-helpers)", async () => {
+    const program = run([
+      `[1, 2, 3, 4].values().map((x, i) => x * 10 + i).filter((x) => x % 2).toArray()`,
+      `((g) => [g.take(2).toArray(), g.next()])([1, 2, 3, 4].values())`,
+      `[5, 6, 7].values().drop(1).toArray()`, `[5, 6, 7].values().drop(Infinity).toArray()`,
+      `[1, 2].values().flatMap((x) => new Set([x, -x])).toArray()`, `[1].values().flatMap((x) => "ab").toArray()`,
+      `[[1, 2, 3].values().reduce((a, b) => a + b), [1, 2, 3].values().reduce((a, b) => a + b, 10)]`,
+      `[].values().reduce((a, b) => a + b)`,
+      `[[1, 2].values().some((x) => x > 1), [1, 2].values().every((x) => x > 1), [1, 2, 3].values().find((x) => x > 1)]`,
+      `(() => { const out = []; new Set(["a", "b"]).values().forEach((v, i) => out.push(v + i)); return out })()`,
+      `Iterator.from({ next() { return { done: false, value: 7 } } }).take(3).toArray()`,
+      `Iterator.from("ab").toArray()`, `Iterator.from(5)`, `[1].values().map(1)`, `[1].values().take(-1)`, `[1].values().take(NaN)`,
+      `new Iterator()`, `(() => { class It extends Iterator { next() { return { done: true } } } return new It() instanceof Iterator })()`,
+      `[typeof Iterator, Iterator.prototype === Object.getPrototypeOf(Object.getPrototypeOf([].values())), Iterator.from.length]`,
+      // return() of a helper closes the underlying iterator once; next() after it is done
+      `(() => { let closed = 0; const it = { __proto__: Iterator.prototype, next: () => ({ done: false, value: 1 }), return() { closed++; return {} } };
+         const m = it.filter(() => true); m.next(); return [m.return(), m.next(), closed] })()`,
+      // a callback that throws closes the underlying iterator, and the error is the callback's
+      `(() => { let closed = 0; const it = { __proto__: Iterator.prototype, next: () => ({ done: false, value: 1 }), return() { closed++; return {} } };
+         try { it.map(() => { throw new RangeError("x") }).next() } catch (e) { return [e.name, closed] } })()`,
+      `Object.prototype.toString.call([].values().map((x) => x))`,
+    ]);
+    const r = await js(program);
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, json(nodeRun(program)));
+  });
+
+  it("Iterator.concat/zip, chunks/windows/includes/join, RegExp modifiers, Promise.allKeyed, Array.fromAsync and import() options give the specified values", async () => {
+    const cases = [
+      [`[...Iterator.concat([1, 2], new Set([3]), new Map([[4, 5]]))]`, [1, 2, 3, [4, 5]]],
+      [`Iterator.concat(1)`, "TypeError"],
+      [`[...[1, 2, 3, 4, 5].values().chunks(2)]`, [[1, 2], [3, 4], [5]]],
+      [`[[...[1, 2, 3].values().windows(2)], [...[1].values().windows(2)], [...[1].values().windows(2, "allow-partial")]]`, [[[1, 2], [2, 3]], [], [[1]]]],
+      [`[1].values().chunks(0)`, "RangeError"],
+      [`[Iterator.zip([[1, 2, 3], "ab".split("")]).toArray(), Iterator.zip([[1], [2, 3]], { mode: "longest" }).toArray()]`, [[[1, "a"], [2, "b"]], [[1, 2], [null, 3]]]],
+      [`Iterator.zipKeyed({ x: [1, 2], y: new Set([3]) }, { mode: "longest", padding: { y: 0 } }).toArray()`, [{ x: 1, y: 3 }, { x: 2, y: 0 }]],
+      [`Iterator.zip([[1], [2, 3]], { mode: "strict" }).toArray()`, "TypeError"],
+      [`[/(?i:a)b/.test("Ab"), /(?i:a)b/.test("AB"), /a(?-i:b)/i.test("aB"), /^a\\n(?m:^b$)\\nc$/.test("a\\nb\\nc"), /(?s:.)/.test("\\n"), /(?-s:.)/s.test("\\n")]`,
+        [true, false, false, true, true, false]],
+      // patches/regexp-ignorecase-fixes: \p{…} and \b under /ui (the answers Node 24 gives)
+      [`[/\\p{Lu}/ui.test("a"), /\\P{Lu}/ui.test("A"), /(?i:\\p{Lu})/u.test("a"), /\\b/ui.test("\\u017f"), /\\B/ui.test("Z\\u212a"), /\\b/i.test("\\u017f"), /\\W/ui.test("s")]`,
+        [true, true, true, true, true, false, false]],
+      [`new RegExp("(?ii:a)")`, "SyntaxError"], [`new RegExp("(?-:a)")`, "SyntaxError"], [`new RegExp("(?i-i:a)")`, "SyntaxError"],
+      [`[[NaN].values().includes(NaN), [1, 2, 3].values().includes(1, 1), [1, 2].values().includes(2, 1)]`, [true, false, true]],
+      [`[[1, undefined, "x"].values().join(), [].values().join("-")]`, ["1,,x", ""]],
+    ];
+    const asyncCases = [
+      [`await Promise.allKeyed({ b: Promise.resolve(2), a: 1 })`, { b: 2, a: 1 }],
+      [`Object.getPrototypeOf(await Promise.allKeyed({}))`, null],
+      [`(await Promise.allSettledKeyed({ ok: 1, no: Promise.reject(new Error("e")) })).no.reason.message`, "e"],
+      [`await Promise.allKeyed(1).catch((e) => e.name)`, "TypeError"],
+      [`await Promise.allKeyed({ a: Promise.reject(new Error("first")) }).catch((e) => e.message)`, "first"],
+      [`await Array.fromAsync([Promise.resolve(1), 2, Promise.resolve(3)])`, [1, 2, 3]],
+      [`await Array.fromAsync({ length: 2, 0: "a", 1: Promise.resolve("b") }, (x) => x + x)`, ["aa", "bb"]],
+      [`await Array.fromAsync((async function* () { yield 1; yield 2 })(), async (x, i) => x * 10 + i)`, [10, 21]],
+      [`await Array.fromAsync([1], 5).catch((e) => e.name)`, "TypeError"],
+      [`await Array.fromAsync(null).catch((e) => e.name)`, "TypeError"],
+      [`await import("./m.mjs", 1).catch((e) => e.name)`, "TypeError"],
+      [`await import("./m.mjs", { with: { type: 1 } }).catch((e) => e.name)`, "TypeError"],
+      [`await import("./m.mjs", { with: { type: "json" } }).catch((e) => e.name)`, "SyntaxError"],
+      [`await import.source("./m.mjs").catch((e) => e.name)`, "SyntaxError"],
+      [`await import("./m.mjs", {},).catch((e) => e.message)`, "module not registered: ./m.mjs"],
+    ];
+    const r = await js(run(cases.map(([c]) => c)));
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, cases.map(([, want]) => want));
+    const a = await js(`const out = []; for (const f of [${asyncCases.map(([c]) => `async () => ${c}`).join(",\n")}]) out.push(await f()); out`);
+    assert.equal(a.error, undefined, JSON.stringify(a.error));
+    assert.deepEqual(a.results[0].json, asyncCases.map(([, want]) => want));
   });
 
   it("import() of a module that does not exist is a catchable Error in a stateless request", async () => {

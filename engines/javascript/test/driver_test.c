@@ -309,6 +309,41 @@ static int g_fail_sticky;
 static int oom_fails(void) {
   return g_fail_at >= 0 && (g_alloc_index++ == g_fail_at || (g_fail_sticky && g_alloc_index > g_fail_at));
 }
+/* ES2025+ features added by patches/iterator-helpers, promise-all-keyed, array-from-async, regexp-modifiers, iterator-zip
+ * and dynamic-import-options: values, under ASan. */
+static void esnext_tests(void) {
+  EQ("iterator helpers: map/filter/take/drop/reduce/flatMap/concat",
+     "[[1, 2, 3, 4].values().map((x) => x * 2).filter((x) => x > 2).toArray(), Iterator.from({ i: 0, next() { return { done: this.i > 2, value: this.i++ } } }).take(2).toArray(), [5, 6, 7].values().drop(1).reduce((a, b) => a + b), [1, 2].values().flatMap((x) => [x, x * 10]).toArray(), [...Iterator.concat([1], new Set([2, 3]))]]",
+     NOLOGS "\"results\":[{\"json\":[[4,6,8],[0,1],13,[1,10,2,20],[1,2,3]]}]}");
+  EQ("iterator helpers: return() closes, a re-entrant next() throws",
+     "const log = []; const src = { __proto__: Iterator.prototype, next() { try { m.next() } catch (e) { log.push(e.name) } return { done: false, value: 1 } }, return() { log.push('closed'); return {} } }; const m = src.map((x) => x); m.next(); m.return(); [log, m.next().done, Object.prototype.toString.call(m), typeof Iterator.prototype[Symbol.dispose]]",
+     NOLOGS "\"results\":[{\"json\":[[\"TypeError\",\"closed\"],true,\"[object Iterator Helper]\",\"function\"]}]}");
+  EQ("iterator helpers: chunks/windows/includes/join",
+     "[[...[1, 2, 3, 4, 5].values().chunks(2)], [...[1, 2, 3, 4].values().windows(3)], [1, 2, 3].values().includes(2), [1, null, 3].values().join('-')]",
+     NOLOGS "\"results\":[{\"json\":[[[1,2],[3,4],[5]],[[1,2,3],[2,3,4]],true,\"1--3\"]}]}");
+  EQ("Promise.allKeyed/allSettledKeyed",
+     "const a = await Promise.allKeyed({ a: Promise.resolve(1), b: 2 }); const s = await Promise.allSettledKeyed({ x: Promise.reject(new Error('no')), y: 1 }); [Object.getPrototypeOf(a), a, s.x.status, s.x.reason.message, s.y]",
+     NOLOGS "\"results\":[{\"json\":[null,{\"a\":1,\"b\":2},\"rejected\",\"no\",{\"status\":\"fulfilled\",\"value\":1}]}]}");
+  EQ("Array.fromAsync",
+     "[await Array.fromAsync([Promise.resolve(1), 2]), await Array.fromAsync({ length: 2, 0: 'a', 1: Promise.resolve('b') }), await Array.fromAsync((async function* () { yield 1; yield 2 })(), async (x) => x * 10)]",
+     NOLOGS "\"results\":[{\"json\":[[1,2],[\"a\",\"b\"],[10,20]]}]}");
+  EQ("Array.fromAsync: a throwing mapper closes the iterator and rejects",
+     "let closed = false; const it = { [Symbol.asyncIterator]() { return { next: async () => ({ done: false, value: 1 }), return: async () => { closed = true; return {} } } } }; let r; try { await Array.fromAsync(it, () => { throw new Error('m') }) } catch (e) { r = e.message } [r, closed]",
+     NOLOGS "\"results\":[{\"json\":[\"m\",true]}]}");
+  EQ("RegExp modifiers: (?i:) (?-i:) (?m:) (?s:)",
+     "[/(?i:a)b/.test('Ab'), /(?i:a)b/.test('AB'), /a(?-i:b)/i.test('aB'), /^a\\n(?m:^b$)\\nc$/.test('a\\nb\\nc'), /(?s:.)/.test('\\n'), /(?i:(a))\\1/.test('Aa')]",
+     NOLOGS "\"results\":[{\"json\":[true,false,false,true,true,false]}]}");
+  EQ("RegExp /ui: \\p{Lu} canonicalized, \\b with U+017F",
+     "[/\\p{Lu}/ui.test('a'), /(?i:\\p{Lu})/u.test('a'), /\\b/ui.test('\\u017f'), /\\b/i.test('\\u017f'), /\\W/ui.test('s')]",
+     NOLOGS "\"results\":[{\"json\":[true,true,true,false,false]}]}");
+  EQ("Iterator.zip/zipKeyed",
+     "[Iterator.zip([[1, 2, 3], [4, 5]]).toArray(), Iterator.zip([[1], [2, 3]], { mode: 'longest', padding: [0, 0] }).toArray(), Iterator.zipKeyed({ a: [1], b: [2] }).toArray()]",
+     NOLOGS "\"results\":[{\"json\":[[[1,4],[2,5]],[[1,2],[0,3]],[{\"a\":1,\"b\":2}]]}]}");
+  EQ("import() options, import.source()",
+     "await Promise.all([import('./x.mjs', 1), import('./x.mjs', { with: { type: 'json' } }), import.source('./x.mjs'), import('./x.mjs', {},)].map((p) => p.then(() => 'ok', (e) => e.name)))",
+     NOLOGS "\"results\":[{\"json\":[\"TypeError\",\"SyntaxError\",\"SyntaxError\",\"Error\"]}]}");
+}
+
 static void *oom_malloc(JSMallocState *s, size_t n) {
   if (oom_fails()) return NULL;
   void *p = malloc(n);
@@ -638,6 +673,7 @@ int main(void) {
   session_tests();
 
   intl_tests();
+  esnext_tests();
 
   backtrace_oom_tests();
 
