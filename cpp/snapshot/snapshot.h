@@ -58,6 +58,8 @@ uint64_t hash64(const uint8_t* data, std::size_t len, uint64_t seed = 0);
 // hash64 of one block, but 0 for an all-zero block (and never 0 for any other: a zero hash is remapped to 1).
 uint64_t blockHash(const uint8_t* block);
 bool isZero(const uint8_t* data, std::size_t len);
+// Byte equality (memcmp == 0), at the speed of isZero.
+bool sameBytes(const uint8_t* a, const uint8_t* b, std::size_t len);
 
 // The block codec (stored format version 1, codec 1): LZ77 with 4-byte minimum matches and 16-bit offsets.
 // compress returns the compressed length, or 0 if the output would need more than `capacity` bytes. Input of at
@@ -88,6 +90,27 @@ struct Base {
   const uint8_t* blockData(uint32_t block) const;
 };
 
+struct Tracker;
+class Memory;
+
+// What a memory is known to hold, per 4 KiB block, because the core itself wrote those bytes or compared them byte for
+// byte (a restore, a take, a reset to the image): never because a hash of bytes a guest wrote matched, since a guest
+// can aim a block at a known hash. A pooled instance carries it from its last such moment until the guest runs
+// again (cpp/core). kHeldUnknown: anything (a context's own blocks, whatever ran since); kHeldZero: all zero;
+// kHeldBase: exactly `base`'s block (zero where the base's is).
+enum : uint8_t { kHeldUnknown = 0, kHeldZero = 1, kHeldBase = 2 };
+struct Held {
+  std::shared_ptr<const Base> base;  // what kHeldBase refers to (null: no block is kHeldBase)
+  std::vector<uint8_t> blocks;       // one per block of the memory's pages
+  // From a tracker right after its take() or restore(): a block stored is unknown (the context's own content, known
+  // only by its hash), any other is zero or the tracker's base's, which both verified byte for byte.
+  static Held of(const Tracker& tracker);
+  bool zeroAt(uint32_t block) const;   // known to be all zero
+  bool baseAt(uint32_t block, const Base& b) const;  // known to be b's block (zero beyond b's pages)
+};
+// Reads the whole memory and compares every block with `base`'s (or zero): what it holds, exactly.
+bool verifyHeld(Memory& memory, const std::shared_ptr<const Base>& base, Held& out);
+
 // A guest's linear memory: natively a vector (VectorMemory), in the core two copy primitives through the guest bridge.
 class Memory {
  public:
@@ -100,6 +123,10 @@ class Memory {
   // current pages; empty = unknown. restore() then skips the blocks that already hold the stored content instead of
   // decoding and writing them (a pooled instance just reset to the boot image holds most of a context's blocks).
   virtual std::span<const uint64_t> knownBlocks() { return {}; }
+  // Weaker knowledge, for a memory a guest used (a pooled instance): which blocks hold zero or the base's content,
+  // exactly (Held). Null, another base than base(), or not covering the current pages: restore() reads and compares
+  // the memory itself (verifyHeld). A block it names unknown is rewritten; the snapshot's stored blocks always are.
+  virtual const Held* held() { return nullptr; }
   // The image this instance started from, which its snapshots are stored relative to (format 2); null = none.
   virtual std::shared_ptr<const Base> base() { return nullptr; }
 };

@@ -35,9 +35,11 @@ using namespace sw::wasi;
 class JsGuestMemory final : public GuestMemory {
  public:
   uint32_t handle = 0;
+  uint64_t writes = 0;  // memoryGeneration (bridge.h)
   uint64_t size() override { return uint64_t(sw_guest_size(handle)); }
   void copyOut(uint32_t guestPtr, void* dst, uint32_t len) override { sw_guest_read(handle, guestPtr, dst, len); }
   void copyIn(uint32_t guestPtr, const void* src, uint32_t len) override {
+    writes++;
     sw_guest_write(handle, guestPtr, src, len);
   }
 };
@@ -170,6 +172,11 @@ uint32_t newHostHandle(HostOptions o) {
 }
 
 Host& hostOf(uint32_t handle) { return *boxOf(handle)->host; }
+
+uint64_t memoryGeneration(uint32_t handle) { return handle ? boxOf(handle)->memory.writes : 0; }
+void touchMemory(uint32_t handle) {
+  if (handle) boxOf(handle)->memory.writes++;
+}
 
 uint32_t registerWorkspace(std::shared_ptr<Workspace> workspace) {
   auto& r = workspaces();
