@@ -703,6 +703,16 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
       continue;
     }
     uint32_t end = b + 1;
+    // The base's own blocks, consecutive in one of its runs: written straight from the run (one copy, not two).
+    if (const uint8_t* from = t.hashes[b] ? base->blockData(b) : nullptr) {
+      constexpr uint32_t kDirectBlocks = 1024;  // 4 MiB per bridge call
+      while (end < blocks && end - b < kDirectBlocks && !t.owner[end] && t.hashes[end] && differs(end) &&
+             base->blockData(end) == from + std::size_t(end - b) * kBlockBytes)
+        end++;
+      if (!memory.write(uint64_t(b) * kBlockBytes, from, (end - b) * kBlockBytes)) return writeFailed();
+      b = end;
+      continue;
+    }
     while (end < blocks && end - b < kBatchBlocks && !t.owner[end] && differs(end)) end++;
     const uint32_t count = end - b;
     if (base && b < base->blocks.size()) {
