@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "../json/json.h"
 #include "bridge.h"
@@ -35,11 +36,10 @@ using namespace sw::wasi;
 class JsGuestMemory final : public GuestMemory {
  public:
   uint32_t handle = 0;
-  uint64_t writes = 0;  // memoryGeneration (bridge.h)
   uint64_t size() override { return uint64_t(sw_guest_size(handle)); }
   void copyOut(uint32_t guestPtr, void* dst, uint32_t len) override { sw_guest_read(handle, guestPtr, dst, len); }
   void copyIn(uint32_t guestPtr, const void* src, uint32_t len) override {
-    writes++;
+    touchMemory(handle);
     sw_guest_write(handle, guestPtr, src, len);
   }
 };
@@ -173,10 +173,17 @@ uint32_t newHostHandle(HostOptions o) {
 
 Host& hostOf(uint32_t handle) { return *boxOf(handle)->host; }
 
-uint64_t memoryGeneration(uint32_t handle) { return handle ? boxOf(handle)->memory.writes : 0; }
-void touchMemory(uint32_t handle) {
-  if (handle) boxOf(handle)->memory.writes++;
+// Keyed by the handle, which is not always a host's (an Engine written in JavaScript registers its memory under an id
+// of its own): a count only ever grows, so two memories sharing a key only invalidate each other's knowledge more.
+std::unordered_map<uint32_t, uint64_t>& generations() {
+  static std::unordered_map<uint32_t, uint64_t> map;
+  return map;
 }
+uint64_t memoryGeneration(uint32_t handle) {
+  auto it = generations().find(handle);
+  return it == generations().end() ? 0 : it->second;
+}
+void touchMemory(uint32_t handle) { generations()[handle]++; }
 
 uint32_t registerWorkspace(std::shared_ptr<Workspace> workspace) {
   auto& r = workspaces();
