@@ -358,6 +358,25 @@ std::shared_ptr<const snapshot::Base> pristineBase(uint32_t server) {
   return it != resources().end() ? it->second.pristine : nullptr;
 }
 
+void touchZeroPages(uint32_t server, uint32_t host) {
+  const std::shared_ptr<const snapshot::Base> base = pristineBase(server);
+  if (!base) return;
+  GuestMemoryView memory(host);
+  static std::vector<uint8_t> scratch(256 * 1024);
+  const uint32_t blocks = std::min(memory.pages(), base->pages) * snapshot::kBlocksPerPage;
+  const uint32_t perRead = uint32_t(scratch.size() / snapshot::kBlockBytes);
+  for (uint32_t b = 0; b < blocks;) {
+    if (base->blocks[b]) {
+      b++;
+      continue;
+    }
+    uint32_t end = b + 1;
+    while (end < blocks && end - b < perRead && !base->blocks[end]) end++;
+    if (!memory.read(uint64_t(b) * snapshot::kBlockBytes, scratch.data(), (end - b) * snapshot::kBlockBytes)) return;
+    b = end;
+  }
+}
+
 wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, GuestScope& scope,
                                                        wasmify::GuestCaller& guest,
                                                        const wasmify::WasmifyDriver& driver, double fuelBudget,
@@ -461,6 +480,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_prepare_spare(uint32_t serverHandle) {
     auto instance =
         sw::core::startBuiltinInstance(serverHandle, scope, guest, *driver, sw::core::fuelBudget(engine), false);
     if (!instance) return 0;
+    if (!scope.recycled) sw::core::touchZeroPages(serverHandle, scope.host);
     // With an image the engine's re-seeding waits for the spare's use (Spare::afterRestorePending); a booted one is
     // ready as it is.
     const bool pending = sw::core::builtinBootImage(serverHandle) != nullptr;
