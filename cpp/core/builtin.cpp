@@ -480,7 +480,9 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_prepare_spare(uint32_t serverHandle) {
     auto instance =
         sw::core::startBuiltinInstance(serverHandle, scope, guest, *driver, sw::core::fuelBudget(engine), false);
     if (!instance) return 0;
-    if (!scope.recycled) sw::core::touchZeroPages(serverHandle, scope.host);
+    // Only where a restore can take it: with the pool off, a spare only ever serves a stateless request.
+    if (!scope.recycled && sw::core::builtinResources(serverHandle).poolSlots > 0)
+      sw::core::touchZeroPages(serverHandle, scope.host);
     // With an image the engine's re-seeding waits for the spare's use (Spare::afterRestorePending); a booted one is
     // ready as it is.
     const bool pending = sw::core::builtinBootImage(serverHandle) != nullptr;
