@@ -60,8 +60,8 @@ struct GuestScope {
   bool recycled = false;  // the instance came from the pool: its memory holds a previous run until it is reset
   uint32_t server = 0;
   const char* failure = nullptr;  // why open() failed, when it can say
-  // What the instance's memory holds exactly (recycled: from the pool; before parking: from its session), stamped with
-  // its host's memoryGeneration: parked with the instance only while still valid.
+  // What the instance's memory holds exactly (recycled: from the pool; before parking: from its session), stamped
+  // with its host's memoryGeneration: parked with the instance only while still valid.
   std::optional<HeldMemory> held;
   GuestScope() = default;
   GuestScope(uint32_t h, bool inst, uint32_t s = 0) : host(h), instantiated(inst), server(s) {}

@@ -199,7 +199,9 @@ Held Held::of(const Tracker& tracker) {
   h.base = tracker.base;
   h.blocks.resize(tracker.owner.size());
   for (std::size_t b = 0; b < h.blocks.size(); b++) {
-    h.blocks[b] = tracker.owner[b] ? kHeldUnknown : tracker.hashes[b] == 0 ? kHeldZero : h.base ? kHeldBase : kHeldUnknown;
+    if (tracker.owner[b]) h.blocks[b] = kHeldUnknown;
+    else if (tracker.hashes[b] == 0) h.blocks[b] = kHeldZero;
+    else h.blocks[b] = h.base ? kHeldBase : kHeldUnknown;
   }
   return h;
 }

@@ -13,7 +13,7 @@ uint32_t newHostHandle(HostOptions options);
 Host& hostOf(uint32_t handle);
 // Counts what may have changed the guest's memory under `handle`: a call into the guest (wasmify's bridge), a write
 // into it (the core's copies, every syscall's). Knowledge of what the memory holds (cpp/core's pool, snapshot::Held)
-// is valid only while this has not moved. 0 for handle 0.
+// is valid only while this has not moved (0 until anything touched it).
 uint64_t memoryGeneration(uint32_t handle);
 void touchMemory(uint32_t handle);
 

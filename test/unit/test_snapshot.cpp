@@ -1055,7 +1055,8 @@ TEST_CASE("restore over a pooled memory known exactly (Held): no read, only the 
   for (uint32_t b = 0; b < blocks; b++) {
     const uint8_t* data = a.inner.bytes.data() + std::size_t(b) * kBlockBytes;
     if (heldA.blocks[b] == kHeldZero) CHECK(isZero(data, kBlockBytes));
-    if (heldA.blocks[b] == kHeldBase) CHECK(std::memcmp(data, ic.image.bytes.data() + std::size_t(b) * kBlockBytes, kBlockBytes) == 0);
+    const uint8_t* image = ic.image.bytes.data() + std::size_t(b) * kBlockBytes;
+    if (heldA.blocks[b] == kHeldBase) CHECK(std::memcmp(data, image, kBlockBytes) == 0);
   }
   CHECK(heldA.blocks[7] == kHeldUnknown);
   CHECK(heldA.blocks[85] == kHeldUnknown);
