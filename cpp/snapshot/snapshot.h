@@ -18,7 +18,7 @@
 // memory is the image's. When the Memory names a Base (the image as applied to an instance: Memory::base()), a block
 // whose content is the base's is not stored either, and the manifest lists the blocks that are zero where the base
 // is not; restore writes the base, then the stored blocks, and over a memory that already holds something
-// (knownBlocks(), or hashed) only the blocks that differ. Without a base, a snapshot holds every non-zero block
+// (knownBlocks(), held(), or compared byte for byte) only the blocks that differ. Without a base, a snapshot holds every non-zero block
 // (format 1, as before). docs/snapshots.md.
 //
 // Change detection hashes every block with hash64 (64-bit, 8 lanes of multiply-accumulate; single-word changes can
@@ -281,8 +281,8 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
 // then reads the rows one at a time, checking each one's checksum and structure; only then grows memory to
 // manifest.memoryPages and writes. What memory should hold per block: the stored copy, zero (format 1: every block
 // not stored; format 2: the manifest's zero runs) or the base's (format 2: every other block, from memory.base(),
-// which must be the manifest's base). What it holds: knownBlocks(), else its blocks are read and hashed. Only the
-// blocks that differ are written (a stored one decoded and checked against its content hash). `tracker` is seeded so
+// which must be the manifest's base). What it holds: knownBlocks(), else held(), else its blocks are read and
+// compared with the base's or zero (verifyHeld). Only the blocks that differ are written (a stored one decoded and checked against its content hash). `tracker` is seeded so
 // the next take() writes only what changed. false + error on anything wrong (a missing, unknown, duplicate or damaged
 // row, a mismatching block, another base); after a failure once writing began, memory may be partly written:
 // discard the instance.
