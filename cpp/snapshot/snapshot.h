@@ -18,8 +18,8 @@
 // memory is the image's. When the Memory names a Base (the image as applied to an instance: Memory::base()), a block
 // whose content is the base's is not stored either, and the manifest lists the blocks that are zero where the base
 // is not; restore writes the base, then the stored blocks, and over a memory that already holds something
-// (knownBlocks(), held(), or compared byte for byte) only the blocks that differ. Without a base, a snapshot holds every non-zero block
-// (format 1, as before). docs/snapshots.md.
+// (knownBlocks(), held(), or compared byte for byte) only the blocks that differ. Without a base, a snapshot holds
+// every non-zero block (format 1, as before). docs/snapshots.md.
 //
 // Change detection hashes every block with hash64 (64-bit, 8 lanes of multiply-accumulate; single-word changes can
 // never cancel out inside the accumulators). The per-block hashes live only in the Tracker; restore recomputes them
