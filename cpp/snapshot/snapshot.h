@@ -283,9 +283,9 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
 // not stored; format 2: the manifest's zero runs) or the base's (format 2: every other block, from memory.base(),
 // which must be the manifest's base). What it holds: knownBlocks(), else held(), else its blocks are read and
 // compared with the base's or zero (verifyHeld). Only the blocks that differ are written (a stored one decoded and
-// checked against its content hash). `tracker` is seeded so the next take() writes only what changed. false + error on anything wrong (a missing, unknown, duplicate or damaged
-// row, a mismatching block, another base); after a failure once writing began, memory may be partly written:
-// discard the instance.
+// checked against its content hash). `tracker` is seeded so the next take() writes only what changed. false + error
+// on anything wrong (a missing, unknown, duplicate or damaged row, a mismatching block, another base); after a
+// failure once writing began, memory may be partly written: discard the instance.
 bool restore(Memory& memory, const Manifest& manifest, ChunkReader& rows, Tracker& tracker, std::string& error);
 // The same over rows already in memory.
 bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChunk> chunks, Tracker& tracker,
