@@ -32,6 +32,10 @@ namespace {
 struct Spare {
   uint32_t host = 0;
   uint64_t handle = 0;
+  // Its memory is exactly the image's until it runs: the engine's re-seeding (driver.afterRestore) waits for its use,
+  // so that a restore that takes the spare from the pool writes only the context's blocks (GuestScope::held).
+  bool afterRestorePending = false;
+  std::optional<HeldMemory> held;
 };
 std::unordered_map<uint32_t, Spare>& spares() {
   static std::unordered_map<uint32_t, Spare> map;
@@ -58,22 +62,23 @@ GuestScope::~GuestScope() {
 
 namespace {
 
-// A parked instance for `server`, if any: the spare (booted but unused) goes back to the pool first when nothing else
-// is parked, so a new or restored context can take its instance.
-uint32_t takeParked(uint32_t server) {
+// A parked instance for `server`, if any (id 0: none): the spare (booted but unused) goes back to the pool first when
+// nothing else is parked, so a new or restored context can take its instance.
+BuiltinResources::Parked takeParked(uint32_t server) {
   auto it = resources().find(server);
-  if (it == resources().end()) return 0;
+  if (it == resources().end()) return {};
   if (it->second.parked.empty()) {
     auto spare = spares().find(server);
     if (spare != spares().end()) {
       GuestScope scope{spare->second.host, true, server};  // parks it, then frees its host
+      scope.held = std::move(spare->second.held);
       spares().erase(spare);
     }
   }
-  if (it->second.parked.empty()) return 0;
-  const uint32_t id = it->second.parked.back();
+  if (it->second.parked.empty()) return {};
+  BuiltinResources::Parked p = std::move(it->second.parked.back());
   it->second.parked.pop_back();
-  return id;
+  return p;
 }
 }  // namespace
 
@@ -86,8 +91,11 @@ void GuestScope::park() {
   // Only an instance whose memory did not grow: one copy of the pristine memory resets it exactly, and the guest sees
   // the same memory size as a fresh instance (a grown memory cannot shrink).
   if (sw_guest_size(host) != double(r.pristine->pages) * snapshot::kPageBytes) return;
+  std::optional<snapshot::Held> known;
+  if (held && held->valid(host)) known = std::move(held->held);  // read before the host lets the instance go
+  held.reset();
   if (const uint32_t id = sw_host_park_guest(host)) {
-    it->second.parked.push_back(id);
+    it->second.parked.push_back({id, std::move(known)});
     instantiated = false;
   }
 }
@@ -108,8 +116,9 @@ bool GuestScope::open(uint32_t s, wasi::HostOptions options, bool allowRecycled,
   host = wasi::newHostHandle(std::move(options));
   if (!host) return false;
   if (allowRecycled) {
-    if (const uint32_t id = takeParked(server); id && sw_host_unpark_guest(id, host)) {
+    if (BuiltinResources::Parked p = takeParked(server); p.id && sw_host_unpark_guest(p.id, host)) {
       instantiated = recycled = true;
+      if (p.held) held = HeldMemory{std::move(*p.held), wasi::memoryGeneration(host)};
       return true;
     }
   }
@@ -129,7 +138,7 @@ void releaseBuiltinResources(uint32_t server) {
   }
   auto it = resources().find(server);
   if (it != resources().end()) {
-    for (uint32_t id : it->second.parked) sw_host_drop_parked(id);
+    for (const auto& p : it->second.parked) sw_host_drop_parked(p.id);
     resources().erase(it);
   }
 }
@@ -167,7 +176,7 @@ wasi::HostOptions builtinHostOptions(uint32_t server) {
 void setBootImage(BuiltinResources& r, std::shared_ptr<snapshot::BootImage> image) {
   r.bootImage = std::move(image);
   r.pristine.reset();  // captured again from the new image; pooled instances were reset to the old one
-  for (uint32_t id : r.parked) sw_host_drop_parked(id);
+  for (const auto& p : r.parked) sw_host_drop_parked(p.id);
   r.parked.clear();
 }
 
@@ -176,7 +185,7 @@ const snapshot::BootImage* builtinBootImage(uint32_t server) {
   return it != resources().end() ? it->second.bootImage.get() : nullptr;
 }
 
-bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& error) {
+bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& error, const snapshot::Held* held) {
   auto it = resources().find(server);
   if (it == resources().end() || !it->second.bootImage) {
     error = "Engine initialization failed: no boot image";
@@ -186,7 +195,7 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
   const snapshot::BootImage& image = *r.bootImage;
   if (r.pristine) {
     // One copy: over a fresh module's memory (only its data segments) or a pooled instance's (exactly this size).
-    if (resetToPristine(server, host, dirty).empty()) {
+    if (resetToPristine(server, host, dirty, held).empty()) {
       error = "Engine initialization failed: the boot image does not fit the instance's memory";
       return false;
     }
@@ -281,13 +290,31 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
   return true;
 }
 
-std::span<const uint64_t> resetToPristine(uint32_t server, uint32_t host, bool dirty) {
+std::span<const uint64_t> resetToPristine(uint32_t server, uint32_t host, bool dirty, const snapshot::Held* held) {
   auto it = resources().find(server);
   if (it == resources().end() || !it->second.pristine) return {};
   const snapshot::Base& r = *it->second.pristine;
   GuestMemoryView memory(host);
   const uint64_t size = uint64_t(r.pages) * snapshot::kPageBytes;
   if (memory.pages() > r.pages || !memory.grow(r.pages)) return {};
+  const uint32_t blocks = r.pages * snapshot::kBlocksPerPage;
+  if (dirty && held && held->blocks.size() == blocks && memory.pages() == r.pages) {
+    // What the memory holds is known exactly: only the blocks that are not the image's are written, in runs.
+    std::vector<uint8_t> out(64 * snapshot::kBlockBytes);
+    for (uint32_t b = 0; b < blocks;) {
+      if (held->baseAt(b, r)) {
+        b++;
+        continue;
+      }
+      uint32_t end = b + 1;
+      while (end < blocks && end - b < 64 && !held->baseAt(end, r)) end++;
+      if (!r.read(b, end - b, out.data()) ||
+          !memory.write(uint64_t(b) * snapshot::kBlockBytes, out.data(), (end - b) * snapshot::kBlockBytes))
+        return {};
+      b = end;
+    }
+    return r.blocks;
+  }
   // A pooled instance's memory between the runs holds what its last run wrote: zero it (a fresh one is zero there).
   // Only the blocks that are not zero already are written: the gaps are mostly free heap an engine reserved at boot
   // (SW_PY_HEAP_HEADROOM, SW_JS_HEAP_HEADROOM) that a small program never touches, and writing zeros there would
@@ -331,9 +358,29 @@ std::shared_ptr<const snapshot::Base> pristineBase(uint32_t server) {
   return it != resources().end() ? it->second.pristine : nullptr;
 }
 
-wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, const GuestScope& scope,
+void touchZeroPages(uint32_t server, uint32_t host) {
+  const std::shared_ptr<const snapshot::Base> base = pristineBase(server);
+  if (!base) return;
+  GuestMemoryView memory(host);
+  static std::vector<uint8_t> scratch(256 * 1024);
+  const uint32_t blocks = std::min(memory.pages(), base->pages) * snapshot::kBlocksPerPage;
+  const uint32_t perRead = uint32_t(scratch.size() / snapshot::kBlockBytes);
+  for (uint32_t b = 0; b < blocks;) {
+    if (base->blocks[b]) {
+      b++;
+      continue;
+    }
+    uint32_t end = b + 1;
+    while (end < blocks && end - b < perRead && !base->blocks[end]) end++;
+    if (!memory.read(uint64_t(b) * snapshot::kBlockBytes, scratch.data(), (end - b) * snapshot::kBlockBytes)) return;
+    b = end;
+  }
+}
+
+wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, GuestScope& scope,
                                                        wasmify::GuestCaller& guest,
-                                                       const wasmify::WasmifyDriver& driver, double fuelBudget) {
+                                                       const wasmify::WasmifyDriver& driver, double fuelBudget,
+                                                       bool afterRestore) {
   const uint32_t host = scope.host;
   sw_wasi_clear_trap(host);
   sw_wasi_fuel_reset(host, fuelBudget);
@@ -344,8 +391,19 @@ wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, const G
     return wasmify::bootInstance(guest, driver);
   }
   std::string error;
-  if (!loadBootImage(server, host, scope.recycled, error)) return wasmify::engineFailure(error);
+  const snapshot::Held* held = scope.held && scope.held->valid(host) ? &scope.held->held : nullptr;
+  if (!loadBootImage(server, host, scope.recycled, error, held)) return wasmify::engineFailure(error);
+  scope.held.reset();
   wasmify::Instance instance{guest, driver.service, image->handle};
+  if (!afterRestore) {
+    // Exactly the image until the guest runs (the pool may take it for a restore: GuestScope::held).
+    if (auto base = pristineBase(server)) {
+      snapshot::Held all{base, std::vector<uint8_t>(std::size_t(base->pages) * snapshot::kBlocksPerPage,
+                                                    snapshot::kHeldBase)};
+      scope.held = HeldMemory{std::move(all), wasi::memoryGeneration(host)};
+    }
+    return instance;
+  }
   if (driver.afterRestore) {
     if (auto r = driver.afterRestore(instance, true); !r) return r.failure();
   }
@@ -372,10 +430,16 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
     scope.instantiated = true;
     scope.server = serverHandle;
     const uint64_t handle = spare->second.handle;
+    const bool afterRestore = spare->second.afterRestorePending && driver->afterRestore;
     spares().erase(spare);
     wasmify::HostGuestCaller guest(scope.host);
     wasmify::Instance instance{guest, driver->service, handle};
-    run = driver->runOnce(instance, execute);
+    if (afterRestore) {
+      if (auto r = driver->afterRestore(instance, true); !r) run = r.failure();
+      else run = driver->runOnce(instance, execute);
+    } else {
+      run = driver->runOnce(instance, execute);
+    }
   } else {
     if (!scope.open(serverHandle, builtinHostOptions(serverHandle)))
       return exchange.engineThrew(false, scope.failure ? scope.failure : "Engine initialization failed: instantiation");
@@ -414,9 +478,16 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_prepare_spare(uint32_t serverHandle) {
     if (!scope.open(serverHandle, sw::core::builtinHostOptions(serverHandle))) return 0;
     sw::wasmify::HostGuestCaller guest(scope.host);
     auto instance =
-        sw::core::startBuiltinInstance(serverHandle, scope, guest, *driver, sw::core::fuelBudget(engine));
+        sw::core::startBuiltinInstance(serverHandle, scope, guest, *driver, sw::core::fuelBudget(engine), false);
     if (!instance) return 0;
-    sw::core::spares()[serverHandle] = sw::core::Spare{scope.host, instance->handle};
+    // Only where a restore can take it: with the pool off, a spare only ever serves a stateless request.
+    if (!scope.recycled && sw::core::builtinResources(serverHandle).poolSlots > 0)
+      sw::core::touchZeroPages(serverHandle, scope.host);
+    // With an image the engine's re-seeding waits for the spare's use (Spare::afterRestorePending); a booted one is
+    // ready as it is.
+    const bool pending = sw::core::builtinBootImage(serverHandle) != nullptr;
+    sw::core::spares()[serverHandle] =
+        sw::core::Spare{scope.host, instance->handle, pending, std::move(scope.held)};
     scope.host = 0;  // owned by the spare now
     scope.instantiated = false;
     scope.server = 0;
@@ -431,7 +502,7 @@ EMSCRIPTEN_KEEPALIVE void sw_builtin_set_pool_slots(uint32_t serverHandle, uint3
   sw::core::BuiltinResources& r = sw::core::builtinResources(serverHandle);
   r.poolSlots = slots;
   while (r.parked.size() > slots) {
-    sw_host_drop_parked(r.parked.back());
+    sw_host_drop_parked(r.parked.back().id);
     r.parked.pop_back();
   }
 }

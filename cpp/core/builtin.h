@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "../wasi/wasi.h"
 #include "../wasmify/wasmify.h"
 #include "../snapshot/boot_image.h"
+#include "guest.h"
 
 namespace sw::core {
 
@@ -35,7 +37,14 @@ struct BuiltinResources {
   // The instance pool: parked instances (the shim's pool ids) whose memory has exactly the pristine size, kept when
   // their host is released instead of being dropped, and reset to `pristine` before reuse. Reusing one costs a memory
   // copy; instantiating the module again costs its data segments and fresh pages (docs/boot-images.md).
-  std::vector<uint32_t> parked;
+  struct Parked {
+    uint32_t id = 0;
+    // What its memory holds, when the core knows it exactly (no guest ran since it was written or compared: after a
+    // context's committed snapshot, or an unused spare reset to the image). Then a restore or a reset over it writes
+    // only the blocks that differ instead of reading and comparing the whole memory first.
+    std::optional<snapshot::Held> held;
+  };
+  std::vector<Parked> parked;
   uint32_t poolSlots = 1;  // an isolate runs one stateless execute at a time; the spare is separate. 0 = no pool
 };
 BuiltinResources& builtinResources(uint32_t server);
@@ -51,6 +60,9 @@ struct GuestScope {
   bool recycled = false;  // the instance came from the pool: its memory holds a previous run until it is reset
   uint32_t server = 0;
   const char* failure = nullptr;  // why open() failed, when it can say
+  // What the instance's memory holds exactly (recycled: from the pool; before parking: from its session), stamped
+  // with its host's memoryGeneration: parked with the instance only while still valid.
+  std::optional<HeldMemory> held;
   GuestScope() = default;
   GuestScope(uint32_t h, bool inst, uint32_t s = 0) : host(h), instantiated(inst), server(s) {}
   GuestScope(const GuestScope&) = delete;
@@ -90,19 +102,30 @@ const snapshot::BootImage* builtinBootImage(uint32_t server);
 // in one copy once it was captured, else the image's blocks over the fresh module's memory (and then captures the
 // pristine memory); then the image's globals. False + error: discard the instance.
 // `dirty`: the instance came from the pool (its memory beyond the copied bytes must be zeroed too).
-bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& error);
+// `held`: what a pooled instance's memory is known to hold (only the blocks that are not the image's are written).
+bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& error,
+                   const snapshot::Held* held = nullptr);
 // Once the pristine memory was captured, writes it into the guest under `host` (fresh or pooled) and returns its block
 // hashes. Empty: nothing known (no image yet) or the write failed.
-std::span<const uint64_t> resetToPristine(uint32_t server, uint32_t host, bool dirty);
+std::span<const uint64_t> resetToPristine(uint32_t server, uint32_t host, bool dirty,
+                                          const snapshot::Held* held = nullptr);
 // The server's pristine memory (the base of its instances' snapshots), or null while not captured or without an image.
 std::shared_ptr<const snapshot::Base> pristineBase(uint32_t server);
+// Reads the pages a new instance's image left untouched (zero): a page's first access costs a fault (20-30 us per
+// 4 KiB on the benchmark VM), and the snapshot after a restore reads every page. For a new spare, in idle time: the
+// restore that takes it from the pool then faults nothing in. Reading maps the kernel's zero page: no memory is
+// allocated for it.
+void touchZeroPages(uint32_t server, uint32_t host);
 
 // Starts the engine's interpreter in a guest just instantiated under `host`: from the boot image when the server has
 // one (memory written, globals set, AfterRestore), else a full boot (_initialize, wasm_init, New). The host's fuel is
 // reset to the budget first.
-wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, const GuestScope& scope,
+// `afterRestore` false: the engine's re-seeding after the image is left to the caller (the spare runs it when used,
+// so that until then its memory is exactly the image's and a restore can take it without reading it).
+wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, GuestScope& scope,
                                                        wasmify::GuestCaller& guest,
-                                                       const wasmify::WasmifyDriver& driver, double fuelBudget);
+                                                       const wasmify::WasmifyDriver& driver, double fuelBudget,
+                                                       bool afterRestore = true);
 
 // The engine's outcome JSON with `usage` (protocol §3.4) added from the instance under WASI host `host`, limits
 // included (protocol §10.3 item 39, docs/protocol-decisions.md). An outcome that is not a JSON object comes back

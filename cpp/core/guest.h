@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "../json/json.h"
 #include "../snapshot/snapshot.h"
+#include "../wasi/bridge.h"
 
 extern "C" {
 // host_imports.js: the shim instantiates the engine's compiled module under WASI host `host` (and registers its memory
@@ -32,6 +34,13 @@ double sw_guest_size(uint32_t host);
 
 namespace sw::core {
 
+// snapshot::Held of the memory under a WASI host, with the host's memoryGeneration when it was established.
+struct HeldMemory {
+  snapshot::Held held;
+  uint64_t generation = 0;
+  bool valid(uint32_t host) const { return generation == wasi::memoryGeneration(host); }
+};
+
 // The guest's linear memory for cpp/snapshot, through the same copy primitives as every WASI call.
 class GuestMemoryView final : public snapshot::Memory {
  public:
@@ -44,6 +53,7 @@ class GuestMemoryView final : public snapshot::Memory {
   }
   bool write(uint64_t offset, const uint8_t* src, uint32_t len) override {
     if (offset + len > uint64_t(sw_guest_size(host_))) return false;
+    wasi::touchMemory(host_);
     sw_guest_write(host_, uint32_t(offset), src, len);
     return true;
   }
@@ -54,11 +64,24 @@ class GuestMemoryView final : public snapshot::Memory {
   std::shared_ptr<const snapshot::Base> base() override { return base_; }
   // The boot image's memory the instance started from (a session's: its snapshots are stored relative to it).
   void setBase(std::shared_ptr<const snapshot::Base> base) { base_ = std::move(base); }
+  // What the memory holds exactly (snapshot::Held), as of now: valid until anything writes the memory or calls the
+  // guest (wasi::memoryGeneration moves).
+  const snapshot::Held* held() override { return held_ && held_->valid(host_) ? &held_->held : nullptr; }
+  void setHeld(snapshot::Held held) { held_ = HeldMemory{std::move(held), wasi::memoryGeneration(host_)}; }
+  void setHeld(std::optional<HeldMemory> held) { held_ = std::move(held); }
+  // The knowledge, if still valid (for the pool: parked with the instance).
+  std::optional<HeldMemory> takeHeld() {
+    std::optional<HeldMemory> h;
+    if (held_ && held_->valid(host_)) h = std::move(held_);
+    held_.reset();
+    return h;
+  }
 
  private:
   uint32_t host_;
   std::span<const uint64_t> known_;
   std::shared_ptr<const snapshot::Base> base_;
+  std::optional<HeldMemory> held_;
 };
 
 // Sets the guest's exported mutable globals from {name: value} (numbers, or strings for i64). False if one does not

@@ -31,7 +31,10 @@ class BuiltinSession final : public interp::Session {
     host_ = guestScope_.host;
     guest_ = std::make_unique<wasmify::HostGuestCaller>(host_);
     memory_ = std::make_unique<GuestMemoryView>(host_);
+    memory_->setHeld(std::move(guestScope_.held));  // a pooled instance's, if the core knows its memory exactly
   }
+  // What the memory holds, if still known exactly (no guest call or write since), goes to the pool with the instance.
+  ~BuiltinSession() override { guestScope_.held = memory_->takeHeld(); }
 
   wasmify::SessionOptions options(std::string_view cwd) const {
     wasmify::SessionOptions o;
@@ -44,7 +47,8 @@ class BuiltinSession final : public interp::Session {
   void boot(uint32_t server, std::string_view cwd) {
     if (const snapshot::BootImage* image = builtinBootImage(server)) {
       std::string error;
-      if (!loadBootImage(server, host_, guestScope_.recycled, error)) throw std::runtime_error(error);
+      if (!loadBootImage(server, host_, guestScope_.recycled, error, memory_->held()))
+        throw std::runtime_error(error);
       memory_->setBase(pristineBase(server));  // its snapshots are stored relative to the image
       auto s = wasmify::restoreWasmifySession(*guest_, driver_, {image->handle, "{}", true}, options(cwd));
       if (!s) throw std::runtime_error(s.failure().message);
@@ -106,6 +110,9 @@ class BuiltinSession final : public interp::Session {
     memory_->setKnownBlocks({});
     return ok;
   }
+  // Right after a committed take: the memory is what the tracker says (a block not stored: zero or the image's,
+  // compared byte for byte by the take), until the guest runs again.
+  void holds(const snapshot::Tracker& tracker) override { memory_->setHeld(snapshot::Held::of(tracker)); }
   bool invalid() const override { return !session_ || session_->invalid; }
   bool canSnapshot() override { return !invalid() && !wasi::hostOf(host_).hasOpenGuestFds(); }
   snapshot::Memory& memory() override { return *memory_; }

@@ -817,6 +817,7 @@ Step Interpreter::finishRound(SessionOutcome outcome, bool threw) {
         saveContext(ctx);
       });
       tracker_ = std::move(pendingTracker_);  // committed: the rows now match the new tracker
+      resident_->holds(tracker_);
       counters_.snapshotMs = clock_.monotonicMs() - t0;
       snapshotted = true;
     } else {

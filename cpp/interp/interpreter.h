@@ -61,6 +61,9 @@ class Session {
   virtual snapshot::Memory& memory() = 0;
   virtual uint64_t handle() const = 0;
   virtual std::string extraJson() const { return "{}"; }
+  // Called right after a snapshot of memory() committed, with its tracker: the memory holds exactly that until the
+  // guest runs again (a pooled instance can then be restored over without reading it first).
+  virtual void holds(const snapshot::Tracker&) {}
 
   // An engine written in JavaScript may answer boot, restore or execute with a promise (protocol §5.1: session methods
   // may be async). The call then returns with pending() true and nothing decided; the Interpreter answers

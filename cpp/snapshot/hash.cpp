@@ -203,6 +203,18 @@ bool isZero(const uint8_t* data, std::size_t len) {
   return true;
 }
 
+bool sameBytes(const uint8_t* a, const uint8_t* b, std::size_t len) {
+  std::size_t i = 0;
+  for (; i + 64 <= len; i += 64) {
+    uint64_t x = 0;
+    for (int j = 0; j < 64; j += 8) x |= load64(a + i + j) ^ load64(b + i + j);
+    if (x) return false;
+  }
+  for (; i < len; i++)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 uint64_t blockHash(const uint8_t* block) {
   if (isZero(block, kBlockBytes)) return 0;
   uint64_t h = hash64(block, kBlockBytes, 0);

@@ -192,6 +192,50 @@ const uint8_t* Base::blockData(uint32_t block) const {
   return at + kBlockBytes <= it->offset + it->bytes.size() ? it->bytes.data() + (at - it->offset) : nullptr;
 }
 
+// --- Held -----------------------------------------------------------------------------------------------------------
+
+Held Held::of(const Tracker& tracker) {
+  Held h;
+  h.base = tracker.base;
+  h.blocks.resize(tracker.owner.size());
+  for (std::size_t b = 0; b < h.blocks.size(); b++) {
+    if (tracker.owner[b]) h.blocks[b] = kHeldUnknown;
+    else if (tracker.hashes[b] == 0) h.blocks[b] = kHeldZero;
+    else h.blocks[b] = h.base ? kHeldBase : kHeldUnknown;
+  }
+  return h;
+}
+
+bool Held::zeroAt(uint32_t block) const {
+  const uint8_t s = block < blocks.size() ? blocks[block] : kHeldUnknown;
+  return s == kHeldZero || (s == kHeldBase && base && base->blockHashAt(block) == 0);
+}
+
+bool Held::baseAt(uint32_t block, const Base& b) const {
+  const uint8_t s = block < blocks.size() ? blocks[block] : kHeldUnknown;
+  return (s == kHeldBase && base.get() == &b) || (s == kHeldZero && b.blockHashAt(block) == 0);
+}
+
+bool verifyHeld(Memory& memory, const std::shared_ptr<const Base>& base, Held& out) {
+  constexpr uint32_t kBatchBlocks = 64;  // 256 KiB per bridge call
+  const uint32_t blocks = memory.pages() * kBlocksPerPage;
+  std::vector<uint8_t> buffer(std::size_t(std::min(kBatchBlocks, blocks)) * kBlockBytes);
+  out.base = base;
+  out.blocks.assign(blocks, kHeldUnknown);
+  for (uint32_t first = 0; first < blocks; first += kBatchBlocks) {
+    const uint32_t count = std::min(kBatchBlocks, blocks - first);
+    if (!memory.read(uint64_t(first) * kBlockBytes, buffer.data(), count * kBlockBytes)) return false;
+    for (uint32_t i = 0; i < count; i++) {
+      const uint8_t* data = buffer.data() + std::size_t(i) * kBlockBytes;
+      const uint8_t* ref = base ? base->blockData(first + i) : nullptr;  // compared in place, in the base's runs
+      out.blocks[first + i] = ref && sameBytes(data, ref, kBlockBytes) ? kHeldBase
+                              : isZero(data, kBlockBytes)                ? kHeldZero
+                                                                         : kHeldUnknown;
+    }
+  }
+  return true;
+}
+
 // --- Tracker --------------------------------------------------------------------------------------------------------
 
 uint32_t Tracker::runCount() const {
@@ -309,7 +353,12 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
     for (uint32_t i = 0; i < count; i++) {
       uint32_t b = first + i;
       const uint8_t* data = buffer.data() + std::size_t(i) * kBlockBytes;
-      uint64_t h = blockHash(data);
+      // The base's content is recognised byte for byte, not by its hash (which costs the same: one pass over the
+      // block): right after a take, a block not stored is exactly the base's or zero (Held::of), and a block a guest
+      // aimed at the base's hash is stored like any other change.
+      const uint8_t* ref = base ? base->blockData(b) : nullptr;
+      const bool asBase = ref && sameBytes(data, ref, kBlockBytes);
+      const uint64_t h = asBase ? base->blocks[b] : blockHash(data);
       if (h) {
         stats.blockCount++;
         if (b / kBlocksPerPage != lastPage) {
@@ -317,11 +366,13 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
           stats.pageCount++;
         }
       }
-      if (h == t.hashes[b]) continue;
+      // Unchanged: zero as before, the base's as before, or a stored block with the same hash (a guest can only
+      // confuse its own snapshot that way).
+      if (h == t.hashes[b] && (t.owner[b] ? !asBase : h == 0 || asBase)) continue;
       taker.drop(b);
       if (!h) {
         stats.blocksZeroed++;
-      } else if (base && h == base->blockHashAt(b)) {
+      } else if (asBase) {
         stats.blocksAsBase++;  // back to the base's content: nothing stored
       } else {
         stats.blocksChanged++;
@@ -610,37 +661,31 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
 
   // What memory holds already (before growing: the grown pages are zero). knownBlocks() is the caller's word (memory
   // it wrote itself), trusted only if it covers every page. Otherwise the memory may hold another guest's data (a
-  // pooled instance): it is compared byte for byte with what each block must hold, never by hash, which a guest could
-  // aim a block at; stored blocks are then always written.
+  // pooled instance): what the core knows of it exactly (held(): blocks it wrote or compared since the guest last ran)
+  // or else what a byte-for-byte comparison finds (verifyHeld), never a hash, which a guest could aim a block at; the
+  // stored blocks are then always written.
   const uint32_t initialBlocks = initialPages * kBlocksPerPage;
   constexpr uint32_t kBatchBlocks = 64;  // 256 KiB per bridge call
   std::vector<uint8_t> out(std::size_t(kBatchBlocks) * kBlockBytes);
   std::span<const uint64_t> known = memory.knownBlocks();
-  const bool compared = known.size() != initialBlocks;
-  std::vector<uint8_t> same;  // compared: the block holds exactly what it must (unstored blocks only)
-  if (compared) {
-    same.assign(initialBlocks, 0);
-    for (uint32_t first = 0; first < initialBlocks; first += kBatchBlocks) {
-      const uint32_t count = std::min(kBatchBlocks, initialBlocks - first);
-      if (!memory.read(uint64_t(first) * kBlockBytes, out.data(), count * kBlockBytes)) {
+  const std::shared_ptr<const Base> memoryBase = memory.base();
+  const Held* held = nullptr;
+  Held verified;
+  if (known.size() != initialBlocks) {
+    held = memory.held();
+    if (!held || held->blocks.size() != initialBlocks || (held->base && held->base != memoryBase)) {
+      if (!verifyHeld(memory, memoryBase, verified)) {
         error = "Snapshot restore failed: guest memory could not be read";
         return false;
       }
-      for (uint32_t i = 0; i < count; i++) {
-        const uint32_t b = first + i;
-        const uint8_t* data = out.data() + std::size_t(i) * kBlockBytes;
-        if (t.owner[b]) continue;
-        // An unstored block must hold zero or the base's block (compared in place, in the base's runs).
-        const uint8_t* ref = t.hashes[b] ? base->blockData(b) : nullptr;
-        same[b] = ref ? std::memcmp(data, ref, kBlockBytes) == 0 : t.hashes[b] == 0 && isZero(data, kBlockBytes);
-      }
+      held = &verified;
     }
   }
   // Whether block b must be written: a stored block unless the trusted knowledge has its hash; any other block
   // unless it holds its content already (zero beyond the initial pages).
   auto differs = [&](uint32_t b) {
     if (b >= initialBlocks) return t.owner[b] || t.hashes[b] != 0;
-    if (compared) return t.owner[b] || !same[b];
+    if (held) return t.owner[b] || !(t.hashes[b] ? held->baseAt(b, *base) : held->zeroAt(b));
     return known[b] != t.hashes[b];
   };
 
@@ -660,6 +705,16 @@ bool restore(Memory& memory, const Manifest& manifest, ChunkReader& reader, Trac
       continue;
     }
     uint32_t end = b + 1;
+    // The base's own blocks, consecutive in one of its runs: written straight from the run (one copy, not two).
+    if (const uint8_t* from = t.hashes[b] ? base->blockData(b) : nullptr) {
+      constexpr uint32_t kDirectBlocks = 1024;  // 4 MiB per bridge call
+      while (end < blocks && end - b < kDirectBlocks && !t.owner[end] && t.hashes[end] && differs(end) &&
+             base->blockData(end) == from + std::size_t(end - b) * kBlockBytes)
+        end++;
+      if (!memory.write(uint64_t(b) * kBlockBytes, from, (end - b) * kBlockBytes)) return writeFailed();
+      b = end;
+      continue;
+    }
     while (end < blocks && end - b < kBatchBlocks && !t.owner[end] && differs(end)) end++;
     const uint32_t count = end - b;
     if (base && b < base->blocks.size()) {

@@ -18,8 +18,8 @@
 // memory is the image's. When the Memory names a Base (the image as applied to an instance: Memory::base()), a block
 // whose content is the base's is not stored either, and the manifest lists the blocks that are zero where the base
 // is not; restore writes the base, then the stored blocks, and over a memory that already holds something
-// (knownBlocks(), or hashed) only the blocks that differ. Without a base, a snapshot holds every non-zero block
-// (format 1, as before). docs/snapshots.md.
+// (knownBlocks(), held(), or compared byte for byte) only the blocks that differ. Without a base, a snapshot holds
+// every non-zero block (format 1, as before). docs/snapshots.md.
 //
 // Change detection hashes every block with hash64 (64-bit, 8 lanes of multiply-accumulate; single-word changes can
 // never cancel out inside the accumulators). The per-block hashes live only in the Tracker; restore recomputes them
@@ -58,6 +58,8 @@ uint64_t hash64(const uint8_t* data, std::size_t len, uint64_t seed = 0);
 // hash64 of one block, but 0 for an all-zero block (and never 0 for any other: a zero hash is remapped to 1).
 uint64_t blockHash(const uint8_t* block);
 bool isZero(const uint8_t* data, std::size_t len);
+// Byte equality (memcmp == 0), at the speed of isZero.
+bool sameBytes(const uint8_t* a, const uint8_t* b, std::size_t len);
 
 // The block codec (stored format version 1, codec 1): LZ77 with 4-byte minimum matches and 16-bit offsets.
 // compress returns the compressed length, or 0 if the output would need more than `capacity` bytes. Input of at
@@ -88,6 +90,27 @@ struct Base {
   const uint8_t* blockData(uint32_t block) const;
 };
 
+struct Tracker;
+class Memory;
+
+// What a memory is known to hold, per 4 KiB block, because the core itself wrote those bytes or compared them byte for
+// byte (a restore, a take, a reset to the image): never because a hash of bytes a guest wrote matched, since a guest
+// can aim a block at a known hash. A pooled instance carries it from its last such moment until the guest runs
+// again (cpp/core). kHeldUnknown: anything (a context's own blocks, whatever ran since); kHeldZero: all zero;
+// kHeldBase: exactly `base`'s block (zero where the base's is).
+enum : uint8_t { kHeldUnknown = 0, kHeldZero = 1, kHeldBase = 2 };
+struct Held {
+  std::shared_ptr<const Base> base;  // what kHeldBase refers to (null: no block is kHeldBase)
+  std::vector<uint8_t> blocks;       // one per block of the memory's pages
+  // From a tracker right after its take() or restore(): a block stored is unknown (the context's own content, known
+  // only by its hash), any other is zero or the tracker's base's, which both verified byte for byte.
+  static Held of(const Tracker& tracker);
+  bool zeroAt(uint32_t block) const;   // known to be all zero
+  bool baseAt(uint32_t block, const Base& b) const;  // known to be b's block (zero beyond b's pages)
+};
+// Reads the whole memory and compares every block with `base`'s (or zero): what it holds, exactly.
+bool verifyHeld(Memory& memory, const std::shared_ptr<const Base>& base, Held& out);
+
 // A guest's linear memory: natively a vector (VectorMemory), in the core two copy primitives through the guest bridge.
 class Memory {
  public:
@@ -100,6 +123,10 @@ class Memory {
   // current pages; empty = unknown. restore() then skips the blocks that already hold the stored content instead of
   // decoding and writing them (a pooled instance just reset to the boot image holds most of a context's blocks).
   virtual std::span<const uint64_t> knownBlocks() { return {}; }
+  // Weaker knowledge, for a memory a guest used (a pooled instance): which blocks hold zero or the base's content,
+  // exactly (Held). Null, another base than base(), or not covering the current pages: restore() reads and compares
+  // the memory itself (verifyHeld). A block it names unknown is rewritten; the snapshot's stored blocks always are.
+  virtual const Held* held() { return nullptr; }
   // The image this instance started from, which its snapshots are stored relative to (format 2); null = none.
   virtual std::shared_ptr<const Base> base() { return nullptr; }
 };
@@ -254,11 +281,11 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
 // then reads the rows one at a time, checking each one's checksum and structure; only then grows memory to
 // manifest.memoryPages and writes. What memory should hold per block: the stored copy, zero (format 1: every block
 // not stored; format 2: the manifest's zero runs) or the base's (format 2: every other block, from memory.base(),
-// which must be the manifest's base). What it holds: knownBlocks(), else its blocks are read and hashed. Only the
-// blocks that differ are written (a stored one decoded and checked against its content hash). `tracker` is seeded so
-// the next take() writes only what changed. false + error on anything wrong (a missing, unknown, duplicate or damaged
-// row, a mismatching block, another base); after a failure once writing began, memory may be partly written:
-// discard the instance.
+// which must be the manifest's base). What it holds: knownBlocks(), else held(), else its blocks are read and
+// compared with the base's or zero (verifyHeld). Only the blocks that differ are written (a stored one decoded and
+// checked against its content hash). `tracker` is seeded so the next take() writes only what changed. false + error
+// on anything wrong (a missing, unknown, duplicate or damaged row, a mismatching block, another base); after a
+// failure once writing began, memory may be partly written: discard the instance.
 bool restore(Memory& memory, const Manifest& manifest, ChunkReader& rows, Tracker& tracker, std::string& error);
 // The same over rows already in memory.
 bool restore(Memory& memory, const Manifest& manifest, std::span<const StoredChunk> chunks, Tracker& tracker,

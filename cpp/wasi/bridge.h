@@ -11,6 +11,11 @@ namespace sw::wasi {
 
 uint32_t newHostHandle(HostOptions options);
 Host& hostOf(uint32_t handle);
+// Counts what may have changed the guest's memory under `handle`: a call into the guest (wasmify's bridge), a write
+// into it (the core's copies, every syscall's). Knowledge of what the memory holds (cpp/core's pool, snapshot::Held)
+// is valid only while this has not moved (0 until anything touched it).
+uint64_t memoryGeneration(uint32_t handle);
+void touchMemory(uint32_t handle);
 
 // Workspaces an Engine written in JavaScript may mount as /workspace (its SessionOptions.workspace handle): the
 // Interpreter's mirror, registered by cpp/core/js_sessions.cpp while the session lives. Ids are never reused, so a

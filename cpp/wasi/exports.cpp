@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "../json/json.h"
 #include "bridge.h"
@@ -38,6 +39,7 @@ class JsGuestMemory final : public GuestMemory {
   uint64_t size() override { return uint64_t(sw_guest_size(handle)); }
   void copyOut(uint32_t guestPtr, void* dst, uint32_t len) override { sw_guest_read(handle, guestPtr, dst, len); }
   void copyIn(uint32_t guestPtr, const void* src, uint32_t len) override {
+    touchMemory(handle);
     sw_guest_write(handle, guestPtr, src, len);
   }
 };
@@ -170,6 +172,18 @@ uint32_t newHostHandle(HostOptions o) {
 }
 
 Host& hostOf(uint32_t handle) { return *boxOf(handle)->host; }
+
+// Keyed by the handle, which is not always a host's (an Engine written in JavaScript registers its memory under an id
+// of its own): a count only ever grows, so two memories sharing a key only invalidate each other's knowledge more.
+std::unordered_map<uint32_t, uint64_t>& generations() {
+  static std::unordered_map<uint32_t, uint64_t> map;
+  return map;
+}
+uint64_t memoryGeneration(uint32_t handle) {
+  auto it = generations().find(handle);
+  return it == generations().end() ? 0 : it->second;
+}
+void touchMemory(uint32_t handle) { generations()[handle]++; }
 
 uint32_t registerWorkspace(std::shared_ptr<Workspace> workspace) {
   auto& r = workspaces();

@@ -67,6 +67,7 @@ Result<uint64_t> HostGuestCaller::call(std::string_view name, std::initializer_l
   }
   if (argc > 4) return engineFailure("sw_guest_call: more than four arguments");
   sw_guest_call_status status{};
+  wasi::touchMemory(host_);  // the guest may write anywhere in its memory
   int64_t r =
       sw_guest_call(host_, id, stored->data(), uint32_t(stored->size()), argc, a[0], a[1], a[2], a[3], &status);
   if (!status.threw) return uint64_t(r);
@@ -106,6 +107,7 @@ bool HostGuestCaller::read(uint32_t guestPtr, void* dst, uint32_t len) {
 
 bool HostGuestCaller::write(uint32_t guestPtr, const void* src, uint32_t len) {
   if (uint64_t(guestPtr) + len > uint64_t(sw_guest_size(host_))) return false;
+  wasi::touchMemory(host_);
   sw_guest_write(host_, guestPtr, src, len);
   return true;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <map>
 #include <random>
 #include <set>
@@ -885,7 +886,10 @@ struct BasedMemory final : Memory {
   uint64_t bytesWritten = 0;
   BasedMemory(uint32_t pages, std::shared_ptr<const Base> b) : inner(pages), from(std::move(b)) {}
   uint32_t pages() override { return inner.pages(); }
-  bool read(uint64_t offset, uint8_t* dst, uint32_t len) override { return inner.read(offset, dst, len); }
+  bool read(uint64_t offset, uint8_t* dst, uint32_t len) override {
+    bytesRead += len;
+    return inner.read(offset, dst, len);
+  }
   bool write(uint64_t offset, const uint8_t* src, uint32_t len) override {
     bytesWritten += len;
     return inner.write(offset, src, len);
@@ -893,6 +897,9 @@ struct BasedMemory final : Memory {
   bool grow(uint32_t totalPages) override { return inner.grow(totalPages); }
   std::span<const uint64_t> knownBlocks() override { return known; }
   std::shared_ptr<const Base> base() override { return from; }
+  const Held* held() override { return exactly ? &*exactly : nullptr; }
+  std::optional<Held> exactly;  // held(): what the caller vouches the memory holds
+  uint64_t bytesRead = 0;
 };
 
 // The boot image (8 pages: heap-like content in pages 0-4, page 5 zero, 6-7 heap) and a context started from it: a
@@ -1025,6 +1032,130 @@ TEST_CASE("take relative to a base: stores only what differs from the image; res
   Stats again = snap(pooled, r3, copy);
   CHECK(again.chunksWritten == 0);
   CHECK(again.chunksDeleted == 0);
+}
+
+TEST_CASE("restore over a pooled memory known exactly (Held): no read, only the blocks that differ are written",
+          "[snapshot]") {
+  ImageAndContext ic;
+  const uint32_t blocks = 8 * kBlocksPerPage;
+  // Context A, the last user of the pooled instance: its take leaves the tracker its memory now holds.
+  BasedMemory a(8, ic.base);
+  a.inner.bytes = ic.image.bytes;
+  Storage sa;
+  Tracker ta;
+  snap(a, ta, sa);
+  fillHeapLike(a.inner.bytes.data() + 7 * kBlockBytes, 2 * kBlockBytes, 41);    // 7, 8: A's own
+  std::memset(a.inner.bytes.data() + 30 * kBlockBytes, 0, kBlockBytes);        // 30: zeroed by A
+  fillHeapLike(a.inner.bytes.data() + 85 * kBlockBytes, kBlockBytes, 42);       // 85: in the image's zero page
+  snap(a, ta, sa);
+  const Held heldA = Held::of(ta);
+  REQUIRE(heldA.blocks.size() == blocks);
+  CHECK(heldA.base == ic.base);
+  // Every block it names as zero or the image's is exactly that (the take compared them byte for byte).
+  for (uint32_t b = 0; b < blocks; b++) {
+    const uint8_t* data = a.inner.bytes.data() + std::size_t(b) * kBlockBytes;
+    if (heldA.blocks[b] == kHeldZero) CHECK(isZero(data, kBlockBytes));
+    const uint8_t* image = ic.image.bytes.data() + std::size_t(b) * kBlockBytes;
+    if (heldA.blocks[b] == kHeldBase) CHECK(std::memcmp(data, image, kBlockBytes) == 0);
+  }
+  CHECK(heldA.blocks[7] == kHeldUnknown);
+  CHECK(heldA.blocks[85] == kHeldUnknown);
+  CHECK(heldA.blocks[30] == kHeldZero);
+  CHECK(heldA.blocks[31] == kHeldBase);
+  CHECK(heldA.zeroAt(5 * kBlocksPerPage + 1));               // the image's zero page: zero and the image's
+  CHECK(heldA.baseAt(5 * kBlocksPerPage + 1, *ic.base));
+  // verifyHeld finds the same by reading.
+  Held read;
+  REQUIRE(verifyHeld(a, ic.base, read));
+  for (uint32_t b = 0; b < blocks; b++) {
+    if (heldA.blocks[b] == kHeldUnknown) CHECK(read.blocks[b] == kHeldUnknown);
+    else if (!(read.blocks[b] == heldA.blocks[b] || (read.zeroAt(b) && heldA.zeroAt(b))))
+      FAIL("block " << b << " held " << int(heldA.blocks[b]) << " read " << int(read.blocks[b]));
+  }
+
+  // Context B: blocks 3, 4 changed, 40 zeroed, 90 written.
+  BasedMemory bm(8, ic.base);
+  bm.inner.bytes = ic.image.bytes;
+  Storage sb;
+  Tracker tb;
+  snap(bm, tb, sb);
+  fillHeapLike(bm.inner.bytes.data() + 3 * kBlockBytes, 2 * kBlockBytes, 23);
+  std::memset(bm.inner.bytes.data() + 40 * kBlockBytes, 0, kBlockBytes);
+  fillHeapLike(bm.inner.bytes.data() + 90 * kBlockBytes, kBlockBytes, 24);
+  snap(bm, tb, sb);
+  auto chunks = sb.chunks();
+  const Manifest m = tb.manifest();
+
+  // B over the instance A left, known exactly: nothing is read; B's 3 stored blocks, its zero block, and A's 4
+  // blocks that B has as the image's (7, 8, 30, 85) are written: 8 blocks.
+  BasedMemory pooled(8, ic.base);
+  pooled.inner.bytes = a.inner.bytes;
+  pooled.exactly = heldA;
+  Tracker r;
+  std::string error;
+  REQUIRE(restore(pooled, m, chunks, r, error));
+  CHECK(pooled.inner.bytes == bm.inner.bytes);
+  CHECK(pooled.bytesRead == 0);
+  CHECK(pooled.bytesWritten == 8 * kBlockBytes);
+  CHECK(r.hashes == tb.hashes);
+
+  // The same instance without that knowledge (the guest ran since, or it covers other pages or another base): the
+  // memory is read and compared byte for byte, and the result is the same. A block changed behind the knowledge's
+  // back (here: an image block A's tracker names as the image's) is only found that way.
+  for (int variant = 0; variant < 3; variant++) {
+    BasedMemory changed(8, ic.base);
+    changed.inner.bytes = a.inner.bytes;
+    changed.inner.bytes[50 * kBlockBytes + 9] ^= 0x10;
+    if (variant == 1) {
+      changed.exactly = heldA;
+      changed.exactly->blocks.pop_back();  // does not cover the memory
+    } else if (variant == 2) {
+      changed.exactly = heldA;
+      changed.exactly->base = std::make_shared<Base>(*ic.base);  // relative to another Base object
+    }
+    Tracker rc;
+    REQUIRE(restore(changed, m, chunks, rc, error));
+    CHECK(changed.inner.bytes == bm.inner.bytes);
+    CHECK(changed.bytesRead == uint64_t(blocks) * kBlockBytes);
+  }
+}
+
+TEST_CASE("take relative to a base: a block with the base's hash but other bytes is stored", "[snapshot]") {
+  // A base whose hash of block 12 is that of other bytes (what a guest aiming at the image's hash would achieve): the
+  // take compares with the image byte for byte, so the block is stored and restores as the memory held it.
+  ImageAndContext ic;
+  auto forged = std::make_shared<Base>(*ic.base);
+  std::vector<uint8_t> other(kBlockBytes);
+  fillHeapLike(other.data(), kBlockBytes, 77);
+  forged->blocks[12] = blockHash(other.data());
+  BasedMemory ctx(8, forged);
+  ctx.inner.bytes = ic.image.bytes;
+  std::copy(other.begin(), other.end(), ctx.inner.bytes.begin() + 12 * kBlockBytes);
+  Storage s;
+  Tracker t;
+  Stats st = snap(ctx, t, s);
+  CHECK(st.blocksChanged == 1);
+  CHECK(t.owner[12] != 0);
+  CHECK(Held::of(t).blocks[12] == kHeldUnknown);
+  // Back to the image's bytes (whose hash the forged base no longer lists): not stored any more.
+  std::copy(ic.image.bytes.begin() + 12 * kBlockBytes, ic.image.bytes.begin() + 13 * kBlockBytes,
+            ctx.inner.bytes.begin() + 12 * kBlockBytes);
+  Stats back = snap(ctx, t, s);
+  CHECK(back.blocksAsBase == 1);
+  CHECK(t.owner[12] == 0);
+  CHECK(Held::of(t).blocks[12] == kHeldBase);
+  // And to the forged bytes again: stored again, restored exactly over the image.
+  std::copy(other.begin(), other.end(), ctx.inner.bytes.begin() + 12 * kBlockBytes);
+  snap(ctx, t, s);
+  CHECK(t.owner[12] != 0);
+  BasedMemory imaged(8, forged);
+  imaged.inner.bytes = ic.image.bytes;
+  imaged.exactly = Held{forged, std::vector<uint8_t>(8 * kBlocksPerPage, kHeldBase)};
+  Tracker r;
+  std::string error;
+  auto chunks = s.chunks();
+  REQUIRE(restore(imaged, t.manifest(), chunks, r, error));
+  CHECK(imaged.inner.bytes == ctx.inner.bytes);
 }
 
 TEST_CASE("restore relative to a base: another base or none is refused before anything is written", "[snapshot]") {
