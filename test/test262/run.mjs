@@ -37,6 +37,10 @@ const known = new Set(JSON.parse(fs.readFileSync(knownPath, 'utf8')).failures.ma
 const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.wasm');
 const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
 const FUEL = 500_000_000; // metered, generous: conformance tests, not requests
+// The engine's /stdlib (its Intl chunks), mounted as the Worker mounts it: one archive, shared by every test's host.
+const stdlibPath = process.env.SW_JS_STDLIB ?? path.join(root, 'engines/javascript/build/stdlib.tar');
+const archive = withBytes(fs.readFileSync(stdlibPath), (p, n) => core._sw_wasi_archive_new(p, n));
+if (!archive) throw new Error(`${stdlibPath} is not an archive`);
 
 // One failure a line, so a change to the list reads as a diff of tests.
 const formatKnown = (list) => '{\n "comment": "Test262 tests our engine fails today (test/test262/run.mjs; docs/javascript-conformance.md)",\n' +
@@ -85,7 +89,7 @@ function result() {
 // One test on a fresh engine instance: files (workspace path -> text) written first, `code` run with cwd `cwd`.
 function runOnce(files, cwd, code) {
   const config = { args: ['sandbox'], env: [], workspace: true, preopens: [], stdio: 'capture', referencePolicy: true };
-  const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, 0));
+  const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, archive));
   const instance = new WebAssembly.Instance(engineModule, makeImportObject(core, host, engineModule));
   bindGuestMemory(core, host, instance.exports.memory);
   core.wasmifyBind(host, instance);
