@@ -69,6 +69,10 @@ const cases = {
     inc: "counter += 1\ncounter",
     // Changes the heap and keeps a descriptor open: the round is not snapshotted, the instance stays.
     dirty: "counter = 999\njunk = [str(i) * 3 for i in range(20000)]\nkeep = open('/workspace/keep.txt', 'w')\nNone",
+    // CPython's allocator alone can add ~140 KB to a context's stored bytes in one small round (a new arena, a
+    // collection: the fourth round of b in the test below, depending on where the build's heap lies), while the junk
+    // above that a restore which trusted a stale record would carry into b is ~1.4 MB.
+    dirtyGrowth: 512 * 1024,
     expect: (n) => `'${41 + n}:332833500'`,
     fresh: "False",
     maxStored: 512 * 1024,
@@ -183,7 +187,7 @@ for (const [name, c] of Object.entries(cases)) {
       const storedBefore = rb.context.snapshot.storedBytes;
       rb = await run(interpreter, "b", c.inc);
       assert.equal(text(rb), String(41 + ++nb), "b after a's unsnapshotted round");
-      assert.ok(rb.context.snapshot.storedBytes < storedBefore + 64 * 1024,
+      assert.ok(rb.context.snapshot.storedBytes < storedBefore + (c.dirtyGrowth ?? 64 * 1024),
         `b stores ${rb.context.snapshot.storedBytes} bytes, ${storedBefore} before`);
       // a continues from its last snapshot: the round that was not snapshotted is gone.
       assert.equal(text(await run(interpreter, "a", c.next)), c.expect(++na), "a after its unsnapshotted round");
