@@ -372,6 +372,21 @@ describe("protocol §10.3 JavaScript stateless results", () => {
   it("50: a < b > (c) stays a comparison", async () => {
     assert.equal((await js("a < b > (c)")).error.name, "ReferenceError");
   });
+  it("an error that cannot be allocated is InternalError \"out of memory\", catchable and read-only (patches/oom-error.patch), not null", async () => {
+    // A global replace of a 1 MiB string builds a million match results in the 32 MiB heap: the allocation that fails
+    // is the error object's own. Upstream QuickJS threw null there ("Error: null", the same as `throw null`).
+    const replace = '"a".repeat(1 << 20).replace(/a/g, "aa").length';
+    const r = await js(replace);
+    assert.deepEqual([r.error?.name, r.error?.message, r.results], ["InternalError", "out of memory", []]);
+    // Caught, it is the InternalError with its read-only message (one boolean back: the heap is still nearly full
+    // right after, and a larger result can itself run out of memory there).
+    const caught = await js(`let e; try { ${replace} } catch (x) { e = x }
+      e.message = "changed"; e.extra = 1;
+      e instanceof InternalError && e.message === "out of memory" && !("extra" in e) && !Object.isExtensible(e)`);
+    assert.deepEqual(caught.results, [{ text: "true" }], JSON.stringify(caught.error));
+    const n = await js("throw null");
+    assert.deepEqual([n.error?.name, n.error?.message], ["Error", "null"]);
+  });
   it("code is echoed; language aliases accepted", async () => {
     for (const language of ["ts", "TypeScript", "js", "NODE", "javascript"]) {
       const r = assertExecutionResult(await rt.execute({ code: "1 + 1", language }));
