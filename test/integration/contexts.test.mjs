@@ -224,6 +224,23 @@ describe("protocol §10.5 JavaScript sessions through executeInContext (items 10
   });
 });
 
+// patches/explicit-resource-management.patch in a session: a DisposableStack (native data inside the engine) made by
+// one execution is disposed by the next, and a top-level `using` is the script's SyntaxError, the state kept.
+describe("explicit resource management in a JavaScript context", () => {
+  before(async () => {
+    await rt.createContext("using", "u1");
+  });
+  const run = (code) => rt.run({ key: "using", contextId: "u1", code });
+  it("a block's `using` disposes in its execution; a DisposableStack disposes in a later one", async () => {
+    assert.equal(text(await run(`var log = []; { using r = { [Symbol.dispose]() { log.push("block") } }; log.push("body") }
+      var stack = new DisposableStack(); stack.defer(() => log.push("deferred")); stack.use({ [Symbol.dispose]() { log.push("used") } }); log.join()`)),
+    "'body,block'");
+    const top = await run("using x = null;");
+    assert.equal(top.result.error?.name, "SyntaxError");
+    assert.equal(text(await run("stack.dispose(); [log.join(), stack.disposed].join(' ')")), "'body,block,used,deferred true'");
+  });
+});
+
 describe("protocol §2.8-2.9 the workspace mirror (items 86-93)", () => {
   before(async () => {
     await rt.files({ $reset: true });

@@ -714,3 +714,100 @@ describe("ES2025+ built-ins (patches/es2025-set-methods, map-upsert, regexp-esca
     assert.equal(uncaught.error?.message, "module not registered: ./nope.js");
   });
 });
+
+// Node 24 has explicit resource management (`using`, DisposableStack, SuppressedError): the same programs' answers
+// must match, checked against the values written here too.
+describe("explicit resource management (patches/explicit-resource-management)", () => {
+  const run = (cases) => `[${cases.map((c) => `() => ${c}`).join(",\n")}].map((f) => { try { return f() } catch (e) { return e.name } })`;
+  const R = `const r = (log, n) => ({ n, [Symbol.dispose]() { log.push("d" + n) } });`;
+  const cases = [
+    // reverse order at the end of a block; null is allowed and adds nothing
+    [`(() => { ${R} const log = []; { using a = r(log, 1), b = r(log, 2); using c = null, d = undefined; log.push("body") } return log })()`,
+      ["body", "d2", "d1"]],
+    // return, break and continue dispose on their way out
+    [`(() => { ${R} const log = []; const f = () => { using x = r(log, "f"); log.push("f"); return "ret" }; return [f(), log] })()`,
+      ["ret", ["f", "df"]]],
+    [`(() => { ${R} const log = []; for (let i = 0; i < 3; i++) { using x = r(log, i); if (i === 0) continue; if (i === 1) break } return log })()`,
+      ["d0", "d1"]],
+    // for-of: each iteration's binding is disposed at the end of that iteration; for(;;): once, when the loop ends
+    [`(() => { ${R} const log = []; for (using x of [1, 2, 3].map((n) => r(log, n))) { log.push(x.n); if (x.n === 2) break } return log })()`,
+      [1, "d1", 2, "d2"]],
+    // (Node 24 disposes this one after every iteration, ["it", "dfor", "dfor", "dfor"]: Test262's
+    // using/initializer-disposed-at-end-of-forstatement.js asks for once, at the end, as here)
+    [`(() => { ${R} const log = []; for (using x = r(log, "for"), i = { [Symbol.dispose]() {} }; log.length < 2;) log.push("it"); return log })()`,
+      ["it", "it", "dfor"], "node differs"],
+    // a generator's return() disposes
+    [`(() => { ${R} const log = []; const g = (function* () { using x = r(log, "g"); yield 1; yield 2 })(); g.next(); g.return(); return log })()`,
+      ["dg"]],
+    // errors: the one as is; several as a SuppressedError chain (the later error over the earlier)
+    [`(() => { try { using a = { [Symbol.dispose]() { throw new RangeError("a") } } } catch (e) { return [e.name, e.message] } })()`,
+      ["RangeError", "a"]],
+    [`(() => { try { using a = { [Symbol.dispose]() { throw new Error("a") } }; using b = { [Symbol.dispose]() { throw new Error("b") } }; throw new Error("body") }
+       catch (e) { return [e.name, e.error.message, e.suppressed.name, e.suppressed.error.message, e.suppressed.suppressed.message] } })()`,
+      ["SuppressedError", "a", "SuppressedError", "b", "body"]],
+    // a non-object, or an object without [Symbol.dispose], is a TypeError at the declaration
+    [`(() => { using x = 1 })()`, "TypeError"],
+    [`(() => { using x = {} })()`, "TypeError"],
+    [`(() => { using x = { [Symbol.dispose]: 1 } })()`, "TypeError"],
+    [`(() => { ${R} const log = []; try { using a = r(log, 1), b = 2 } catch (e) { log.push(e.name) } return log })()`, ["d1", "TypeError"]],
+    // DisposableStack
+    [`(() => { const log = []; const s = new DisposableStack(); s.use({ [Symbol.dispose]() { log.push("use") } }); s.defer(() => log.push("defer"));
+       log.push(s.adopt(7, (v) => log.push("adopt " + v))); const t = s.move(); log.push(s.disposed, t.disposed); t.dispose(); t.dispose(); log.push(t.disposed); return log })()`,
+      [7, true, false, "adopt 7", "defer", "use", true]],
+    [`new DisposableStack().use(1)`, "TypeError"],
+    [`(() => { const s = new DisposableStack(); s.dispose(); s.defer(() => {}) })()`, "ReferenceError"],
+    [`DisposableStack()`, "TypeError"],
+    [`[DisposableStack.prototype[Symbol.dispose] === DisposableStack.prototype.dispose, AsyncDisposableStack.prototype[Symbol.asyncDispose] === AsyncDisposableStack.prototype.disposeAsync,
+       Object.prototype.toString.call(new DisposableStack()), Object.prototype.toString.call(new AsyncDisposableStack())]`,
+      [true, true, "[object DisposableStack]", "[object AsyncDisposableStack]"]],
+    // SuppressedError(error, suppressed, message)
+    [`((e) => [e.message, e.error, e.suppressed, e instanceof Error, e.name, SuppressedError.length, Object.keys(e)])(new SuppressedError(1, 2, "m"))`,
+      ["m", 1, 2, true, "SuppressedError", 3, []]],
+    // %IteratorPrototype%[@@dispose] calls return()
+    [`(() => { let closed = 0; const g = (function* () { try { yield 1; yield 2 } finally { closed++ } })(); g.next(); g[Symbol.dispose](); return [closed, g.next().done] })()`,
+      [1, true]],
+    [`[typeof Symbol.dispose, typeof Symbol.asyncDispose, typeof [].values()[Symbol.dispose]]`, ["symbol", "symbol", "function"]],
+  ];
+  const asyncCases = [
+    // await using: async and sync resources in reverse order, the block's end awaiting them
+    [`(async () => { const log = []; { await using a = { async [Symbol.asyncDispose]() { await null; log.push("a") } }, b = { [Symbol.dispose]() { log.push("b") } };
+       await using c = null; log.push("body") } log.push("after"); return log })()`, ["body", "b", "a", "after"]],
+    [`(async () => { try { await using a = { async [Symbol.asyncDispose]() { throw new Error("d") } }; throw new Error("body") } catch (e) { return [e.name, e.error.message, e.suppressed.message] } })()`,
+      ["SuppressedError", "d", "body"]],
+    [`(async () => { const log = []; for (await using x of [1, 2].map((n) => ({ async [Symbol.asyncDispose]() { log.push("d" + n) } }))) log.push(x ? "it" : "?"); return log })()`,
+      ["it", "d1", "it", "d2"]],
+    [`(async () => { await using x = 1 })().catch((e) => e.name)`, "TypeError"],
+    [`(async () => { const log = []; const s = new AsyncDisposableStack(); s.defer(async () => { await null; log.push(1) }); s.use({ [Symbol.dispose]() { log.push(2) } });
+       await s.disposeAsync(); return [log, s.disposed, await s.disposeAsync()] })()`, [[2, 1], true, null]],
+    [`AsyncDisposableStack.prototype.disposeAsync.call({}).catch((e) => e.name)`, "TypeError"],
+    // %AsyncIteratorPrototype%[@@asyncDispose] calls return()
+    [`(async () => { let closed = 0; const g = (async function* () { try { yield 1 } finally { closed++ } })(); await g.next(); return [await g[Symbol.asyncDispose](), closed] })()`,
+      [null, 1]],
+  ];
+
+  it("using, DisposableStack, SuppressedError and the iterators' [Symbol.dispose] give the specified values, as Node 24 does", async () => {
+    const program = run(cases.map(([c]) => c));
+    const r = await js(program);
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, cases.map(([, want]) => want));
+    const node = json(nodeRun(program));
+    cases.forEach(([c, , differs], i) => { if (!differs) assert.deepEqual(r.results[0].json[i], node[i], c) });
+  });
+
+  it("await using and AsyncDisposableStack give the specified values, as Node 24 does", async () => {
+    const program = `(async () => { const out = []; for (const f of [${asyncCases.map(([c]) => `() => ${c}`).join(",\n")}]) out.push(await f()); return out })()`;
+    const r = await js(`await ${program}`);
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results[0].json, asyncCases.map(([, want]) => want));
+    assert.deepEqual(r.results[0].json, json(await nodeRun(program)));
+  });
+
+  it("a `using` at the top level of a script is a SyntaxError (Test262's early error); inside a block of one it works", async () => {
+    for (const code of ["using x = null;", "await using x = null;"]) {
+      const r = await js(code);
+      assert.equal(r.error?.name, "SyntaxError", code);
+    }
+    const r = await js(`let out = []; { using a = { [Symbol.dispose]() { out.push("disposed") } }; out.push("body") } out`);
+    assert.deepEqual(r.results, [{ json: ["body", "disposed"] }]);
+  });
+});
