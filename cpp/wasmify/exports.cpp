@@ -34,8 +34,6 @@ extern "C" {
 // cpp/wasi/exports.cpp
 void sw_wasi_clear_trap(uint32_t h);
 void sw_wasi_fuel_reset(uint32_t h, double budget);
-const char* sw_wasi_usage(uint32_t h);
-uint32_t sw_wasi_scratch_len(uint32_t h);
 // wasmify_bridge.js -> worker-shim/wasmify.js: hook `hook` (WASMIFY_HOOK_*) of the WasmifyDriver written in JavaScript
 // registered as `driver`, called with `call` (what its ctx.invoke passes back to sw_wasmify_hook_invoke), the
 // interpreter handle and the argument text. Returns a reply buffer (abi.def sw_reply_head: a SESSION_* status, fields),
@@ -182,6 +180,13 @@ EMSCRIPTEN_KEEPALIVE const char* sw_wasmify_import_stubs(const char* engine, uin
   }
 }
 
+// protocol §3.4 usage under WASI host `host` (hostUsage, bridge.h) as JSON in the result; 0 when the budget is exhausted
+// and `whenExhausted` is 0 (./wasi usage() then throws the fuel error, protocol §5.5).
+EMSCRIPTEN_KEEPALIVE const char* sw_wasmify_usage(uint32_t host, uint32_t whenExhausted) {
+  if (!whenExhausted && sw::wasi::hostOf(host).fuel().exhausted()) return nullptr;
+  g_result = sw::json::stringify(sw::server::usageJson(hostUsage(host)));
+  return g_result.data();
+}
 EMSCRIPTEN_KEEPALIVE const char* sw_wasmify_result() { return g_result.data(); }
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_result_len() { return uint32_t(g_result.size()); }
 
@@ -345,10 +350,7 @@ Result<SessionOutcome> outcomeOf(const char* name, std::string_view answer, uint
   out.set("logs", std::move(lines));
   out.set("results", *results);
   if (error && !error->isNull()) out.set("error", *error);
-  if (const char* usage = sw_wasi_usage(host)) {
-    auto u = sw::json::parseCopy(std::string_view(usage, sw_wasi_scratch_len(host)));
-    if (u.ok()) out.set("usage", std::move(u.value));
-  }
+  out.set("usage", sw::server::usageJson(hostUsage(host)));
   SessionOutcome o;
   if (sessionCwd) {
     const sw::json::Value* cwd = v.find("cwd");
