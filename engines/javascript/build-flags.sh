@@ -6,7 +6,7 @@
 QJS_VERSION_DEFINES=(-D_GNU_SOURCE '-DCONFIG_VERSION="2025-04-26"' -fwrapv)
 # Fuel (docs/fuel.md): QuickJS polls its interrupt handler every JS_INTERRUPT_COUNTER_INIT operations (each poll
 # charges that many units) and every INTERRUPT_COUNTER_INIT regex backtracking steps (so one step weighs 4 units: a
-# catastrophic regex and `while (true) {}` burn 50,000,000 fuel in similar time). patches/fuel-interval.patch makes
+# catastrophic regex and `while (true) {}` burn the whole fuel budget in similar time). patches/fuel-interval.patch makes
 # both settable.
 QJS_FUEL_DEFINES=(-DJS_INTERRUPT_COUNTER_INIT=1000 -DINTERRUPT_COUNTER_INIT=250)
 QJS_DEFINES=("${QJS_VERSION_DEFINES[@]}" "${QJS_FUEL_DEFINES[@]}")

@@ -55,9 +55,11 @@ WASM_CFLAGS=(--target=wasm32-wasi -O3 -mbulk-memory -mnontrapping-fptoint -flto 
 # Stack: 1 MiB of linear memory at the bottom (--stack-first: an overflow runs off address 0 and traps instead of
 # overwriting data). QuickJS's own stack check stops JS recursion at JS_SetMaxStackSize (≤ 256 KiB, driver.h), which
 # leaves ≥ 768 KiB for C code that runs without the check (regexp compilation, JSON, GC, the driver, error paths).
-# Memory: a fixed maximum of 64 MiB (protocol §6.1); the JS heap itself is capped at 32 MiB by JS_SetMemoryLimit.
+# Memory: a fixed maximum, the manifest's limits.memoryBytes (protocol §6.1); the JS heap itself is capped at 32 MiB by
+# JS_SetMemoryLimit.
+JS_MEMORY_BYTES=$(sw_memory_bytes javascript)
 WASM_LDFLAGS=(--target=wasm32-wasi -O0 -flto -Wl,--lto-O3 -mexec-model=reactor -Wl,--stack-first -Wl,-z,stack-size=1048576
-              -Wl,--max-memory=67108864 -Wl,--strip-all)
+              "-Wl,--max-memory=$JS_MEMORY_BYTES" -Wl,--strip-all)
 for e in "${JS_EXPORTS[@]}" "${WASMIFY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
 
 # Every change to QuickJS, one concern a file, in the order of patches/series (each says why at its top).
