@@ -248,8 +248,4 @@ export interface InterpreterRuntime {
 /** Builds the runtime Worker (and the Interpreter Durable Object) for `engine`. */
 export declare function defineInterpreterRuntime(engine: Engine): InterpreterRuntime;
 
-/**
- * An Engine's limits from its language manifest's `limits` (engines/<id>/engine.json: fuel, memoryBytes) and the
- * protocol's request caps (codeBytes, requestBytes: cpp/abi/abi.def).
- */
-export declare function manifestLimits(manifest: { limits: { fuel: number; memoryBytes: number } }): EngineLimits;
+export { manifestLimits } from "./limits.js";

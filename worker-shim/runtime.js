@@ -3,7 +3,7 @@
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 import { handleRequest, ExecutionLimitError } from "./core.js";
 import { InterpreterHost, forwardExecuteInContext } from "./interpreter.js";
-import { CODE_MAX_BYTES, REQUEST_MAX_BYTES } from "./generated/abi.mjs";
+export { manifestLimits } from "./limits.js";
 
 export { ExecutionLimitError };
 
@@ -61,14 +61,4 @@ export function defineInterpreterRuntime(engine) {
     engine = engine;
   }
   return { Worker, Interpreter };
-}
-
-/**
- * An Engine's `limits` (protocol §5.1) from its language manifest (engines/<id>/engine.json, imported by the engine:
- * `limits.fuel`, `limits.memoryBytes`) and the protocol's request caps (cpp/abi/abi.def), so that no engine restates
- * a limit (test/lint/engine-limits.test.mjs).
- */
-export function manifestLimits(manifest) {
-  const { fuel, memoryBytes } = manifest.limits;
-  return { fuel, memoryBytes, codeBytes: CODE_MAX_BYTES, requestBytes: REQUEST_MAX_BYTES };
 }

@@ -14,7 +14,7 @@ import { restoreMemory } from "../../worker-shim/snapshot.js";
 import engineModule from "./build/engine.wasm";
 import { engineName, build } from "./build/engine-build.js";
 import manifest from "./engine.json";
-import { manifestLimits } from "../../worker-shim/runtime.js";
+import { manifestLimits } from "../../worker-shim/limits.js";
 
 // The limits are the manifest's (engine.json): fuel in units of the Wasm-level meter, about a second of CPU for any
 // Lua work (docs/fuel.md); memory the module's own cap (the linker's --max-memory, from the same manifest); the Lua heap

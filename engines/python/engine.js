@@ -6,7 +6,7 @@ import stdlib from "./build/stdlib.tar";
 import bootImage from "./build/boot-image.bin";
 import { engineName, build } from "./build/engine-build.js";
 import manifest from "./engine.json";
-import { manifestLimits } from "../../worker-shim/runtime.js";
+import { manifestLimits } from "../../worker-shim/limits.js";
 
 export const pythonEngine = {
   language: "python",

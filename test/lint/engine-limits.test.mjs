@@ -1,6 +1,6 @@
 // An engine's limits have one home: `limits` in its manifest, engines/<id>/engine.json (the protocol's request caps,
 // codeBytes and requestBytes, are cpp/abi/abi.def's). engine.js reads them through manifestLimits(manifest)
-// (worker-shim/runtime.js), the gateway through PLAYGROUND_LANGUAGES (scripts/languages.mjs), a build script through
+// (worker-shim/limits.js), the gateway through PLAYGROUND_LANGUAGES (scripts/languages.mjs), a build script through
 // sw_memory_bytes (scripts/lib.sh). This lint fails when an engine's folder or its build script states one again: a
 // number equal to the manifest's fuel or memoryBytes (1_000, 1,000 and 1000 alike, comments included: a restated
 // number drifts as well in prose), or a memory cap given to the linker or the fuel tool as a literal. It reads the
