@@ -12,6 +12,7 @@
 //   config <id>         its runtime Worker's wrangler config, relative to the root
 //   configs             every runtime Worker's wrangler config, in order
 //   start-body <id>     its `npm start` sample request body (JSON)
+//   memory-bytes <id>   its memory cap, limits.memoryBytes (the build's --max-memory / --max-pages: scripts/lib.sh)
 //   meter-scales        "<id>\t<scale>\t<indirect call weight or empty>" per metered engine (docs/fuel.md,
 //                       scripts/engines/meter.sh)
 //   engine-suites       its engine test suites: "<suite name>\t<command>\t<args...>" per line (scripts/test.sh)
@@ -187,13 +188,14 @@ function main([what, id]) {
     case "config": return configPath(one());
     case "configs": return languages.map(configPath).join("\n");
     case "start-body": return JSON.stringify(one().start);
+    case "memory-bytes": return String(one().limits.memoryBytes);
     case "meter-scales":
       return languages.filter((l) => l.meter).map((l) => `${l.id}\t${l.meter.scale}\t${l.meter.indirectCallWeight ?? ""}`).join("\n");
     case "engine-suites":
       return languages.filter((l) => l.tests?.engine).map((l) => [l.tests.engine.suite, ...l.tests.engine.run].join("\t")).join("\n");
     case "write": return writeGenerated(languages).join("\n");
     default:
-      process.stderr.write("usage: node scripts/languages.mjs ids|default|config <id>|configs|start-body <id>|meter-scales|engine-suites|write\n");
+      process.stderr.write("usage: node scripts/languages.mjs ids|default|config <id>|configs|start-body <id>|memory-bytes <id>|meter-scales|engine-suites|write\n");
       process.exit(2);
   }
 }

@@ -31,6 +31,13 @@ if [ "${SW_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
   unset sw_extra
 fi
 
+# sw_memory_bytes ID: the engine's memory cap in bytes, `limits.memoryBytes` of its manifest (engines/<id>/engine.json).
+# A build script's --max-memory (the linker) or --max-pages (our fuel tool) comes from it, never from a number of its
+# own (test/lint/engine-limits.test.mjs). Assign it to a variable first, so that a failure stops the script.
+sw_memory_bytes() {
+  "$( [ -x "$SW_NODE" ] && echo "$SW_NODE" || echo node)" "$SW_ROOT/scripts/languages.mjs" memory-bytes "$1"
+}
+
 sw_now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 sw_fmt_ms() { printf '%d.%01ds' $(( $1 / 1000 )) $(( ($1 % 1000) / 100 )); }
 

@@ -33,8 +33,9 @@ function shimFiles() {
   return files;
 }
 
-// The files of a language's folder its Worker reaches through relative imports (worker.js, engine.js, helpers; with
-// their .d.ts), and what its build wrote: the package keeps the repository's layout, so those imports stay valid.
+// The files of a language's folder its Worker reaches through relative imports (worker.js, engine.js, helpers, with
+// their .d.ts; engine.json, whose limits engine.js reads), and what its build wrote: the package keeps the
+// repository's layout, so those imports stay valid.
 function engineFiles(language) {
   const files = new Set();
   const visit = (rel) => {
@@ -43,7 +44,7 @@ function engineFiles(language) {
     const dts = rel.replace(/\.js$/, ".d.ts");
     if (dts !== rel && existsSync(join(root, dts))) files.add(dts);
     const source = readFileSync(join(root, rel), "utf8");
-    for (const [, spec] of source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*"(\.{1,2}\/[^"]+\.js)"/g)) {
+    for (const [, spec] of source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*"(\.{1,2}\/[^"]+\.(?:js|json))"/g)) {
       const target = posix.normalize(posix.join(posix.dirname(rel), spec));
       if (target.startsWith(`${language.dir}/`) && !target.startsWith(`${language.dir}/build/`)) visit(target);
     }

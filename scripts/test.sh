@@ -40,6 +40,9 @@ suite "lint: language lists (engines/<id>/engine.json)" \
 # Build-free too: the caller's client reads the rules it states (caps, error statuses, sandbox id) from abi.def.
 suite "lint: caller rules (cpp/abi/abi.def)" \
   "$SW_NODE" --test --test-reporter=spec test/lint/caller-rules.test.mjs
+# And: no engine folder or build script restates a limit of its manifest (engines/<id>/engine.json is the one table).
+suite "lint: engine limits (engines/<id>/engine.json)" \
+  "$SW_NODE" --test --test-reporter=spec test/lint/engine-limits.test.mjs
 suite "build native" bash scripts/build.sh native
 suite "wasm fuel tool (native C++): a C guest and zeroperl, instrumented, under Node" \
   "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec test/tools/wasm-fuel.test.mjs

@@ -16,10 +16,6 @@
 // The guest's stdout/stderr go to ours; our exit code is the guest's (134 after a trap or a limit, with a message).
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const generated = path.join(root, 'worker-shim', 'generated');
 
 function usage(message) {
   if (message) process.stderr.write(`wasi-run: ${message}\n`);
@@ -64,29 +60,6 @@ function parseArgs(argv) {
   return o;
 }
 
-async function loadCore() {
-  const { default: createCore } = await import(pathToFileURL(path.join(generated, 'core.mjs')).href);
-  const wasm = new WebAssembly.Module(fs.readFileSync(path.join(generated, 'core.wasm')));
-  return createCore({
-    locateFile: (p) => p,
-    instantiateWasm(imports, ok) {
-      const instance = new WebAssembly.Instance(wasm, imports);
-      ok(instance, wasm);
-      return instance.exports;
-    },
-    print: (s) => process.stdout.write(s + '\n'),
-    printErr: (s) => process.stderr.write(s + '\n'),
-  });
-}
-
-// Copies bytes into the core's heap for the duration of fn(ptr, len).
-function withBytes(core, bytes, fn) {
-  const p = core._malloc(Math.max(1, bytes.length));
-  core.HEAPU8.set(bytes, p);
-  try { return fn(p, bytes.length); } finally { core._free(p); }
-}
-
-const encoder = new TextEncoder();
 const cString = (core, p) => { let e = p; while (core.HEAPU8[e]) e++; return Buffer.from(core.HEAPU8.subarray(p, e)).toString(); };
 
 // Host directory -> [{ rel, dir, link, data }] (pre-order; a symlink's data is its target, only with `links`).
@@ -104,33 +77,15 @@ function walkHost(dir, links, rel = '') {
 // A guest path below a preopen's guest path (`/` included).
 const guestJoin = (guest, rel) => (guest === '/' ? `/${rel}` : `${guest}/${rel}`);
 
-function dumpGuest(core, host, guest) {
-  const p = withBytes(core, encoder.encode(guest), (gp, gl) => core._sw_wasi_fs_dump(host, gp, gl));
-  if (!p) return null;
-  const len = core._sw_wasi_scratch_len(host);
-  const buf = Buffer.from(core.HEAPU8.subarray(p, p + len));
-  const out = [];
-  for (let at = 0; at < buf.length;) {
-    const kind = buf[at];
-    const plen = buf.readUInt32LE(at + 1);
-    const rel = buf.subarray(at + 5, at + 5 + plen).toString();
-    const dlen = buf.readUInt32LE(at + 5 + plen);
-    const data = buf.subarray(at + 9 + plen, at + 9 + plen + dlen);
-    out.push({ rel, dir: kind === 1, link: kind === 3, data });
-    at += 9 + plen + dlen;
-  }
-  return out;
-}
-
 async function main() {
   const o = parseArgs(process.argv.slice(2));
-  const { makeImportObject, bindGuestMemory, unbindGuestMemory, WasiTrap, TrapKind } =
-    await import(pathToFileURL(path.join(generated, 'wasi_imports.mjs')).href);
-  const core = await loadCore();
+  // The core as the engine tests and tools load it, with the sw_wasi_fs_dump decoder (core-harness.mjs).
+  const { core, encoder, withBytes, fsDump, makeImportObject, bindGuestMemory, unbindGuestMemory, WasiTrap, TrapKind } =
+    await import('../engines/javascript/test/core-harness.mjs');
 
   let archive = 0;
   if (o.stdlib) {
-    archive = withBytes(core, fs.readFileSync(o.stdlib), (p, n) => core._sw_wasi_archive_new(p, n));
+    archive = withBytes(fs.readFileSync(o.stdlib), (p, n) => core._sw_wasi_archive_new(p, n));
     if (!archive) { process.stderr.write(`wasi-run: ${o.stdlib}: ${cString(core, core._sw_wasi_error())}\n`); return 2; }
   }
   const config = {
@@ -141,7 +96,7 @@ async function main() {
     stdio: o.capture ? 'capture' : 'passthrough',
     referencePolicy: !o.fullWasi,
   };
-  const host = withBytes(core, encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, archive));
+  const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, archive));
   if (!host) { process.stderr.write(`wasi-run: ${cString(core, core._sw_wasi_error())}\n`); return 2; }
   if (o.fuel >= 0) core._sw_wasi_fuel_reset(host, o.fuel);
   core.wasiStdio = (h, fd, bytes) => fs.writeSync(fd, bytes);
@@ -153,8 +108,8 @@ async function main() {
     for (const e of entries) {
       const guestPath = encoder.encode(guestJoin(d.guest, e.rel));
       const err = e.dir
-        ? withBytes(core, guestPath, (p, n) => core._sw_wasi_fs_mkdir(host, p, n))
-        : withBytes(core, guestPath, (p, n) => withBytes(core, e.data, (dp, dn) => (e.link
+        ? withBytes(guestPath, (p, n) => core._sw_wasi_fs_mkdir(host, p, n))
+        : withBytes(guestPath, (p, n) => withBytes(e.data, (dp, dn) => (e.link
           ? core._sw_wasi_fs_symlink(host, p, n, dp, dn)
           : core._sw_wasi_fs_write(host, p, n, dp, dn))));
       if (err) { process.stderr.write(`wasi-run: cannot copy ${path.join(d.host, e.rel)} (errno ${err})\n`); return 2; }
@@ -195,7 +150,7 @@ async function main() {
 
   // Write the guest's changes back: every file and directory, and remove what the guest removed.
   for (const d of o.dirs) {
-    const now = dumpGuest(core, host, d.guest) ?? [];
+    const now = fsDump(host, d.guest) ?? [];
     const present = new Set(now.map((e) => e.rel));
     for (const e of now) {
       const target = path.join(d.host, e.rel);
@@ -203,7 +158,7 @@ async function main() {
       // Whatever the guest replaced by another kind of entry goes first (a symlink is never written through).
       if (old && (old.isSymbolicLink() || old.isDirectory() !== e.dir)) fs.rmSync(target, { recursive: true, force: true });
       if (e.dir) fs.mkdirSync(target, { recursive: true });
-      else if (e.link) fs.symlinkSync(e.data.toString(), target);
+      else if (e.link) fs.symlinkSync(Buffer.from(e.data).toString(), target);
       else fs.writeFileSync(target, e.data);
     }
     for (const e of [...seeded.get(d)].reverse()) {

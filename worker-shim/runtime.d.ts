@@ -247,3 +247,5 @@ export interface InterpreterRuntime {
 
 /** Builds the runtime Worker (and the Interpreter Durable Object) for `engine`. */
 export declare function defineInterpreterRuntime(engine: Engine): InterpreterRuntime;
+
+export { manifestLimits } from "./limits.js";

@@ -3,6 +3,7 @@
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 import { handleRequest, ExecutionLimitError } from "./core.js";
 import { InterpreterHost, forwardExecuteInContext } from "./interpreter.js";
+export { manifestLimits } from "./limits.js";
 
 export { ExecutionLimitError };
 

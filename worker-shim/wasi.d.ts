@@ -46,6 +46,8 @@ export declare class WasiHost {
   stderr(): string[];
   /** protocol §3.4 usage; throws ExecutionLimitError once the budget is exhausted. */
   usage(): ExecutionUsage;
+  /** The usage an outcome reports: usage(), also once the budget is exhausted (fuelConsumed = fuelLimit then). */
+  outcomeUsage(): ExecutionUsage;
   /** The start of an execute: meter refilled, captured output and its limits' counters cleared. */
   reset(): void;
   /**

@@ -146,13 +146,25 @@ export class WasiHost {
     return this.#lines(2);
   }
 
+  #usage(whenExhausted) {
+    const core = this.#core;
+    const p = core._sw_wasmify_usage(this.#live(), whenExhausted);
+    if (p === 0) throw new ExecutionLimitError("Execution fuel exhausted");
+    return JSON.parse(decoder.decode(core.HEAPU8.subarray(p, p + core._sw_wasmify_result_len())));
+  }
+
   /** protocol §3.4 usage; throws ExecutionLimitError when the budget is already exhausted (protocol §5.5). */
   usage() {
-    const core = this.#core;
-    const h = this.#live();
-    const p = core._sw_wasi_usage(h);
-    if (p === 0) throw new ExecutionLimitError("Execution fuel exhausted");
-    return JSON.parse(decoder.decode(core.HEAPU8.subarray(p, p + core._sw_wasi_scratch_len(h))));
+    return this.#usage(0);
+  }
+
+  /**
+   * The usage an outcome reports: usage() also once the budget is exhausted (fuelConsumed = fuelLimit then), so a
+   * limit reports what it cost like every other result (docs/protocol-decisions.md). Built by the core
+   * (wasmify::hostUsage), as for the built-in engines.
+   */
+  outcomeUsage() {
+    return this.#usage(1);
   }
 
   /** The start of an execute (protocol §5.5): the meter refilled, captured output and its counters cleared. */

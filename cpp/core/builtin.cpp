@@ -17,7 +17,6 @@
 extern "C" {
 // cpp/wasi/exports.cpp
 void sw_wasi_host_free(uint32_t h);
-double sw_wasi_fuel_consumed(uint32_t h);
 void sw_wasi_clear_trap(uint32_t h);
 void sw_wasi_fuel_reset(uint32_t h, double budget);
 }
@@ -141,19 +140,6 @@ void releaseBuiltinResources(uint32_t server) {
     for (const auto& p : it->second.parked) sw_host_drop_parked(p.id);
     resources().erase(it);
   }
-}
-
-// Every result carries usage, limit errors included (docs/protocol-decisions.md): a fuel limit reports the budget as
-// consumed (the meter caps at it), an output limit what was spent until then.
-std::string withUsage(std::string outcomeJson, uint32_t host, const server::EngineInfo& engine) {
-  auto outcome = json::parseCopy(outcomeJson);
-  if (!outcome.ok() || !outcome.value.isObject()) return outcomeJson;
-  json::Value usage = json::Value::object();
-  usage.set("fuelConsumed", json::Value::number(sw_wasi_fuel_consumed(host), ""));
-  usage.set("fuelLimit", json::Value::number(engine.limits.fuel, ""));
-  usage.set("memoryBytes", json::Value::number(sw_guest_size(host), ""));
-  outcome.value.set("usage", std::move(usage));
-  return json::stringify(outcome.value);
 }
 
 wasi::HostOptions builtinHostOptions(uint32_t server) {
@@ -455,12 +441,11 @@ const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& 
   if (!run && !(builtin && builtin->resetAfterTrap)) scope.server = 0;
   if (!run) {
     const bool limit = run.failure().kind == wasmify::FailureKind::Limit;
-    return exchange.engineFinished(withUsage(
-        server::failedOutcomeJson(limit ? "ExecutionLimitError" : "EngineError", run.failure().message), scope.host,
-        engine));
+    return exchange.engineFinished(wasmify::withUsage(
+        server::failedOutcomeJson(limit ? "ExecutionLimitError" : "EngineError", run.failure().message), scope.host));
   }
 
-  return exchange.engineFinished(withUsage(std::move(run.value()), scope.host, engine));
+  return exchange.engineFinished(wasmify::withUsage(std::move(run.value()), scope.host));
 }
 
 }  // namespace sw::core

@@ -127,11 +127,6 @@ wasmify::Result<wasmify::Instance> startBuiltinInstance(uint32_t server, GuestSc
                                                        const wasmify::WasmifyDriver& driver, double fuelBudget,
                                                        bool afterRestore = true);
 
-// The engine's outcome JSON with `usage` (protocol §3.4) added from the instance under WASI host `host`, limits
-// included (protocol §10.3 item 39, docs/protocol-decisions.md). An outcome that is not a JSON object comes back
-// unchanged (the server reports it).
-std::string withUsage(std::string outcomeJson, uint32_t host, const server::EngineInfo& engine);
-
 // Runs `payload` ({code, envVars?}) on a fresh instance of the server's built-in engine and settles the exchange.
 const server::Action& runBuiltinEngine(uint32_t serverHandle, server::Exchange& exchange,
                                        const server::EngineInfo& engine, const std::string& payload);

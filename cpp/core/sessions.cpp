@@ -85,7 +85,7 @@ class BuiltinSession final : public interp::Session {
     wasi::hostOf(host_).stdio().reset();  // the output limits are per execute
     auto r = session_->execute(driver_, wasmify::ExecuteRequest{code, envJson, session_->cwd});
     if (!r) throw std::runtime_error(r.failure().message);
-    return interp::SessionOutcome{withUsage(std::move(r.value().outcomeJson), host_, engine_),
+    return interp::SessionOutcome{wasmify::withUsage(std::move(r.value().outcomeJson), host_),
                                   std::move(r.value().cwd)};
   }
   bool recycled() const { return guestScope_.recycled; }

@@ -382,6 +382,22 @@ bool stringArray(const json::Value* v) {
 
 }  // namespace
 
+json::Value usageJson(const Usage& usage) {
+  json::Value v = json::Value::object();
+  v.set("fuelConsumed", json::Value::number(usage.fuelConsumed, ""));
+  v.set("fuelLimit", json::Value::number(usage.fuelLimit, ""));
+  v.set("memoryBytes", json::Value::number(usage.memoryBytes, ""));
+  return v;
+}
+
+std::optional<Usage> parseUsage(const json::Value& v) {
+  Usage usage;
+  if (!v.isObject() || !getNumber(v, "fuelConsumed", usage.fuelConsumed) ||
+      !getNumber(v, "fuelLimit", usage.fuelLimit) || !getNumber(v, "memoryBytes", usage.memoryBytes))
+    return std::nullopt;
+  return usage;
+}
+
 std::string assembleOutcome(const json::Value& outcome) {
   if (!outcome.isObject()) return invalidOutcome("not an object");
 
@@ -424,11 +440,9 @@ std::string assembleOutcome(const json::Value& outcome) {
   }
 
   // usage
-  const json::Value* usage = outcome.find("usage");
-  if (usage && usage->isNull()) usage = nullptr;
-  double fuelConsumed = 0, fuelLimit = 0, memoryBytes = 0;
-  if (usage && (!usage->isObject() || !getNumber(*usage, "fuelConsumed", fuelConsumed) ||
-                !getNumber(*usage, "fuelLimit", fuelLimit) || !getNumber(*usage, "memoryBytes", memoryBytes)))
+  const json::Value* usageValue = outcome.find("usage");
+  std::optional<Usage> usage;
+  if (usageValue && !usageValue->isNull() && !(usage = parseUsage(*usageValue)))
     return invalidOutcome("usage must carry numeric fuelConsumed, fuelLimit and memoryBytes");
 
   // Output limit: 200 entries / 32,768 UTF-16 code units across both streams; keep what fits.
@@ -504,13 +518,7 @@ std::string assembleOutcome(const json::Value& outcome) {
   } else if (outputLimited || resultLimited) {
     writeHostError(w, "ExecutionLimitError", outputLimited ? "Output limit exceeded" : "Result limit exceeded");
   }
-  if (usage) {
-    w.key("usage").beginObject();
-    w.key("fuelConsumed").number(fuelConsumed);
-    w.key("fuelLimit").number(fuelLimit);
-    w.key("memoryBytes").number(memoryBytes);
-    w.endObject();
-  }
+  if (usage) w.key("usage").value(usageJson(*usage));
   w.endObject();
   return rest;
 }

@@ -107,6 +107,21 @@ void writeHostError(json::Writer& w, std::string_view name, std::string_view mes
 std::string failedOutcomeJson(std::string_view errorName, std::string_view message,
                               std::optional<std::string_view> cwd = std::nullopt);
 
+// --- usage (protocol §3.4), the one definition of the envelope (server.cpp) ---------------------------------------
+
+// What a run cost: the fuel spent (budget - what is left, capped at the budget), the budget, the guest's memory in
+// bytes. Every path that reports usage builds it from this: the built-in engines' outcomes and a JavaScript
+// engine's WASI host (wasmify::hostUsage), and an engine's own usage is read back through parseUsage.
+struct Usage {
+  double fuelConsumed = 0;
+  double fuelLimit = 0;
+  double memoryBytes = 0;
+};
+// {fuelConsumed, fuelLimit, memoryBytes}, in that order.
+json::Value usageJson(const Usage& usage);
+// An outcome's `usage`: nullopt unless it is an object with the three numbers.
+std::optional<Usage> parseUsage(const json::Value& v);
+
 // --- what a request must be, for the Worker and the Interpreter alike (request.cpp) ----------------------------------
 
 // How many body bytes the shim reads for a body of at most `limit` bytes: one more, so a body that is too large shows

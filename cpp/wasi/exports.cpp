@@ -376,18 +376,6 @@ EMSCRIPTEN_KEEPALIVE const char* sw_wasi_output_lines(uint32_t h, uint32_t fd) {
   return box->scratch.data();
 }
 
-// protocol §3.4 usage as JSON ({fuelConsumed, fuelLimit, memoryBytes}); null (0) when the budget is already exhausted
-// (protocol §5.5: usage() throws the fuel error then). The length is sw_wasi_scratch_len.
-EMSCRIPTEN_KEEPALIVE const char* sw_wasi_usage(uint32_t h) {
-  HostBox* box = boxOf(h);
-  const Fuel& fuel = box->host->fuel();
-  if (fuel.exhausted()) return nullptr;
-  box->scratch = "{\"fuelConsumed\":" + std::to_string(fuel.consumed()) +
-                 ",\"fuelLimit\":" + std::to_string(fuel.metered() ? fuel.budget() : 0) +
-                 ",\"memoryBytes\":" + std::to_string(uint64_t(box->memory.size())) + "}";
-  return box->scratch.data();
-}
-
 EMSCRIPTEN_KEEPALIVE void sw_wasi_host_free(uint32_t h) { delete boxOf(h); }
 
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_trap_kind(uint32_t h) { return uint32_t(boxOf(h)->host->trap().kind); }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../abi/abi.h"
+#include "../json/json.h"
 #include "../wasi/bridge.h"
 #include "../wasi/wasi.h"
 
@@ -145,6 +146,18 @@ std::string HostGuestCaller::trapMessage() const {
 }
 
 std::unique_ptr<GuestCaller> guestForHost(uint32_t host) { return std::make_unique<HostGuestCaller>(host); }
+
+server::Usage hostUsage(uint32_t host) {
+  const wasi::Fuel& fuel = wasi::hostOf(host).fuel();
+  return {double(fuel.consumed()), fuel.metered() ? double(fuel.budget()) : 0, sw_guest_size(host)};
+}
+
+std::string withUsage(std::string outcomeJson, uint32_t host) {
+  auto outcome = json::parseCopy(outcomeJson);
+  if (!outcome.ok() || !outcome.value.isObject()) return outcomeJson;
+  outcome.value.set("usage", server::usageJson(hostUsage(host)));
+  return json::stringify(outcome.value);
+}
 
 }  // namespace sw::wasmify
 

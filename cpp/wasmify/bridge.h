@@ -27,6 +27,7 @@
 #include <memory>
 #include <string>
 
+#include "../server/server.h"
 #include "wasmify.h"
 
 namespace sw::wasmify {
@@ -51,6 +52,15 @@ class HostGuestCaller final : public GuestCaller {
 
 // The same, owned.
 std::unique_ptr<GuestCaller> guestForHost(uint32_t host);
+
+// protocol §3.4 usage of the run under WASI host `host` so far: its fuel meter (the budget; 0 when unmetered) and the
+// bound guest's memory. Also once the budget is exhausted (fuelConsumed = fuelLimit then): every result carries usage,
+// limit errors included (docs/protocol-decisions.md). The one source of usage for the built-in engines' outcomes, a
+// JavaScript WasmifyDriver's and a JavaScript engine's (./wasi usage(), sw_wasmify_usage).
+server::Usage hostUsage(uint32_t host);
+// `outcomeJson` (an EngineOutcome) with `usage` set to hostUsage(host); one that is not a JSON object comes back
+// unchanged (the server reports it).
+std::string withUsage(std::string outcomeJson, uint32_t host);
 
 }  // namespace sw::wasmify
 

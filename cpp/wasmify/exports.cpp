@@ -34,8 +34,6 @@ extern "C" {
 // cpp/wasi/exports.cpp
 void sw_wasi_clear_trap(uint32_t h);
 void sw_wasi_fuel_reset(uint32_t h, double budget);
-const char* sw_wasi_usage(uint32_t h);
-uint32_t sw_wasi_scratch_len(uint32_t h);
 // wasmify_bridge.js -> worker-shim/wasmify.js: hook `hook` (WASMIFY_HOOK_*) of the WasmifyDriver written in JavaScript
 // registered as `driver`, called with `call` (what its ctx.invoke passes back to sw_wasmify_hook_invoke), the
 // interpreter handle and the argument text. Returns a reply buffer (abi.def sw_reply_head: a SESSION_* status, fields),
@@ -90,6 +88,23 @@ const WasmifyDriver* driverNamed(const char* name, uint32_t len) {
 }
 
 SessionBox* boxOf(uint32_t s) { return reinterpret_cast<SessionBox*>(uintptr_t(s)); }
+
+// One stateless run of `driver` (sw_wasmify_run, sw_wasmify_run_driver): the host's trap cleared and fuel reset to
+// `fuel`, then runWasmify on the guest registered for `host`; a WASMIFY_* status, the result as finish() leaves it.
+uint32_t runOn(uint32_t host, const WasmifyDriver& driver, const char* code, uint32_t codeLen, const char* env,
+               uint32_t envLen, double fuel) {
+  try {
+    sw_wasi_clear_trap(host);
+    sw_wasi_fuel_reset(host, fuel);
+    HostGuestCaller guest(host);
+    ExecuteRequest request{std::string_view(code, codeLen), std::string_view(env, envLen), {}};
+    return finish(runWasmify(guest, driver, request));
+  } catch (const std::exception& e) {
+    return finish(Failure{FailureKind::Engine, std::string("wasmify host failure: ") + e.what()});
+  } catch (...) {
+    return finish(Failure{FailureKind::Engine, "wasmify host failure"});
+  }
+}
 
 template <typename F>
 uint32_t guarded(F&& f) {
@@ -149,19 +164,9 @@ extern "C" {
 // The instance must be discarded after a non-zero status.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_run(uint32_t host, const char* engine, uint32_t engineLen, const char* code,
                                              uint32_t codeLen, const char* env, uint32_t envLen, double fuel) {
-  try {
-    const WasmifyDriver* driver = driverNamed(engine, engineLen);
-    if (!driver) return sw::abi::WASMIFY_ENGINE_FAILED;
-    sw_wasi_clear_trap(host);
-    sw_wasi_fuel_reset(host, fuel);
-    HostGuestCaller guest(host);
-    ExecuteRequest request{std::string_view(code, codeLen), std::string_view(env, envLen), {}};
-    return finish(runWasmify(guest, *driver, request));
-  } catch (const std::exception& e) {
-    return finish(Failure{FailureKind::Engine, std::string("wasmify host failure: ") + e.what()});
-  } catch (...) {
-    return finish(Failure{FailureKind::Engine, "wasmify host failure"});
-  }
+  const WasmifyDriver* driver = driverNamed(engine, engineLen);
+  if (!driver) return sw::abi::WASMIFY_ENGINE_FAILED;
+  return runOn(host, *driver, code, codeLen, env, envLen, fuel);
 }
 
 // The import stubs built-in engine `engine` needs besides WASI (the registry's table as importStubsJson writes it): the
@@ -182,6 +187,13 @@ EMSCRIPTEN_KEEPALIVE const char* sw_wasmify_import_stubs(const char* engine, uin
   }
 }
 
+// protocol §3.4 usage under WASI host `host` (hostUsage, bridge.h) as JSON in the result; 0 when the budget is exhausted
+// and `whenExhausted` is 0 (./wasi usage() then throws the fuel error, protocol §5.5).
+EMSCRIPTEN_KEEPALIVE const char* sw_wasmify_usage(uint32_t host, uint32_t whenExhausted) {
+  if (!whenExhausted && sw::wasi::hostOf(host).fuel().exhausted()) return nullptr;
+  g_result = sw::json::stringify(sw::server::usageJson(hostUsage(host)));
+  return g_result.data();
+}
 EMSCRIPTEN_KEEPALIVE const char* sw_wasmify_result() { return g_result.data(); }
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_result_len() { return uint32_t(g_result.size()); }
 
@@ -345,10 +357,7 @@ Result<SessionOutcome> outcomeOf(const char* name, std::string_view answer, uint
   out.set("logs", std::move(lines));
   out.set("results", *results);
   if (error && !error->isNull()) out.set("error", *error);
-  if (const char* usage = sw_wasi_usage(host)) {
-    auto u = sw::json::parseCopy(std::string_view(usage, sw_wasi_scratch_len(host)));
-    if (u.ok()) out.set("usage", std::move(u.value));
-  }
+  out.set("usage", sw::server::usageJson(hostUsage(host)));
   SessionOutcome o;
   if (sessionCwd) {
     const sw::json::Value* cwd = v.find("cwd");
@@ -641,16 +650,8 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_settled(uint32_t s, uint32_t re
 // sw_wasmify_run / _session_boot / _session_restore with a driver from sw_wasmify_js_driver_new instead of a name.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_run_driver(uint32_t host, uint32_t d, const char* code, uint32_t codeLen,
                                                     const char* env, uint32_t envLen, double fuel) {
-  try {
-    std::shared_ptr<WasmifyDriver> driver = jsDriverOf(d)->driver;
-    sw_wasi_clear_trap(host);
-    sw_wasi_fuel_reset(host, fuel);
-    HostGuestCaller guest(host);
-    ExecuteRequest request{std::string_view(code, codeLen), std::string_view(env, envLen), {}};
-    return finish(runWasmify(guest, *driver, request));
-  } catch (const std::exception& e) {
-    return finish(Failure{FailureKind::Engine, std::string("wasmify host failure: ") + e.what()});
-  }
+  std::shared_ptr<WasmifyDriver> driver = jsDriverOf(d)->driver;  // kept alive through the run
+  return runOn(host, *driver, code, codeLen, env, envLen, fuel);
 }
 
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasmify_session_boot_driver(uint32_t host, uint32_t d, const char* cwd,

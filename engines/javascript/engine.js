@@ -5,12 +5,14 @@ import engineModule from "./build/engine-nodata.wasm";
 import bootImage from "./build/boot-image.bin";
 import stdlib from "./build/stdlib.tar";
 import { engineName, build } from "./build/engine-build.js";
+import manifest from "./engine.json";
+import { manifestLimits } from "../../worker-shim/limits.js";
 
 export const javascriptEngine = {
   language: "javascript",
   engineName,
   build, // over engine.wasm and stdlib.tar: a snapshot from another build boots fresh
-  limits: { fuel: 50_000_000, memoryBytes: 67_108_864, codeBytes: 65_536, requestBytes: 98_304 },
+  limits: manifestLimits(manifest), // engine.json: the one table of this language's limits
   builtin: "javascript",
   // Code contexts: the core boots and restores sessions of a built-in engine itself (cpp/core/sessions.cpp).
   sessions: { builtin: true },

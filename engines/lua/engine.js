@@ -13,20 +13,18 @@ import { createWasi, budget, hasOpenGuestFds, ExecutionLimitError } from "../../
 import { restoreMemory } from "../../worker-shim/snapshot.js";
 import engineModule from "./build/engine.wasm";
 import { engineName, build } from "./build/engine-build.js";
+import manifest from "./engine.json";
+import { manifestLimits } from "../../worker-shim/limits.js";
 
-// Fuel: 50,000,000 units of the Wasm-level meter, about a second of CPU for any Lua work (docs/fuel.md). Memory: the
-// module's own cap (the linker's --max-memory); the Lua heap is capped at 48 MiB inside it.
-const limits = { fuel: 50_000_000, memoryBytes: 67_108_864, codeBytes: 65_536, requestBytes: 98_304 };
+// The limits are the manifest's (engine.json): fuel in units of the Wasm-level meter, about a second of CPU for any
+// Lua work (docs/fuel.md); memory the module's own cap (the linker's --max-memory, from the same manifest); the Lua heap
+// is capped at 48 MiB inside it.
+const limits = manifestLimits(manifest);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const noLogs = () => ({ stdout: [], stderr: [] });
 const failure = (name, message) => ({ name, message, traceback: [] });
-
-/** usage (protocol §3.4) from the meter itself: wasi.usage() throws once the budget is exhausted. */
-function usageOf(meter, memory) {
-  return { fuelConsumed: meter.consumed(), fuelLimit: limits.fuel, memoryBytes: memory.buffer.byteLength };
-}
 
 /** Copies `bytes` into a fresh guest allocation. */
 function put(exports, bytes) {
@@ -82,7 +80,6 @@ function bootInstance(wasi) {
 
 /** One code context's live instance (SessionInstance): booted fresh, or restored from the context's snapshot. */
 class LuaSession {
-  #meter;
   #wasi;
   #instance;
   #handle;
@@ -91,9 +88,8 @@ class LuaSession {
   cwd;
 
   constructor(options, source) {
-    this.#meter = budget(limits.fuel);
     // Sessions get an empty WASI environment (protocol §5.4): env vars reach os.getenv through each sw_lua_eval.
-    this.#wasi = createWasi(engineModule, null, this.#meter, {}, options.workspace);
+    this.#wasi = createWasi(engineModule, null, budget(limits.fuel), {}, options.workspace);
     this.#onCwdChange = options.onCwdChange;
     this.cwd = options.cwd;
     try {
@@ -133,7 +129,7 @@ class LuaSession {
       this.cwd = outcome.cwd;
       this.#onCwdChange?.(this.cwd);
     }
-    return { ...outcome, usage: usageOf(this.#meter, this.#instance.exports.memory), cwd: this.cwd };
+    return { ...outcome, usage: this.#wasi.outcomeUsage(), cwd: this.cwd };
   }
 
   canSnapshot() {
@@ -162,7 +158,7 @@ export const luaEngine = {
       const { instance, handle } = bootInstance(wasi);
       wasi.reset(); // the boot is not the request's fuel
       const { outcome } = evaluate(wasi, instance.exports, handle, payload.code, payload.envVars, false);
-      return { ...outcome, usage: usageOf(meter, instance.exports.memory) };
+      return { ...outcome, usage: wasi.outcomeUsage() }; // the limit's too: usage() would throw
     } finally {
       wasi.close();
     }

@@ -7,12 +7,14 @@ import engineModule from "./build/engine-nodata.wasm";
 import stdlib from "./build/stdlib.tar";
 import bootImage from "./build/boot-image.bin";
 import { engineName, build } from "./build/engine-build.js";
+import manifest from "./engine.json";
+import { manifestLimits } from "../../worker-shim/limits.js";
 
 export const rubyEngine = {
   language: "ruby",
   engineName,
   build, // over engine.wasm and stdlib.tar: a snapshot from another build boots fresh
-  limits: { fuel: 30_000_000, memoryBytes: 100_663_296, codeBytes: 65_536, requestBytes: 98_304 },
+  limits: manifestLimits(manifest), // engine.json: the one table of this language's limits
   builtin: "ruby",
   sessions: { builtin: true }, // code contexts: the core boots and restores sessions itself (cpp/core/sessions.cpp)
   module: engineModule, // engine.wasm without its data segments: it starts only from bootImage (docs/boot-images.md)

@@ -27,7 +27,6 @@ QJS_ENGINE_NAME="QuickJS 2025-04-26"
 QJS_SOURCES=(quickjs libregexp libunicode cutils dtoa)
 
 JS_ENGINE_DIR="$SW_ROOT/engines/javascript"
-JS_DRIVER_SOURCES=(driver.c driver.h intl_collator.c intl_collator.h icu/nothreads.h)
 JS_EXPORTS=(sw_js_new sw_js_eval sw_js_free sw_alloc sw_free sw_js_interrupt_address __stack_pointer)
 JS_TS_DIR="$JS_ENGINE_DIR/build/ts"   # strip.script.js (the bundle) and ts-strip.c (its bytecode as C)
 ESBUILD="$SW_ROOT/node_modules/.bin/esbuild"
@@ -44,6 +43,7 @@ ICU_CFLAGS=(-DSW_JS_HAVE_ICU_COLLATOR -DU_STATIC_IMPLEMENTATION -isystem "$ICU_S
 # QJS_DEFINES, the compile flags shared with the native test builds (engines/javascript/test/run.sh).
 JS_BUILD_FLAGS="$JS_ENGINE_DIR/build-flags.sh"
 source "$JS_BUILD_FLAGS"
+JS_DRIVER_SOURCES=("${JS_DRIVER_C[@]}" driver.h driver_internal.h intl_collator.c intl_collator.h icu/nothreads.h)
 # clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+, and binaryen 108 rejects the module
 # (docs/adding-an-engine.md "Toolchain facts"): the clang driver links at -O0, and the optimisation is LTO inside
 # wasm-ld (-flto, --lto-O3), which the driver's -O level does not gate. -mbulk-memory turns memcpy/memmove/memset into
@@ -55,9 +55,11 @@ WASM_CFLAGS=(--target=wasm32-wasi -O3 -mbulk-memory -mnontrapping-fptoint -flto 
 # Stack: 1 MiB of linear memory at the bottom (--stack-first: an overflow runs off address 0 and traps instead of
 # overwriting data). QuickJS's own stack check stops JS recursion at JS_SetMaxStackSize (≤ 256 KiB, driver.h), which
 # leaves ≥ 768 KiB for C code that runs without the check (regexp compilation, JSON, GC, the driver, error paths).
-# Memory: a fixed maximum of 64 MiB (protocol §6.1); the JS heap itself is capped at 32 MiB by JS_SetMemoryLimit.
+# Memory: a fixed maximum, the manifest's limits.memoryBytes (protocol §6.1); the JS heap itself is capped at 32 MiB by
+# JS_SetMemoryLimit.
+JS_MEMORY_BYTES=$(sw_memory_bytes javascript)
 WASM_LDFLAGS=(--target=wasm32-wasi -O0 -flto -Wl,--lto-O3 -mexec-model=reactor -Wl,--stack-first -Wl,-z,stack-size=1048576
-              -Wl,--max-memory=67108864 -Wl,--strip-all)
+              "-Wl,--max-memory=$JS_MEMORY_BYTES" -Wl,--strip-all)
 for e in "${JS_EXPORTS[@]}" "${WASMIFY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
 
 # Every change to QuickJS, one concern a file, in the order of patches/series (each says why at its top).
@@ -267,8 +269,10 @@ build_js_engine() {
     for f in "${QJS_SOURCES[@]}"; do
       clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -c "$QJS_SRC/$f.c" -o "$work/$f.o" & pids+=($!)
     done
-    clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" -I "$ENGINE_COMMON_DIR" \
-      "${ICU_CFLAGS[@]}" -c "$JS_ENGINE_DIR/driver.c" -o "$work/driver.o" & pids+=($!)
+    for f in "${JS_DRIVER_C[@]}"; do
+      clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" -I "$ENGINE_COMMON_DIR" \
+        "${ICU_CFLAGS[@]}" -c "$JS_ENGINE_DIR/$f" -o "$work/${f%.c}.o" & pids+=($!)
+    done
     clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" "${ICU_CFLAGS[@]}" \
       "-ffile-prefix-map=$ICU_SRC_DIR=icu-72.1" "-ffile-prefix-map=$ICU_DATA_DIR=icu-data" \
       -c "$JS_ENGINE_DIR/intl_collator.c" -o "$work/intl_collator.o" & pids+=($!)

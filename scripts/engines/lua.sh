@@ -32,10 +32,12 @@ LUA_SOURCES=(lapi lauxlib lbaselib lcode lcorolib lctype ldblib ldebug ldo ldump
 # through Wasm exception handling. LUAI_MAXCCALLS: nested C calls and parser levels (engines/lua/README.md "Recursion").
 LUA_CFLAGS=(--target=wasm32-wasi -O2 -mexception-handling -mllvm -wasm-enable-sjlj -D_WASI_EMULATED_PROCESS_CLOCKS
             -DLUAI_MAXCCALLS=200 -isystem "$LUA_ENGINE_DIR/sjlj/include" -include "$LUA_ENGINE_DIR/wasi_compat.h")
-# The stack first, 1 MiB (an overflow traps at address 0 instead of overwriting data); 64 MiB of memory at most.
+# The stack first, 1 MiB (an overflow traps at address 0 instead of overwriting data); the manifest's limits.memoryBytes
+# of memory at most.
 LUA_EXPORTS=(sw_lua_alloc sw_lua_free sw_lua_new sw_lua_close sw_lua_eval sw_lua_cwd sw_lua_after_restore)
+LUA_MEMORY_BYTES=$(sw_memory_bytes lua)
 LUA_LDFLAGS=(--target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--stack-first -Wl,-z,stack-size=1048576
-             -Wl,--max-memory=67108864 -Wl,--strip-all -Wl,--export=__stack_pointer)
+             "-Wl,--max-memory=$LUA_MEMORY_BYTES" -Wl,--strip-all -Wl,--export=__stack_pointer)
 for e in "${LUA_EXPORTS[@]}"; do LUA_LDFLAGS+=("-Wl,--export=$e"); done
 LUA_LIBS=(-lm -lwasi-emulated-process-clocks)
 

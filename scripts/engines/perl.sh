@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Perl engine: engines/perl/build/engine.wasm (zeroperl, Perl 5.42.0, from the npm package
-# @6over3/zeroperl-ts 1.0.10, pinned and sha256-verified), fuel-metered and capped at 64 MiB by our own tool
-# (cpp/tools/wasm_fuel.cpp, docs/fuel-tool.md); stdlib.tar with the driver's Perl half (engines/perl/
+# @6over3/zeroperl-ts 1.0.10, pinned and sha256-verified), fuel-metered and capped at its manifest's memory limit by our
+# own tool (cpp/tools/wasm_fuel.cpp, docs/fuel-tool.md); stdlib.tar with the driver's Perl half (engines/perl/
 # sandbox_driver.pl, mounted read-only at /stdlib); engine-build.json and engine-build.js.
 #
 # zeroperl is a prebuilt module: its Perl library is embedded in its data segments (/zeroperl/lib) and it does not
@@ -15,7 +15,7 @@ PERL_NPM="@6over3/zeroperl-ts@1.0.10"
 PERL_TGZ="6over3-zeroperl-ts-1.0.10.tgz"
 PERL_TGZ_SHA256="c46c5ffff4f2c2216137a6b34b4eb03f5554e17a2b88979463c5f61dffb36fed"
 PERL_ENGINE_NAME="Perl 5.42.0 / zeroperl 1.0.10"
-PERL_MAX_PAGES=1024   # 64 MiB (protocol §6.1)
+PERL_MAX_PAGES=$(( $(sw_memory_bytes perl) / 65536 ))   # the manifest's limits.memoryBytes (protocol §6.1)
 PERL_CACHE="$SW_CACHE/engines/perl"
 PERL_ENGINE_DIR="$SW_ROOT/engines/perl"
 

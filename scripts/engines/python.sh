@@ -85,13 +85,14 @@ for m in "${WASI_DISABLED_MODULES[@]}"; do WASI_CONFIG+=("py_cv_module_$m=n/a");
 # -O2 (upstream: -O3) keeps the module smaller; no -g (the link strips everything anyway).
 WASI_OPT="-DNDEBUG -O2 -Wall"
 WASM_CFLAGS=(--target=wasm32-wasi -O2)
-# Linear memory: the stack first (an overflow runs off address 0 and traps instead of overwriting data), 64 MiB at most
-# (protocol §6.1). clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+ and binaryen 108 rejects the module
+# Linear memory: the stack first (an overflow runs off address 0 and traps instead of overwriting data), the manifest's
+# limits.memoryBytes at most (protocol §6.1). clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+ and binaryen 108 rejects the module
 # (docs/adding-an-engine.md "Toolchain facts"): compile at -O2, link at -O0. The stack size: engines/python/README.md
 # "Recursion".
 PY_STACK_SIZE=1048576
+PY_MEMORY_BYTES=$(sw_memory_bytes python)
 WASM_LDFLAGS=(--target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--stack-first "-Wl,-z,stack-size=$PY_STACK_SIZE"
-              -Wl,--max-memory=67108864 -Wl,--strip-all -Wl,--export=__stack_pointer)
+              "-Wl,--max-memory=$PY_MEMORY_BYTES" -Wl,--strip-all -Wl,--export=__stack_pointer)
 for e in "${WASMIFY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
 PY_LIBS=(-lm -lwasi-emulated-signal -lwasi-emulated-getpid -lwasi-emulated-process-clocks)
 

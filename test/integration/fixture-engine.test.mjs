@@ -93,7 +93,7 @@ describe("an engine added by its folder alone (test/fixtures/engines/rpn)", () =
       const index = JSON.parse(readFileSync(path.join(dir, "packages", "index.json"), "utf8"));
       const tarball = index.find((p) => p.name === "@sandbox-workers/rpn").tarball;
       const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).trim().split("\n");
-      for (const f of [`${FIXTURE}/worker.js`, `${FIXTURE}/engine.js`, "worker-shim/runtime.js", "worker-shim/generated/core.wasm", "package.json"])
+      for (const f of [`${FIXTURE}/worker.js`, `${FIXTURE}/engine.js`, `${FIXTURE}/engine.json`, "worker-shim/runtime.js", "worker-shim/generated/core.wasm", "package.json"])
         assert.ok(files.includes(`package/${f}`), `${f} is in the tarball`);
       const pkg = JSON.parse(execFileSync("tar", ["-xzOf", tarball, "package/package.json"], { encoding: "utf8" }));
       assert.deepEqual(pkg.exports, { ".": `./${FIXTURE}/worker.js` });

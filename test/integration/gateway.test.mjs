@@ -12,16 +12,11 @@ import { startPlayground, LANGUAGES, GATEWAY_CONFIG, MANIFESTS } from "../playgr
 
 const json = (body) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
-// The limits each runtime configures, read from its Engine's source (the gateway reports them in GET /languages, from
-// the manifest: the two must agree).
-function configuredLimits(language) {
-  const manifest = MANIFESTS.find((l) => l.id === language);
-  const source = readFileSync(path.join(ROOT, manifest.dir, "engine.js"), "utf8");
-  const literal = source.match(/limits(?::|\s*=)\s*(\{[^}]*\})/)[1];
-  const limits = {};
-  for (const [, key, value] of literal.matchAll(/(\w+):\s*([\d_]+)/g)) limits[key] = Number(value.replaceAll("_", ""));
-  for (const key of ["fuel", "memoryBytes"]) assert.equal(limits[key], manifest.limits[key], `${language}: engine.js and engine.json ${key}`);
-  return limits;
+// The limits the gateway reports for a runtime: its manifest's (engines/<id>/engine.json, which its engine.js reads
+// too) and the protocol's request caps.
+function manifestLimits(language) {
+  const { limits } = MANIFESTS.find((l) => l.id === language);
+  return { codeBytes: 65536, requestBytes: 98304, fuel: limits.fuel, memoryBytes: limits.memoryBytes };
 }
 
 describe("Playground gateway", () => {
@@ -116,7 +111,10 @@ describe("Playground gateway", () => {
       assert.equal(entry.package, `@sandbox-workers/${entry.id}`);
       assert.equal(entry.version, version);
       assert.equal(entry.binding, entry.id.toUpperCase());
-      assert.deepEqual(entry.limits, configuredLimits(entry.id), `${entry.id}: limits as its Engine configures them`);
+      assert.deepEqual(entry.limits, manifestLimits(entry.id), `${entry.id}: the manifest's limits`);
+      // The budget the runtime itself metered the probe with: its Engine's limits are the same manifest's.
+      assert.equal(probe.usage.fuelLimit, entry.limits.fuel, `${entry.id}: the runtime's own budget`);
+      assert.ok(probe.usage.fuelConsumed > 0 && probe.usage.fuelConsumed < entry.limits.fuel, `${entry.id}: ${probe.usage.fuelConsumed}`);
       // Every built-in runtime has code contexts (Ruby since issue 26); a stateless one would be "stateless",
       // ["execute", "files"] (test/unit/test_gateway.cpp).
       assert.equal(entry.contexts, true);

@@ -8,7 +8,8 @@
 //   * Miniflare 5 no longer resolves imports by `modulesRules` (`convertV4MiniflareOptions` refuses that option), so
 //     this file walks the static imports from the entry module itself and hands Miniflare an explicit module list,
 //     each module typed by the first matching rule of the config (CompiledWasm for `**/*.wasm`), plus ESModule for
-//     `.js`/`.mjs` (what wrangler's bundler would do). Module names are paths relative to the repository root.
+//     `.js`/`.mjs` (what wrangler's bundler would do), and a `.json` import as an ES module exporting its value.
+//     Module names are paths relative to the repository root.
 //   * A variant Worker replaces `main` with a test-only entry module (test/integration/fixtures/*.js) and keeps
 //     everything else from wrangler.jsonc except its Durable Object bindings; it can get an `INTERPRETER` binding.
 import { readFileSync, existsSync } from "node:fs";
@@ -76,6 +77,12 @@ export function collectModules(entry, rules) {
     if (seen.has(file)) return;
     seen.add(file);
     if (!existsSync(file)) throw new Error(`module not found: ${path.relative(ROOT, file)}`);
+    // A JSON import (an engine's manifest, engines/<id>/engine.json): wrangler's bundler makes it a module whose
+    // default export is the parsed value; workerd has no such module type, so it is served as that ES module.
+    if (file.endsWith(".json")) {
+      modules.push({ type: "ESModule", path: file, contents: `export default ${JSON.stringify(JSON.parse(readFileSync(file, "utf8")))};\n` });
+      return;
+    }
     const type = moduleType(rules, file);
     const swapped = coreOverride(file);
     modules.push(swapped ? { type, path: file, contents: readFileSync(swapped) } : { type, path: file });

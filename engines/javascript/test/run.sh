@@ -30,18 +30,24 @@ build_native_test() {
     [ $rc -eq 0 ] || return 1
     echo "$stamp" >"$out/qjs.stamp"
   fi
-  $SW_CC_LAUNCHER gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" -I "$SW_ROOT/engines/common" -c "$dir/driver.c" -o "$out/driver.o" &&
+  local c plain=() icu=()
+  for c in "${JS_DRIVER_C[@]}"; do plain+=("$out/${c%.c}.o"); icu+=("$out/${c%.c}-icu.o"); done
+  for c in "${JS_DRIVER_C[@]}"; do
+    $SW_CC_LAUNCHER gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" -I "$SW_ROOT/engines/common" -c "$dir/$c" -o "$out/${c%.c}.o" || return 1
+  done
   # The TypeScript stripper's bytecode, as scripts/engines/javascript.sh generated it for engine.wasm.
   $SW_CC_LAUNCHER gcc -O1 -c "$dir/build/ts/ts-strip.c" -o "$out/ts-strip.o" &&
-  $SW_CC_LAUNCHER gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" "$dir/test/driver_test.c" "$out/driver.o" "$out/ts-strip.o" \
+  $SW_CC_LAUNCHER gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" "$dir/test/driver_test.c" "${plain[@]}" "$out/ts-strip.o" \
     "$out"/{quickjs,libregexp,libunicode,cutils,dtoa}.o -lm -o "$out/driver_test" &&
   # The collator (intl_collator.c) natively against the host's ICU 72.1 (libicu-dev), for intl_test.c.
   local icu_data; icu_data=$(bash scripts/engines/icu.sh --out-dirs | cut -d' ' -f2) &&
-  $SW_CC_LAUNCHER gcc "${flags[@]}" -DSW_JS_HAVE_ICU_COLLATOR -Wall -Wextra -Werror -isystem "$src" -I "$SW_ROOT/engines/common" \
-    -I "$icu_data" -c "$dir/driver.c" -o "$out/driver-icu.o" &&
+  for c in "${JS_DRIVER_C[@]}"; do
+    $SW_CC_LAUNCHER gcc "${flags[@]}" -DSW_JS_HAVE_ICU_COLLATOR -Wall -Wextra -Werror -isystem "$src" -I "$SW_ROOT/engines/common" \
+      -I "$icu_data" -c "$dir/$c" -o "$out/${c%.c}-icu.o" || return 1
+  done &&
   $SW_CC_LAUNCHER gcc "${flags[@]}" -DSW_JS_HAVE_ICU_COLLATOR -Wall -Wextra -Werror -isystem "$src" -I "$icu_data" \
     -c "$dir/intl_collator.c" -o "$out/intl_collator.o" &&
-  $SW_CC_LAUNCHER gcc "${flags[@]}" -Wall -Wextra -Werror "$dir/test/intl_test.c" "$out/driver-icu.o" "$out/intl_collator.o" "$out/ts-strip.o" \
+  $SW_CC_LAUNCHER gcc "${flags[@]}" -Wall -Wextra -Werror "$dir/test/intl_test.c" "${icu[@]}" "$out/intl_collator.o" "$out/ts-strip.o" \
     "$out"/{quickjs,libregexp,libunicode,cutils,dtoa}.o -licui18n -licuuc -licudata -lm -o "$out/intl_test"
 }
 

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg, abi } from './core-harness.mjs';
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg, abi, fsDump } from './core-harness.mjs';
 
 // The module before the Wasm-level meter, as in smoke.mjs (its fuel pins are QuickJS's own operation weights).
 const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.unmetered.wasm');
@@ -98,20 +98,9 @@ class Session {
     return withBytes(p, (pp, pn) => withBytes(d, (dp, dn) => core._sw_wasi_fs_write(this.host, pp, pn, dp, dn)));
   }
   files() {
-    const ptr = withBytes(encoder.encode('/workspace'), (p, n) => core._sw_wasi_fs_dump(this.host, p, n));
-    assert.ok(ptr, 'sw_wasi_fs_dump');
-    const bytes = core.HEAPU8.slice(ptr, ptr + core._sw_wasi_scratch_len(this.host));
-    const dv = new DataView(bytes.buffer);
-    const out = {};
-    for (let i = 0; i < bytes.length;) {
-      const kind = bytes[i];
-      const pl = dv.getUint32(i + 1, true);
-      const name = decoder.decode(bytes.subarray(i + 5, i + 5 + pl));
-      const dl = dv.getUint32(i + 5 + pl, true);
-      out[name] = kind === 1 ? null : decoder.decode(bytes.subarray(i + 9 + pl, i + 9 + pl + dl));
-      i += 9 + pl + dl;
-    }
-    return out;
+    const entries = fsDump(this.host, '/workspace');
+    assert.ok(entries, 'sw_wasi_fs_dump');
+    return Object.fromEntries(entries.map((e) => [e.rel, e.dir ? null : decoder.decode(e.data)]));
   }
   setDisabled(disabled) { core._sw_wasi_set_workspace_disabled(this.host, disabled ? 1 : 0); }
 
