@@ -1,6 +1,7 @@
 // What one whole fuel budget buys, per language and workload class (docs/fuel.md, issue 22).
 //
 //   node bench/fuel-calibration.mjs [--runs N] [--warmup N] [--languages javascript,python,...] [--attacks] [--json FILE]
+//                                   [--only REGEX]
 //
 // Each program loops forever on one kind of work, so it ends on fuel after exactly one whole budget; the CPU time it
 // took is that budget's price in seconds for that work. Every runtime is the real Worker in workerd (Miniflare), the
@@ -27,6 +28,8 @@ const WARMUP = Number(opt("--warmup", "1"));
 const LANGUAGES = opt("--languages", "javascript,python,perl,ruby,lua").split(",");
 const ATTACKS = args.includes("--attacks");
 const JSON_OUT = opt("--json", null);
+// --only: just the programs whose name matches (case-insensitive), and the plain loop, which the ratios divide by.
+const ONLY = opt("--only", null) && new RegExp(opt("--only"), "i");
 
 // [class, program]: every program loops forever on its class of work.
 const CLASSES = {
@@ -173,6 +176,7 @@ for (const language of LANGUAGES) {
     const trip = median(trips);
     const programs = CLASSES[language].map(([what, code]) => ({ what, code, kind: "class" }));
     if (ATTACKS) for (const [what, code] of await attackPrograms(language)) programs.push({ what, code, kind: "attack" });
+    if (ONLY) programs.splice(0, programs.length, ...programs.filter((p) => p.what === "plain loop" || ONLY.test(p.what)));
     const cold = new Map();
     for (let w = 0; w < WARMUP; w++) {
       for (const p of programs) {
