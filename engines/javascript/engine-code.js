@@ -2,7 +2,7 @@
 // default /stdlib archive, its boot image and build identity; engine-more-locales.js the same with its own archive.
 // Kept apart so that a Worker importing one archive does not also bundle the other (wrangler uploads every module a
 // Worker imports). Each variant imports the engine module itself, first: wrangler's gzip of the upload reads the
-// modules in the order they are found, and that order moves its figure by up to ~9 KiB for the same bytes.
+// modules in the order they are found, and that order moves its figure by a few KiB for the same bytes.
 import manifest from "./engine.json";
 import { manifestLimits } from "../../worker-shim/limits.js";
 import { engineName } from "./build/engine-build.js";
