@@ -15,27 +15,15 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import zlib from "node:zlib";
+import { readTar } from "./intl-lzma/tar.mjs";
 
 const args = process.argv.slice(2);
 const archive = args.find((a) => !a.startsWith("--") && args[args.indexOf(a) - 1] !== "--json");
-if (!archive) throw new Error("usage: node bench/intl-all-locales.mjs ARCHIVE [--xz] [--json FILE]");
+if (!archive) throw new Error("usage: node bench/intl-all-locales.mjs ARCHIVE [--xz] [--groups-only | --design-only] [--json FILE]");
 const withXz = args.includes("--xz");
 const groupsOnly = args.includes("--groups-only") || args.includes("--design-only");
 const designOnly = args.includes("--design-only");
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
-
-// ustar: 512-byte headers, name at 0 (100 bytes), size at 124 (octal).
-function readTar(buf) {
-  const out = new Map();
-  for (let off = 0; off + 512 <= buf.length; ) {
-    const name = buf.toString("latin1", off, off + 100).replace(/\0.*$/s, "");
-    if (!name) break;
-    const size = parseInt(buf.toString("latin1", off + 124, off + 136).replace(/\0.*$/s, "").trim() || "0", 8);
-    out.set(name, buf.subarray(off + 512, off + 512 + size));
-    off += 512 + Math.ceil(size / 512) * 512;
-  }
-  return out;
-}
 
 const tarBytes = fs.readFileSync(archive);
 const chunks = [...readTar(tarBytes)].filter(([n]) => n.startsWith("intl/")).map(([n, b]) => ({ name: n.slice(5, -4), b }));

@@ -2,17 +2,11 @@
 // decoder reactor and prints the fuel each costs (the JavaScript engine's scale: weight per unit, sw_fuel_scale).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import { readTar } from "./tar.mjs";
 
 const [wasmPath, archive, ...names] = process.argv.slice(2);
 const tar = fs.readFileSync(archive);
-const members = new Map();
-for (let off = 0; off + 512 <= tar.length; ) {
-  const name = tar.toString("latin1", off, off + 100).replace(/\0.*$/s, "");
-  if (!name) break;
-  const size = parseInt(tar.toString("latin1", off + 124, off + 136).replace(/\0.*$/s, "").trim() || "0", 8);
-  members.set(name, tar.subarray(off + 512, off + 512 + size));
-  off += 512 + Math.ceil(size / 512) * 512;
-}
+const members = readTar(tar);
 const groups = names.length ? names.map((n) => n.split("+")) : [["data-datetimeformat-fr"], ["data-numberformat-sv"], ["tz"],
   [...members.keys()].filter((n) => /^intl\/data-datetimeformat-(fr|ko|sv|yo|kk)(-|\.)/.test(n)).map((n) => n.slice(5, -4))];
 let charged = 0;
