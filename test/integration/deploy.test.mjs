@@ -47,11 +47,15 @@ describe("wrangler deploy --dry-run, one Worker per language", () => {
           // The module without data segments and the image that carries them (docs/boot-images.md), never engine.wasm.
           assert.ok(files.some((f) => f.endsWith("engine-nodata.wasm")), `the engine is bundled: ${files}`);
           assert.ok(!files.some((f) => f.endsWith("-engine.wasm") || f === "engine.wasm"), `engine.wasm is not bundled: ${files}`);
-          assert.ok(files.some((f) => f.endsWith("boot-image.bin")), `the boot image is bundled: ${files}`);
+          assert.ok(files.some((f) => /boot-image(-more-locales)?\.bin$/.test(f)), `the boot image is bundled: ${files}`);
         } else {
           assert.ok(files.some((f) => f.endsWith("engine.wasm")), `the engine is bundled: ${files}`);
         }
         assert.ok(files.every((f) => statSync(path.join(out, f)).size > 0));
+        // One archive and one boot image each: the more-locales Worker does not upload the default ones too
+        // (engines/javascript/engine-code.js).
+        if (language === "javascript-more-locales")
+          assert.ok(!files.some((f) => f.endsWith("-stdlib.tar") || f.endsWith("-boot-image.bin")), `only its own archive: ${files}`);
       } finally {
         rmSync(out, { recursive: true, force: true });
       }
