@@ -8,6 +8,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const generated = path.join(root, 'worker-shim', 'generated');
 export const encoder = new TextEncoder();
+// The production budget (protocol §5.5), from the one table of this language's limits, its manifest.
+export const BUDGET = JSON.parse(fs.readFileSync(path.join(root, 'engines/javascript/engine.json'), 'utf8')).limits.fuel;
 export const decoder = new TextDecoder();
 
 export const { makeImportObject, importStubsOf, bindGuestMemory, unbindGuestMemory, WasiTrap, TrapKind } =

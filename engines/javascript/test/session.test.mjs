@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg, abi, fsDump } from './core-harness.mjs';
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg, abi, fsDump, BUDGET } from './core-harness.mjs';
 
 // The module before the Wasm-level meter, as in smoke.mjs (its fuel pins are QuickJS's own operation weights).
 const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.unmetered.wasm');
@@ -17,7 +17,6 @@ const engineModule = new WebAssembly.Module(fs.readFileSync(enginePath));
 assert.equal(typeof core._sw_wasmify_session_boot, 'function',
   'worker-shim/generated/core.wasm predates the session exports: rebuild it (bash scripts/build.sh core)');
 
-const BUDGET = 50_000_000;
 const PAGE = 65536;
 
 function result() {

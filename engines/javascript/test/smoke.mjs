@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, WasiTrap } from './core-harness.mjs';
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, WasiTrap, BUDGET } from './core-harness.mjs';
 
 // The module before the Wasm-level meter (scripts/engines/javascript.sh): this suite pins QuickJS's own operation
 // weights; the shipped, metered module is tested in workerd (test/integration/metering.test.mjs and the rest).
@@ -35,12 +35,12 @@ function boot({ chargeCalls } = {}) {
   bindGuestMemory(core, host, x.memory);
   x._initialize();
   core._sw_wasi_fuel_set_interrupt(host, x.sw_js_interrupt_address(), 0, 0);
-  core._sw_wasi_fuel_reset(host, 50_000_000);
+  core._sw_wasi_fuel_reset(host, BUDGET);
   const handle = x.sw_js_new(0, 0);
   assert.ok(handle, 'JavaScript engine initialization failed');
   const bootMs = performance.now() - t;
 
-  function evaluate(code, { env = {}, fuel = 50_000_000 } = {}) {
+  function evaluate(code, { env = {}, fuel = BUDGET } = {}) {
     core._sw_wasi_fuel_reset(host, fuel);
     const src = encoder.encode(code);
     const envBytes = encoder.encode(JSON.stringify(env));
@@ -75,7 +75,6 @@ function check(name, fn) {
   try { fn(); console.log(`ok   ${name}`); } catch (e) { failed++; console.log(`FAIL ${name}\n  ${e?.stack ?? e}`); }
 }
 
-const BUDGET = 50_000_000;  // the production budget (protocol §5.5)
 const FUEL_OUT = {
   logs: { stdout: [], stderr: [] }, results: [],
   error: { name: 'ExecutionLimitError', message: 'Execution fuel exhausted', traceback: [] },

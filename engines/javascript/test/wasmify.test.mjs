@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg, abi } from './core-harness.mjs';
+import { core, root, encoder, decoder, makeImportObject, bindGuestMemory, unbindGuestMemory, withBytes, engineArg, abi, BUDGET } from './core-harness.mjs';
 
 const enginePath = process.env.SW_JS_ENGINE ?? path.join(root, 'engines/javascript/build/engine.wasm');
 
@@ -22,7 +22,7 @@ const Status = {
 
 // One stateless run: a fresh WASI host + engine instance (protocol §5.4: args ["sandbox"], empty WASI environment for
 // JavaScript; env vars travel in the Eval request), then one core call.
-function run(code, { envVars, fuel = 50_000_000 } = {}) {
+function run(code, { envVars, fuel = BUDGET } = {}) {
   const config = { args: ['sandbox'], env: [], workspace: false, preopens: [], stdio: 'capture', referencePolicy: true };
   const host = withBytes(encoder.encode(JSON.stringify(config)), (p, n) => core._sw_wasi_host_new(p, n, 0));
   assert.ok(host, 'sw_wasi_host_new');

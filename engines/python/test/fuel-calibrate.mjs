@@ -3,7 +3,7 @@
 // the eval loop up to optimized code.
 //
 //   node --no-turbo-fast-api-calls engines/python/test/fuel-calibrate.mjs [engine.wasm] [--runs N]
-import { boot, loadModule } from './harness.mjs';
+import { boot, loadModule, BUDGET } from './harness.mjs';
 
 const args = process.argv.slice(2);
 const runs = Number(args.includes('--runs') ? args[args.indexOf('--runs') + 1] : 3);
@@ -37,7 +37,7 @@ const cases = [
 
 function measure(code) {
   const e = boot(module);
-  const r = e.eval(code, { budget: 100_000_000 });
+  const r = e.eval(code, { budget: BUDGET });
   return { ms: r.ms, fuel: r.fuel, exhausted: !!r.fuelExhausted, error: r.outcome?.error?.name, trap: r.trap && !r.fuelExhausted ? String(r.trap) : undefined };
 }
 

@@ -10,6 +10,8 @@ import { WASI } from 'node:wasi';
 
 export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 export const buildDir = path.join(root, 'engines/python/build');
+// The production budget (protocol §5.5), from the one table of this language's limits, its manifest.
+export const BUDGET = JSON.parse(fs.readFileSync(path.join(root, 'engines/python/engine.json'), 'utf8')).limits.fuel;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
@@ -149,11 +151,11 @@ export function boot(module, { workspace, env = {} } = {}) {
     call,
     memoryBytes: () => x.memory.buffer.byteLength,
     // Stateless Eval: { outcome, failure, ms, fuel } or { trap, fuelExhausted, ms, fuel }.
-    eval(code, { env = {}, budget = 100_000_000, raw } = {}) {
+    eval(code, { env = {}, budget = BUDGET, raw } = {}) {
       const r = metered(budget, () => call(M.EVAL, raw ?? [[1, engine.handle], [2, code], [3, enc.encode(code).length], [4, JSON.stringify(env)]]));
       return finish(r);
     },
-    session(code, { env = {}, cwd = '', budget = 100_000_000 } = {}) {
+    session(code, { env = {}, cwd = '', budget = BUDGET } = {}) {
       const r = metered(budget, () => call(M.SESSION_EVAL, [[1, engine.handle], [2, code], [3, enc.encode(code).length], [4, JSON.stringify(env)], [5, cwd]]));
       const out = finish(r);
       if (r.value && r.value[3]) out.cwd = text(r.value[3]);

@@ -9,12 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { boot, loadModule, M, text } from './harness.mjs';
+import { boot, loadModule, M, text, BUDGET } from './harness.mjs';
 
 const t0 = performance.now();
 const module = loadModule(process.argv.slice(2).find((a) => a.endsWith('.wasm')));
 const compileMs = performance.now() - t0;
-const BUDGET = 100_000_000;
 
 let passed = 0, failed = 0;
 function check(name, fn) {
