@@ -528,6 +528,11 @@ static void set_error_from_value(SwJs *js, Outcome *o, JSValue exc) {
     if (name) JS_FreeCString(ctx, name);
     if (message) JS_FreeCString(ctx, message);
     if (stack) JS_FreeCString(ctx, stack);
+  } else if (JS_IsUninitialized(exc)) {
+    /* A step failed with no exception pending: an allocation failed where nothing could be thrown (a heap left full
+       by an out-of-memory). Said as the context's preallocated error says it (patches/oom-error.patch), not as the
+       string of "no value" ("[unsupported type]"). */
+    set_error(o, "InternalError", 13, "out of memory", 13, NULL, 0);
   } else {
     Buf m = {0};
     if (put_string_fn(js, &m, exc)) { clear_exception(js); buf_reset(&m); buf_puts(&m, "uncaught exception"); }
