@@ -8,20 +8,23 @@
 //   loop      `local x = 0 for i = 1, 1e6 do x = x + i end return x` (2,000,000 fuel units)
 // Median of N runs. Also the module's size, raw and gzip -9.
 //
-//   node --no-turbo-fast-api-calls bench/lua.mjs [--runs 5]
+//   node --no-turbo-fast-api-calls bench/lua.mjs [--runs 5] [--engine a.wasm --engine b.wasm]
+//   --engine (repeatable): engine.wasm files to compare (default: engines/lua/build/engine.wasm), runs interleaved.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const self = fileURLToPath(import.meta.url);
 const root = path.resolve(path.dirname(self), '..');
 
 if (process.argv[2] === '--child') {
-  const kind = process.argv[3];
-  const { boot } = await import(path.join(root, 'engines/lua/test/harness.mjs'));
-  const bytes = fs.readFileSync(path.join(root, 'engines/lua/build/engine.wasm'));
+  const [kind, file] = process.argv.slice(3);
+  const { boot, useEngine } = await import(path.join(root, 'engines/lua/test/harness.mjs'));
+  useEngine(file);
+  const bytes = fs.readFileSync(file);
   let t = performance.now();
   new WebAssembly.Module(bytes); // what V8 does at upload; the harness compiles its own copy below
   const compile = performance.now() - t;
@@ -34,19 +37,27 @@ if (process.argv[2] === '--child') {
   process.exit(0);
 }
 
-const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 5;
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, engine: { type: 'string', multiple: true } } });
+const runs = Number(values.runs) || 5;
+const engines = (values.engine ?? [path.join(root, 'engines/lua/build/engine.wasm')]).map((f) => path.resolve(f));
 const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const wasm = fs.readFileSync(path.join(root, 'engines/lua/build/engine.wasm'));
-console.log(`engine.wasm: ${wasm.length} bytes raw, ${zlib.gzipSync(wasm, { level: 9 }).length} gzip -9`);
+for (const file of engines) {
+  const wasm = fs.readFileSync(file);
+  console.log(`${file}: ${wasm.length} bytes raw, ${zlib.gzipSync(wasm, { level: 9 }).length} gzip -9`);
+}
 for (const kind of ['core', 'node']) {
   if (kind === 'core' && !fs.existsSync(path.join(root, 'worker-shim/generated/core.wasm'))) continue;
-  const rows = [];
+  const rows = engines.map(() => []);
   for (let i = 0; i < runs; i++) {
-    const out = execFileSync(process.execPath, ['--no-turbo-fast-api-calls', '--no-warnings', self, '--child', kind]);
-    rows.push(JSON.parse(out));
+    engines.forEach((file, e) => {
+      const out = execFileSync(process.execPath, ['--no-turbo-fast-api-calls', '--no-warnings', self, '--child', kind, file]);
+      rows[e].push(JSON.parse(out));
+    });
   }
-  const m = (k) => median(rows.map((r) => r[k])).toFixed(1);
-  console.log(`${kind === 'core' ? 'our WASI host' : 'node:wasi    '}: compile ${m('compile')} ms, boot ${m('boot')} ms, ` +
-              `first eval ${m('first')} ms, second ${m('second')} ms, 1e6-iteration loop ${m('loop')} ms ` +
-              `(${rows[0].loopFuel} fuel), median of ${runs} fresh processes`);
+  engines.forEach((file, e) => {
+    const m = (k) => median(rows[e].map((r) => r[k])).toFixed(1);
+    console.log(`${kind === 'core' ? 'our WASI host' : 'node:wasi    '} ${path.basename(path.dirname(file))}/${path.basename(file)}: ` +
+                `compile ${m('compile')} ms, boot ${m('boot')} ms, first eval ${m('first')} ms, second ${m('second')} ms, ` +
+                `1e6-iteration loop ${m('loop')} ms (${rows[e][0].loopFuel} fuel), median of ${runs} fresh processes`);
+  });
 }

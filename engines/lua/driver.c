@@ -22,36 +22,10 @@ enum {
   SW_MAX_OUTPUT_BYTES = 32768,    /* stdout + stderr, UTF-8 bytes (protocol §3.3) */
   SW_MAX_OUTPUT_ENTRIES = 200,    /* log lines, both streams */
   SW_MAX_RESULT_BYTES = 65536,    /* the serialized result (protocol §3.2) */
-  SW_HOOK_COUNT = 1000,           /* Lua VM instructions per count hook, charged as that many fuel units */
-  SW_FUEL_BATCH = 10000,          /* units charged per sandbox.charge call */
   SW_JSON_MAX_DEPTH = 64,         /* nesting beyond this is not serialized: the result falls back to text */
 };
-#define SW_FUEL_BYTES(n) ((int64_t)(n) >> 6)   /* one unit per 64 bytes allocated or grown */
-
-/* ---- fuel (docs/fuel.md hard mode: the host traps the charge that overdraws the budget) ---- */
-
-__attribute__((import_module("sandbox"), import_name("charge"))) int32_t sw_sandbox_charge(int32_t units);
-
-int32_t sw_lua_fuel_countdown = SW_FUEL_BATCH;
-
-/* Charges what was consumed since the last flush (0 is fine) and restarts the countdown. */
-void sw_lua_fuel_flush(void) {
-  int64_t used = (int64_t)SW_FUEL_BATCH - sw_lua_fuel_countdown;
-  sw_lua_fuel_countdown = SW_FUEL_BATCH; /* first: the host may trap inside the charge */
-  while (used > 0) {
-    int32_t units = used > 0x40000000 ? 0x40000000 : (int32_t)used;
-    used -= units;
-    (void)sw_sandbox_charge(units);
-  }
-}
-
-static void charge(int64_t units) {
-  while (units > 0) {
-    int32_t step = units > 0x40000000 ? 0x40000000 : (int32_t)units;
-    units -= step;
-    if ((sw_lua_fuel_countdown -= step) < 0) sw_lua_fuel_flush();
-  }
-}
+/* Fuel (docs/fuel.md, hard mode): the whole module is metered at the Wasm level by our fuel tool, which calls
+ * `sandbox.charge`; the host traps the charge that overdraws the budget. Nothing here counts. */
 
 /* ---- growable byte buffer ---- */
 
@@ -158,13 +132,16 @@ typedef struct {
   Buf stream[2];         /* stdout, stderr */
   size_t total;          /* UTF-8 bytes written by the program, both streams, dropped ones included */
   size_t entries;        /* log lines so far, both streams */
-  int over;              /* the output limit was exceeded: nothing more is stored */
 } Capture;
 
 static Capture capture;
+/* The output limit was exceeded: nothing more is stored, and every C function call from here on ends in the error
+ * "Output limit exceeded" (patches/output-limit.patch), so a printing loop stops; pcall may catch it, the outcome
+ * still reports the limit. */
+int sw_lua_output_over;
 
 static ssize_t capture_write(int fd, const char *data, size_t n) {
-  if (n == 0 || capture.over) return (ssize_t)n;
+  if (n == 0 || sw_lua_output_over) return (ssize_t)n;
   Buf *b = &capture.stream[fd];
   size_t entries = capture.entries;
   int open_line = b->len > 0 && b->data[b->len - 1] != '\n';
@@ -174,7 +151,7 @@ static ssize_t capture_write(int fd, const char *data, size_t n) {
   }
   capture.total += n;
   if (capture.total > SW_MAX_OUTPUT_BYTES || entries > SW_MAX_OUTPUT_ENTRIES) {
-    capture.over = 1;
+    sw_lua_output_over = 1;
     return (ssize_t)n;
   }
   capture.entries = entries;
@@ -278,21 +255,12 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   if (now > old && now - old > SW_LUA_HEAP_LIMIT - h->heap_used) return NULL; /* "not enough memory" */
   void *p = realloc(ptr, nsize);
   if (!p) return NULL;
-  if (now > old) charge(SW_FUEL_BYTES(now - old) + 1);
   h->heap_used = h->heap_used - old + now;
   return p;
 }
 
 /* Registry keys of the driver's own values. */
 static const char ENV_KEY[] = "sandbox.env";
-
-/* The count hook: fuel for every SW_HOOK_COUNT instructions, and the end of a program whose output went over the
- * limit (pcall may catch the error; the outcome still reports the limit). */
-static void count_hook(lua_State *L, lua_Debug *ar) {
-  (void)ar;
-  charge(SW_HOOK_COUNT);
-  if (capture.over) luaL_error(L, "Output limit exceeded");
-}
 
 /* os.getenv(name): the request's envVars only (protocol §6.1). */
 static int os_getenv(lua_State *L) {
@@ -309,7 +277,7 @@ static int os_getenv(lua_State *L) {
 
 static int os_exit(lua_State *L) { return luaL_error(L, "os.exit is not available in the sandbox"); }
 
-/* The safe subset of the debug library: no sethook (it would switch fuel metering off), no registry, no setters. */
+/* The safe subset of the debug library: no sethook (a program needs no hooks; fewer ways in), no registry, no setters. */
 static void restrict_debug(lua_State *L) {
   static const char *const keep[] = {"traceback", "getinfo", NULL};
   lua_getglobal(L, "debug");
@@ -393,13 +361,11 @@ Handle *EXPORT(sw_lua_new)(void) {
     free(h);
     return NULL;
   }
-  lua_sethook(L, count_hook, LUA_MASKCOUNT, SW_HOOK_COUNT);
   /* Relative paths resolve under /workspace (a stateless request's /workspace may be disabled: chdir then fails and
    * the handle still reports /workspace). */
   (void)chdir("/workspace");
   strcpy(h->cwd, "/workspace");
   seed_random(L);
-  sw_lua_fuel_flush();
   return h;
 }
 
@@ -546,7 +512,6 @@ static int json_value(JsonWriter *w, int idx, int depth) {
   lua_State *L = w->L;
   Buf *out = w->out;
   if (out->len > SW_MAX_RESULT_BYTES || out->failed) return 0; /* the caller reports the result limit */
-  charge(4);
   switch (lua_type(L, idx)) {
     case LUA_TBOOLEAN: buf_str(out, lua_toboolean(L, idx) ? "true" : "false"); return 0;
     case LUA_TNUMBER:
@@ -592,7 +557,6 @@ static int json_value(JsonWriter *w, int idx, int depth) {
       return -1;
     }
   }
-  charge(count);
   int rc = 0;
   if (count > 0 && ints == count) {
     if ((lua_Integer)lua_rawlen(L, idx) != count) return -1; /* holes */
@@ -616,7 +580,6 @@ static int json_value(JsonWriter *w, int idx, int depth) {
       k++;
     }
     qsort(sorted, (size_t)count, sizeof(Key), key_order);
-    charge(count * 8);
     buf_char(out, '{');
     for (lua_Integer i = 0; i < count && rc == 0 && out->len <= SW_MAX_RESULT_BYTES; i++) {
       if (i > 0) buf_char(out, ',');
@@ -749,6 +712,7 @@ int64_t EXPORT(sw_lua_eval)(Handle *h, const char *code, uint32_t code_len, cons
   lua_State *L = h->L;
   int base = lua_gettop(L);
   memset(&capture, 0, sizeof capture);
+  sw_lua_output_over = 0;
   if (!lua_checkstack(L, 16)) return 0;
   if (parse_env(L, env ? env : "", env ? env_len : 0) != 0) {
     lua_settop(L, base);
@@ -796,7 +760,7 @@ int64_t EXPORT(sw_lua_eval)(Handle *h, const char *code, uint32_t code_len, cons
   }
 
   const char *limit = NULL;
-  if (capture.over) limit = "Output limit exceeded";
+  if (sw_lua_output_over) limit = "Output limit exceeded";
   else if (kind && !err_message && payload.len > SW_MAX_RESULT_BYTES) limit = "Result limit exceeded";
 
   Buf out = {0};
@@ -840,6 +804,5 @@ int64_t EXPORT(sw_lua_eval)(Handle *h, const char *code, uint32_t code_len, cons
   lua_settop(L, base);
   lua_pushnil(L);
   lua_setfield(L, LUA_REGISTRYINDEX, ENV_KEY);
-  sw_lua_fuel_flush();
   return pack(&out);
 }

@@ -7,7 +7,7 @@
 // The guest speaks its own small C ABI (not wasmify): sw_lua_new() → a handle (one lua_State), sw_lua_eval(handle,
 // code, env, session) → the outcome JSON (logs, results, error, cwd), sw_lua_after_restore(handle, bootImage). Fuel is
 // charged by the module through `sandbox.charge`: the build meters it at the Wasm level (scripts/engines/meter.sh,
-// docs/fuel.md), and the driver's own per-instruction charges are muted; the host traps the charge that overdraws the
+// docs/fuel.md) and the driver counts nothing itself; the host traps the charge that overdraws the
 // budget ("hard mode"), which kills the instance.
 import { createWasi, budget, hasOpenGuestFds, ExecutionLimitError } from "../../worker-shim/wasi.js";
 import { restoreMemory } from "../../worker-shim/snapshot.js";

@@ -4,7 +4,7 @@
  *   (engines/lua/driver.c), so output is counted against protocol §3.3's limits inside the engine.
  * - system/tmpfile/tmpnam: wasi-libc has none of them; os.execute then reports "not supported" through Lua's own
  *   error path, io.tmpfile and os.tmpname fail as on a system without temporary files.
- * - SW_FUEL(units): fuel for C loops that run no Lua instruction (pattern matching, sort comparisons, plain find). */
+ * - sw_lua_output_over: set by the driver once the output limit is exceeded (patches/output-limit.patch). */
 #ifndef SW_LUA_WASI_COMPAT_H
 #define SW_LUA_WASI_COMPAT_H
 
@@ -27,9 +27,6 @@ FILE *sw_lua_tmpfile(void);
 /* Hook fields are set by signal handlers on other platforms; there are no signals here (no <signal.h>). */
 #define l_signalT int
 
-/* Units left before the next sandbox.charge call (engines/lua/README.md "Fuel"). */
-extern int32_t sw_lua_fuel_countdown;
-void sw_lua_fuel_flush(void);
-#define SW_FUEL(n) ((void)((sw_lua_fuel_countdown -= (int32_t)(n)) < 0 ? (sw_lua_fuel_flush(), 0) : 0))
+extern int sw_lua_output_over;
 
 #endif

@@ -232,6 +232,18 @@ for (const kind of kinds) {
       assert.equal(r.outcome.cwd, '/workspace');
     });
 
+    it('output limit: a pcall or a coroutine around the print does not keep the loop going', () => {
+      // Every C function call after the limit raises the error (patches/output-limit.patch): pcall is one too.
+      for (const code of ['while true do pcall(print, "x") end',
+                          'coroutine.wrap(function() while true do print("x") end end)()',
+                          'while true do pcall(coroutine.wrap(function() print("x") end)) end']) {
+        const r = engine.eval(code, { session: true });
+        assert.ok(!r.trap, `${code}: ${r.trap}`);
+        assert.deepEqual(r.outcome.error, limitError('Output limit exceeded'), code);
+        assert.equal(r.outcome.logs.stdout.length, 200, code);
+      }
+    });
+
     it('result limit: a result over 65,536 bytes -> ExecutionLimitError', () => {
       assert.deepEqual(run('string.rep("x", 65536)').results[0].text.length, 65536);
       assert.deepEqual(run('string.rep("x", 65537)').error, limitError('Result limit exceeded'));

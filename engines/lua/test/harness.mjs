@@ -9,7 +9,7 @@ import { WASI } from 'node:wasi';
 import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-export const wasmPath = path.join(root, 'engines/lua/build/engine.wasm');
+export let wasmPath = path.join(root, 'engines/lua/build/engine.wasm');
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -25,6 +25,11 @@ async function loadCore() {
 }
 
 let compiled;
+/** Another engine.wasm instead of the build's (bench/lua.mjs --engine compares builds). */
+export function useEngine(file) {
+  wasmPath = file;
+  compiled = undefined;
+}
 export function loadModule() {
   compiled ??= new WebAssembly.Module(fs.readFileSync(wasmPath));
   return compiled;
