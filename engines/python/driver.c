@@ -7,9 +7,9 @@
  * One interpreter per Wasm instance (CPython has process-wide state); a handle is a small struct over it. Stateless
  * calls get a fresh namespace each time; session calls run in the persistent __main__ module.
  *
- * Fuel: hard mode (sw_engine_interrupt_address() = 0). The patched eval loop and builtins charge through
- * `sandbox.charge` (Include/swfuel.h in the patched tree); the host traps the charge that overdraws the budget and the
- * instance is discarded, so nothing here ever unwinds from fuel exhaustion.
+ * Fuel: hard mode (sw_engine_interrupt_address() = 0). The whole module is metered at the Wasm level by our fuel tool
+ * (docs/fuel.md); the host traps the charge that overdraws the budget and the instance is discarded, so nothing here
+ * ever unwinds from fuel exhaustion.
  */
 #include <Python.h>
 #include <marshal.h>
@@ -38,13 +38,6 @@ static PyObject *g_after_restore; /* sandbox_driver.after_restore */
 static int g_started;             /* 1: the interpreter is up; -1: it failed to start (never retried) */
 
 static const char kWorkspace[] = "/workspace";
-
-#ifdef __wasi__
-PyAPI_FUNC(void) _Py_sw_fuel_flush(void);
-#define SW_FLUSH_FUEL() _Py_sw_fuel_flush()
-#else
-#define SW_FLUSH_FUEL() ((void)0)
-#endif
 
 static int config_status_ok(PyStatus status) { return !PyStatus_Exception(status); }
 
@@ -107,7 +100,6 @@ static int start_python(void) {
   Py_XINCREF(g_after_restore);
   Py_DECREF(globals); /* the functions keep their globals alive */
   if (!g_run || !g_after_restore) goto fail;
-  SW_FLUSH_FUEL();
   return 0;
 
 fail:
@@ -208,7 +200,6 @@ static int run(SwEngine *engine, int session, const char *code, uint32_t code_le
     Py_DECREF(result);
   }
   if (session) engine->session = 1;
-  SW_FLUSH_FUEL(); /* everything this call consumed is charged before it returns */
   return rc;
 }
 
@@ -233,7 +224,6 @@ int32_t sw_engine_after_restore(SwEngine *engine, int boot_image) {
     return -1;
   }
   Py_DECREF(result);
-  SW_FLUSH_FUEL();
   return 0;
 }
 

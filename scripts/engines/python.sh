@@ -96,14 +96,12 @@ WASM_LDFLAGS=(--target=wasm32-wasi -O0 -mexec-model=reactor -Wl,--stack-first "-
 for e in "${WASMIFY_EXPORTS[@]}"; do WASM_LDFLAGS+=("-Wl,--export=$e"); done
 PY_LIBS=(-lm -lwasi-emulated-signal -lwasi-emulated-getpid -lwasi-emulated-process-clocks)
 
-# Every change to CPython, one concern a file, in the order of patches/series (each says why at its top); then
-# engines/python/fuel_ops.py writes the bytecode weights (Python/swfuel_ops.h) into the tree. Fuel (protocol §5.5,
-# engines/python/README.md): SW_FUEL(units) counts down in linear memory and calls the `sandbox.charge` import every
-# SW_FUEL_BATCH units (hard mode); natively (the --src-dir test builds) it is a no-op.
+# Every change to CPython, one concern a file, in the order of patches/series (each says why at its top). Fuel is not
+# patched in: the linked module is metered at the Wasm level by our fuel tool (meter_engine, docs/fuel.md).
 mapfile -t PY_PATCHES < <(engine_patches "$PY_ENGINE_DIR/patches")
 [ ${#PY_PATCHES[@]} -gt 0 ] || exit 1
 patch_cpython() {
-  apply_patches "$1" "${PY_PATCHES[@]}" && python3 "$PY_ENGINE_DIR/fuel_ops.py" "$1"
+  apply_patches "$1" "${PY_PATCHES[@]}"
 }
 
 install_packages() { sw_apt_install "${PY_APT_PACKAGES[@]}"; }
@@ -117,10 +115,9 @@ fetch_sources() {
     echo "    $PY_TARBALL, $ZLIB_TARBALL, $SQLITE_TARBALL, $SQLITE_DEBIAN_TARBALL, $TZDATA_DEB: sha256 ok"
 }
 
-# The patched source tree (also what --src-dir prints), keyed by the tarball, the patches in order, how they are
-# applied and the weights generator.
-PY_PATCH_HASH=$( { printf '%s\n' "$PY_SHA256"; declare -f patch_cpython apply_patches; cat "${PY_PATCHES[@]}"
-                   sha256sum <"$PY_ENGINE_DIR/fuel_ops.py"; } | hash_of)
+# The patched source tree (also what --src-dir prints), keyed by the tarball, the patches in order and how they are
+# applied.
+PY_PATCH_HASH=$( { printf '%s\n' "$PY_SHA256"; declare -f patch_cpython apply_patches; cat "${PY_PATCHES[@]}"; } | hash_of)
 PY_SRC="$SW_DEPS/$PY_DIR-patched-$PY_PATCH_HASH"
 patched_source() {
   if [ -f "$PY_SRC/.verified" ]; then echo "    cached in $PY_SRC"; return 0; fi
