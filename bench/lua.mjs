@@ -5,7 +5,7 @@
 //   boot      WASI host + instantiate + _initialize + sw_lua_new (a fresh lua_State with the standard libraries)
 //   first     the first sw_lua_eval of `1 + 1` (V8's lazy compilation of the functions it touches is in here)
 //   second    a second `1 + 1` on the same handle
-//   loop      `local x = 0 for i = 1, 1e6 do x = x + i end return x` (2,000,000 fuel units)
+//   loop      `local x = 0 for i = 1, 1e6 do x = x + i end return x` (623,018 fuel units at scale 135)
 // Median of N runs. Also the module's size, raw and gzip -9.
 //
 //   node --no-turbo-fast-api-calls bench/lua.mjs [--runs 5] [--engine a.wasm --engine b.wasm]
