@@ -40,11 +40,11 @@ extern volatile uint32_t js_sw_interrupt_word;
 uint32_t *sw_js_interrupt_word(void) { return (uint32_t *)&js_sw_interrupt_word; }
 uint32_t sw_js_interrupt_address(void) { return (uint32_t)(uintptr_t)&js_sw_interrupt_word; }
 
-/* Fuel is charged by the Wasm-level meter of the shipped module (docs/fuel.md): it writes the interrupt word when the
- * budget is spent, and QuickJS's next interrupt poll (every JS_INTERRUPT_COUNTER_INIT backward jumps and calls, every
- * INTERRUPT_COUNTER_INIT regex backtracking steps) sees it in interrupt_handler. The driver's own charges (a poll's
- * JS_INTERRUPT_COUNTER_INIT units, host filesystem work) are muted in that module (--existing-charge mute); they are the
- * only meter of the unmetered module and of the native test build, a coarse one: one unit per interpreter operation. */
+/* Fuel is charged by the Wasm-level meter of the shipped module (docs/fuel.md): the host writes the interrupt word
+ * when the budget is spent, and QuickJS's next poll point (a backward jump, a call; a regex poll every
+ * INTERRUPT_COUNTER_INIT backtracking steps) calls interrupt_handler. The driver's own charges (a handler call's
+ * JS_INTERRUPT_COUNTER_INIT units, host filesystem work) are muted in that module (--existing-charge mute); they are
+ * the only meter of the unmetered module and of the native test build, a coarse one (a unit per QuickJS operation). */
 #define SW_JS_FUEL_PER_POLL ((uint32_t)JS_INTERRUPT_COUNTER_INIT)
 
 #ifdef __wasi__
@@ -175,7 +175,7 @@ static size_t utf16_units(const char *s, size_t n) {
 static int interrupt_handler(JSRuntime *rt, void *opaque) {
   (void)rt;
   SwJs *js = opaque;
-  sw_charge(SW_JS_FUEL_PER_POLL); /* muted in the shipped module: the stand-in meter of the unmetered and native builds */
+  sw_charge(SW_JS_FUEL_PER_POLL); /* muted in the shipped module: the unmetered and native builds' stand-in meter */
   if (js_sw_interrupt_word) {
     js->fuel_interrupted = 1;
     return 1;

@@ -7,9 +7,9 @@
  * data). ICU only opens collators and compares.
  *
  * Fuel (docs/fuel.md): ICU is compiled into engine.wasm, so the Wasm-level meter charges its work like any other code's
- * (a comparison, a collator opened, a case mapping: every loop of ICU's and ours). Memory: ICU allocates through counting wrappers capped at
- * SW_ICU_HEAP_LIMIT, outside the 32 MiB JS heap, so a program holding many collators gets an out-of-memory error
- * instead of filling linear memory. */
+ * (a comparison, a collator opened, a case mapping: every loop of ICU's and ours). Memory: ICU allocates through
+ * counting wrappers capped at SW_ICU_HEAP_LIMIT, outside the 32 MiB JS heap, so a program holding many collators gets
+ * an out-of-memory error instead of filling linear memory. */
 #include "intl_collator.h"
 
 #include <stdint.h>
