@@ -512,7 +512,7 @@ async function main() {
     crow("quickjs-emscripten, Node: fresh runtime+ctx (mem limit+interrupt)", cs.qjs, cs.qjsEval);
     crow("quickjs-emscripten, Node: fresh runtime+ctx (no limits)", cs.qjsNoHandler, cs.qjsNoHandlerEval);
     crow("quickjs-emscripten, Node: fresh module instance+runtime+ctx", cs.qjsInstance);
-    console.log(`sandbox.charge calls per run: ${fmt(chargeCalls, 0)}, charging ${fmt(chargeUnits, 0)} fuel of ${fmt(FUEL, 0)} (one call per interrupt poll of 1,000 QuickJS operations, or per batch of polls completed by native work)`);
+    console.log(`sandbox.charge calls per run: ${fmt(chargeCalls, 0)}, charging ${fmt(chargeUnits, 0)} fuel of ${fmt(FUEL, 0)} (the first engine: one call per interrupt handler call of a module before the meter, docs/fuel.md)`);
     const cr = {
       total: cs.ours.p50 / cs.qjs.p50,
       eval: cs.oursEval.p50 / cs.qjsEval.p50,

@@ -13,10 +13,6 @@
 #include "intl_collator.h"
 #endif
 
-/* Added by our QuickJS patches (engines/javascript/patches/fuel-work.patch). */
-void JS_SwDropWork(void);
-int64_t JS_SwPollUnits(void); /* engines/javascript/patches/compute-fuel-batch.patch */
-
 /* QuickJS polls for interrupts once every JS_INTERRUPT_COUNTER_INIT "operations" (calls, jumps and conditional
  * branches of the bytecode interpreter), and libregexp once every INTERRUPT_COUNTER_INIT backtracking steps; both
  * polls end in interrupt_handler. scripts/build-engines.sh passes both as -D flags to every file (quickjs.c, libregexp.c
@@ -37,22 +33,19 @@ extern const uint8_t sw_ts_strip[];
  * Fuel
  * ------------------------------------------------------------------------------------------------------------- */
 
-/* Set (to a non-zero value) by the host's meter when the budget is spent; cleared by the host's fuel reset. */
-static volatile uint32_t g_interrupt_word;
+/* Set (to a non-zero value) by the host's meter when the budget is spent; cleared by the host's fuel reset. It lives in
+ * quickjs.c (patches/interrupt-word.patch) because QuickJS reads it at every interrupt poll point. */
+extern volatile uint32_t js_sw_interrupt_word;
 
-uint32_t *sw_js_interrupt_word(void) { return (uint32_t *)&g_interrupt_word; }
-uint32_t sw_js_interrupt_address(void) { return (uint32_t)(uintptr_t)&g_interrupt_word; }
+uint32_t *sw_js_interrupt_word(void) { return (uint32_t *)&js_sw_interrupt_word; }
+uint32_t sw_js_interrupt_address(void) { return (uint32_t)(uintptr_t)&js_sw_interrupt_word; }
 
-/* One unit of fuel = one QuickJS interpreter operation (docs/fuel.md). Each poll charges the operations counted since
- * the previous one; a regex poll charges the same amount, so one backtracking step weighs
- * JS_INTERRUPT_COUNTER_INIT / INTERRUPT_COUNTER_INIT units (chosen so both burn fuel at a similar wall-clock rate). */
+/* Fuel is charged by the Wasm-level meter of the shipped module (docs/fuel.md): the host writes the interrupt word
+ * when the budget is spent, and QuickJS's next poll point (a backward jump, a call; a regex poll every
+ * INTERRUPT_COUNTER_INIT backtracking steps) calls interrupt_handler. The driver's own charges (a handler call's
+ * JS_INTERRUPT_COUNTER_INIT units, host filesystem work) are muted in that module (--existing-charge mute); they are
+ * the only meter of the unmetered module and of the native test build, a coarse one (a unit per QuickJS operation). */
 #define SW_JS_FUEL_PER_POLL ((uint32_t)JS_INTERRUPT_COUNTER_INIT)
-
-/* Each promise job (a reaction, an await resumption) costs this many units on top of the operations it runs: the job
- * dispatch and the promise bookkeeping are native work the interpreter does not count. Measured with an endless
- * `function f() { Promise.resolve().then(f) } f()` (test/integration/adversarial.test.mjs): ~11 units per job,
- * ~3 us each, so the budget lasted 27x as long as `for (;;) {}` (13.6 s against 0.5 s) without this charge. */
-#define SW_JS_JOB_UNITS 300u
 
 #ifdef __wasi__
 /* cpp/wasi/syscalls.def: SW_WASI(sandbox, charge, (uint32_t units)) -> i32 errno (0). In interrupt mode the host
@@ -68,7 +61,7 @@ void sw_js_native_fuel_reset(int64_t budget) {
   g_fuel_metered = budget >= 0;
   g_fuel_budget = g_fuel_metered ? budget : 0;
   g_fuel_remaining = g_fuel_budget;
-  g_interrupt_word = 0;
+  js_sw_interrupt_word = 0;
 }
 
 int64_t sw_js_native_fuel_consumed(void) {
@@ -82,7 +75,7 @@ uint32_t sw_js_fuel_per_poll(void) { return SW_JS_FUEL_PER_POLL; }
 void sw_charge(uint32_t units) {
   if (!g_fuel_metered) return;
   g_fuel_remaining -= units;
-  if (g_fuel_remaining < 0) g_interrupt_word = 1;
+  if (g_fuel_remaining < 0) js_sw_interrupt_word = 1;
 }
 #endif
 
@@ -182,9 +175,8 @@ static size_t utf16_units(const char *s, size_t n) {
 static int interrupt_handler(JSRuntime *rt, void *opaque) {
   (void)rt;
   SwJs *js = opaque;
-  /* SW_JS_FUEL_PER_POLL, or a batch of polls completed at once by native work (compute-fuel-batch.patch). */
-  sw_charge((uint32_t)JS_SwPollUnits());
-  if (g_interrupt_word) {
+  sw_charge(SW_JS_FUEL_PER_POLL); /* muted in the shipped module: the unmetered and native builds' stand-in meter */
+  if (js_sw_interrupt_word) {
     js->fuel_interrupted = 1;
     return 1;
   }
@@ -939,7 +931,6 @@ static int32_t evaluate(SwJs *js, const char *code, uint32_t code_len, const cha
   js->log_units = 0;
   js->output_limited = 0;
   js->fuel_interrupted = 0;
-  JS_SwDropWork(); /* native work left pending by boot or the previous evaluation is not this one's (docs/fuel.md) */
   JS_UpdateStackTop(rt);
 
   Outcome o = {{0}, {0}};
@@ -977,8 +968,7 @@ static int32_t evaluate(SwJs *js, const char *code, uint32_t code_len, const cha
         JSContext *jctx;
         int r = JS_ExecutePendingJob(rt, &jctx);
         if (r == 0) break;
-        sw_charge(SW_JS_JOB_UNITS);
-        if (g_interrupt_word) js->fuel_interrupted = 1;
+        if (js_sw_interrupt_word) js->fuel_interrupted = 1;
         if (r < 0) {
           JSValue e = JS_GetException(jctx);
           if (!job_failed) { job_error = e; job_failed = 1; } else JS_FreeValue(ctx, e);
@@ -1010,7 +1000,7 @@ static int32_t evaluate(SwJs *js, const char *code, uint32_t code_len, const cha
   }
 
   /* The budget ran out on a charge no interrupt poll followed (filesystem work at the very end): still the limit. */
-  if (g_interrupt_word) js->fuel_interrupted = 1;
+  if (js_sw_interrupt_word) js->fuel_interrupted = 1;
   Buf out = {0};
   if (js->fuel_interrupted) {
     /* protocol §10.3 item 39: empty logs, no results, no traceback. */
@@ -1094,7 +1084,7 @@ int32_t sw_js_session_eval(SwJs *js, const char *code, uint32_t code_len, const 
   }
   /* A stale interrupt word (e.g. in a restored memory image) must not stop this call; the host sets it only while
    * the guest runs. */
-  g_interrupt_word = 0;
+  js_sw_interrupt_word = 0;
   return evaluate(js, code, code_len, env_json, env_len, 1, out_ptr, out_len);
 }
 

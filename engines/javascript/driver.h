@@ -72,12 +72,13 @@ void sw_js_free(SwJs *js);
 void *sw_alloc(uint32_t size);
 void sw_free(void *ptr);
 
-/* Fuel (protocol §5.5, docs/fuel.md). One unit = one QuickJS interpreter operation (a call, jump or conditional branch).
- * QuickJS polls its interrupt handler every JS_INTERRUPT_COUNTER_INIT operations and every INTERRUPT_COUNTER_INIT
- * regex backtracking steps (build flags, scripts/build-engines.sh); each poll charges JS_INTERRUPT_COUNTER_INIT units
- * (the `sandbox.charge` import in the guest, a counter natively), then interrupts if the interrupt word is non-zero.
- * The host sets the word when the budget is spent: pass sw_js_interrupt_address() to
- * sw_wasi_fuel_set_interrupt(host, address, 0, 0). The word is cleared by the host's fuel reset. */
+/* Fuel (protocol §5.5, docs/fuel.md). The shipped module is charged by the Wasm-level meter; the host sets the interrupt
+ * word when the budget is spent: pass sw_js_interrupt_address() to sw_wasi_fuel_set_interrupt(host, address, 0, 0). The
+ * word is cleared by the host's fuel reset. QuickJS reads it at every poll point (backward jumps, calls) and calls its
+ * interrupt handler when it is set, and also every JS_INTERRUPT_COUNTER_INIT operations and every
+ * INTERRUPT_COUNTER_INIT regex backtracking steps (build flags, engines/javascript/build-flags.sh); each handler call
+ * charges JS_INTERRUPT_COUNTER_INIT units (the `sandbox.charge` import, muted in the shipped module; a counter
+ * natively): the stand-in meter of the unmetered and native builds, one unit per interpreter operation. */
 uint32_t *sw_js_interrupt_word(void);
 uint32_t sw_js_interrupt_address(void); /* the same, as a guest address (wasm32) */
 

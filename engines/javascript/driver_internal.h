@@ -66,8 +66,8 @@ int define_fn(JSContext *ctx, JSValueConst obj, const char *name, JSCFunction *f
 
 /* --- fs.c -------------------------------------------------------------------------------------------------------- */
 
-/* Fuel for work that no interpreter operation counts (docs/fuel.md): each filesystem call that reaches the host, and
- * every 4 bytes copied in or out. */
+/* Fuel for the host's side of filesystem work (docs/fuel.md, "Filesystem work in sessions"): each call that reaches the
+ * host, and every 4 bytes copied in or out. Muted in the shipped module, like every charge of the driver. */
 #define SW_JS_FS_CALL_UNITS 1000u
 #define SW_JS_FS_BYTES_PER_UNIT 4u
 /* Hard cap on what one readFileSync (or a module's source) buffers (workspace files are at most 1 MiB; linear memory

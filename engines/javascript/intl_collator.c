@@ -6,11 +6,10 @@
  * (BestAvailableLocale, also for "best fit") against the collation tree's locales (sw_icu_locales, generated from the
  * data). ICU only opens collators and compares.
  *
- * Fuel (docs/fuel.md, "Work inside builtins"): ICU runs natively, so every entry point charges JS_SwCharge (our QuickJS
- * patch engines/javascript/patches/collator-charge.patch) before it works: per code unit compared or mapped, per
- * collator opened, per locale list element. Memory: ICU allocates through counting wrappers capped at
- * SW_ICU_HEAP_LIMIT, outside the 32 MiB JS heap, so a program holding many collators gets an out-of-memory error
- * instead of filling linear memory. */
+ * Fuel (docs/fuel.md): ICU is compiled into engine.wasm, so the Wasm-level meter charges its work like any other code's
+ * (a comparison, a collator opened, a case mapping: every loop of ICU's and ours). Memory: ICU allocates through
+ * counting wrappers capped at SW_ICU_HEAP_LIMIT, outside the 32 MiB JS heap, so a program holding many collators gets
+ * an out-of-memory error instead of filling linear memory. */
 #include "intl_collator.h"
 
 #include <stdint.h>
@@ -25,17 +24,10 @@
 
 #include "icu-locales.h" /* sw_icu_locales: generated into the ICU data directory */
 
-/* engines/javascript/patches/collator-charge.patch */
-int JS_SwCharge(JSContext *ctx, int64_t units);
+/* engines/javascript/patches/intl-exports.patch */
 JSValue JS_SwToObject(JSContext *ctx, JSValueConst val);
 int JS_SwToLength(JSContext *ctx, int64_t *plen, JSValueConst val);
 
-/* Rates, in fuel units (1 unit ~ one interpreter operation ~ 2.5 ns; measured by bench/intl-collator.mjs). */
-#define SW_COLL_OPEN_UNITS 2000      /* a collator opened (ICU clones the cached tailoring, sets attributes: ~8 us) */
-#define SW_COLL_CALL_UNITS 100       /* one compare call (~0.6 us for short words, with the UTF-16 copies) */
-#define SW_COLL_BYTES_PER_UNIT 1     /* UTF-8 bytes of both strings, per unit (~3 ns a byte compared) */
-#define SW_CASE_UNITS_PER_BYTE 2     /* the tr/az/lt case mapping pre-pass (decode, map, encode: ~10 ns a byte) */
-#define SW_LOCALE_ELEMENT_UNITS 16   /* one element of a locales list, plus its tag's length */
 #define SW_ICU_HEAP_LIMIT (8u * 1024u * 1024u)
 #ifndef SW_ICU_DATA_DIR
 #define SW_ICU_DATA_DIR "/stdlib/icu"
@@ -360,7 +352,6 @@ static int tags_add(JSContext *ctx, TagList *l, JSValueConst v) {
   size_t n;
   const char *s = JS_ToCStringLen(ctx, &n, v);
   if (!s) return -1;
-  if (JS_SwCharge(ctx, SW_LOCALE_ELEMENT_UNITS + (int64_t)n)) { JS_FreeCString(ctx, s); return -1; }
   char buf[SW_TAG_MAX + 1];
   Tag t;
   if (n > SW_TAG_MAX || (memcpy(buf, s, n), parse_tag(buf, n, &t))) {
@@ -418,7 +409,6 @@ static int canonicalize_locale_list(JSContext *ctx, JSValueConst locales, TagLis
   JS_FreeValue(ctx, lv);
   if (bad_len) goto fail;
   for (int64_t k = 0; k < len; k++) {
-    if (JS_SwCharge(ctx, SW_LOCALE_ELEMENT_UNITS)) goto fail;
     JSAtom a;
     if (k <= 0xffffffffLL) {
       a = JS_NewAtomUInt32(ctx, (uint32_t)k);
@@ -612,7 +602,7 @@ typedef struct {
 
 /* Opens the ICU collator for the resolved locale and settings. 0 or -1 (exception pending). */
 static int open_collator(JSContext *ctx, Collator *c, const char *base, size_t base_len, const char *kf, int numeric) {
-  if (icu_ready(ctx) || JS_SwCharge(ctx, SW_COLL_OPEN_UNITS)) return -1;
+  if (icu_ready(ctx)) return -1;
   char id[SW_TAG_MAX + 40];
   size_t n = base_len < SW_TAG_MAX ? base_len : SW_TAG_MAX;
   for (size_t i = 0; i < n; i++) id[i] = base[i] == '-' ? '_' : base[i];
@@ -787,14 +777,12 @@ static int compare_values(JSContext *ctx, UCollator *coll, JSValueConst x, JSVal
   if (!sy) { JS_FreeCString(ctx, sx); return -1; }
   int rc = -1;
   UChar bx[128], by[128], *hx = NULL, *hy = NULL;
-  if (JS_SwCharge(ctx, SW_COLL_CALL_UNITS + (int64_t)(nx + ny) / SW_COLL_BYTES_PER_UNIT) == 0) {
-    size_t ux, uy;
-    const UChar *px = to_utf16(ctx, sx, nx, bx, 128, &ux, &hx), *py = px ? to_utf16(ctx, sy, ny, by, 128, &uy, &hy) : NULL;
-    if (px && py) {
-      UCollationResult r = ucol_strcoll(coll, px, (int32_t)ux, py, (int32_t)uy);
-      *out = r == UCOL_LESS ? -1 : r == UCOL_GREATER ? 1 : 0;
-      rc = 0;
-    }
+  size_t ux, uy;
+  const UChar *px = to_utf16(ctx, sx, nx, bx, 128, &ux, &hx), *py = px ? to_utf16(ctx, sy, ny, by, 128, &uy, &hy) : NULL;
+  if (px && py) {
+    UCollationResult r = ucol_strcoll(coll, px, (int32_t)ux, py, (int32_t)uy);
+    *out = r == UCOL_LESS ? -1 : r == UCOL_GREATER ? 1 : 0;
+    rc = 0;
   }
   js_free(ctx, hx);
   js_free(ctx, hy);
@@ -1046,7 +1034,6 @@ static JSValue transform_case(JSContext *ctx, JSValueConst this_val, int argc, J
     uint32_t *cp = NULL;
     char *out = NULL;
     size_t m = 0, o = 0, changed = 0;
-    if (JS_SwCharge(ctx, (int64_t)n * SW_CASE_UNITS_PER_BYTE)) goto case_fail;
     cp = js_malloc(ctx, (n + 1) * sizeof *cp);
     out = js_malloc(ctx, n * 3 + 4); /* each code point becomes at most 3 of at most 3 bytes per input byte */
     if (!cp || !out) goto case_fail;

@@ -3,11 +3,11 @@
 # shellcheck shell=bash
 #
 # Every engine module is rewritten by our fuel tool (cpp/tools/wasm_fuel.cpp) in weighted mode: each straight-line
-# run of code is charged its static cost, checked at every function entry and loop head, and memory.copy/fill are
-# charged by their length. So every loop of every library function is metered, whichever builtin it sits in: no
-# program depends on someone having patched a builtin to charge. The engines' own counters (QuickJS's operation
-# weights, CPython's SW_FUEL, Lua's) are muted (--existing-charge mute): QuickJS still polls its interrupt handler,
-# which is how a JavaScript fuel limit stays catchable by the driver.
+# run of code is charged its static cost, checked where a function is left and at loop heads, and memory.copy/fill
+# are charged by their length. So every loop of every library function is metered, whichever builtin it sits in: no
+# program depends on someone having patched a builtin to charge. No interpreter counts for itself; the few charges
+# the QuickJS driver still makes are muted (--existing-charge mute). QuickJS still polls its interrupt handler, which
+# is how a JavaScript fuel limit stays catchable by the driver.
 #
 # The scale is the engine's calibration, `meter.scale` in its manifest (engines/<id>/engine.json): Wasm-level weight
 # per fuel unit, set so that the whole seed budget of the language takes about one second of CPU on the bench machine

@@ -207,6 +207,12 @@ describe("protocol §10.5 JavaScript sessions through executeInContext (items 10
     assert.equal(limited.result.usage.fuelConsumed, limited.result.usage.fuelLimit);
     assert.equal(limited.result.context.snapshotMs, undefined, "item 96: no snapshot after a limit round");
     assert.equal(text(await run("s112", "survivor")), "42");
+    // An interrupt, not a trap: a global set earlier in the same execute survives (a reset would restore the last
+    // snapshot, taken before it), also when the loop's iterations are builtin calls (docs/fuel.md, "QuickJS's
+    // interrupt poll").
+    const calls = await run("s112", "var early = 7; { const a = new Array(1e6).fill(0); for (;;) a.fill(1) }");
+    assert.equal(calls.result.error?.name, "ExecutionLimitError", JSON.stringify(calls.result.error));
+    assert.equal(text(await run("s112", "[survivor, early].join()")), "'42,7'");
   });
   it("item 113: a TypeError keeps the state", async () => {
     await run("s113", "var kept = 1");

@@ -144,7 +144,7 @@ describe("protocol §10.3 JavaScript stateless results", () => {
     const r = await js('/^(a+)+$/.test("a".repeat(100) + "!")');
     assert.equal(r.error.name, "ExecutionLimitError");
   });
-  // Issue 13 part 2 (docs/fuel.md, "Work inside builtins"): the work inside one native builtin call is metered, so
+  // Issues 13 and 22 (docs/fuel.md, the Wasm-level meter): the work inside one native builtin call is metered, so
   // programs that loop over costly builtins end like any runaway loop (bounded loops: an unmetered engine would fail
   // the assertion after a long run instead of hanging). No timing is asserted (bench/native-work.mjs measures it).
   it("40b: work inside native builtins (string search, sort, JSON, array fill, BigInt) → ExecutionLimitError", async () => {
@@ -166,7 +166,7 @@ describe("protocol §10.3 JavaScript stateless results", () => {
     assert.deepEqual(r.results, [{ text: "'[1,2,3]-1a-b-c'" }]);
     assert.ok(r.usage.fuelConsumed <= 10_000, JSON.stringify(r.usage));
   });
-  // Calls and the remaining under-charged builtins (docs/fuel.md, "Calls and other per-operation weights"): every call
+  // Calls and the builtins QuickJS's own count once under-charged (docs/fuel.md, the Wasm-level meter): every call
   // into JavaScript (from bytecode or from native code: getters, setters, Proxy traps, generator resumptions, iterator
   // and array-method callbacks, valueOf), global variable lookups, prototype-chain steps, allocations, collections,
   // unwinding, regex compilation and execution, case conversion and the URI functions are charged for their work.
