@@ -62,7 +62,7 @@ console.log(`machine: ${os.cpus()[0]?.model} x${os.cpus().length}, node ${proces
 const first = Object.keys(times).find((k) => k !== "node:wasi");
 const ours = median(times[first]), theirs = median(times["node:wasi"]);
 for (const [name, xs] of Object.entries(times)) {
-  console.log(`${name.padEnd(16)} median ${median(xs).toFixed(1)} ms  (min ${Math.min(...xs).toFixed(1)})  ` +
+  console.log(`${name.padEnd(16)} median ${median(xs).toFixed(1)} ms  (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})  ` +
     `${(median(xs) / ours).toFixed(3)}x the first`);
 }
 if (!extra.length) console.log(`ratio ours / node:wasi: ${(ours / theirs).toFixed(3)}x`);

@@ -1,4 +1,4 @@
-"""Build-time helper of scripts/engines/python.sh, run by the native build python (the same CPython 3.13.5 as the
+"""Build-time helper of scripts/engines/python.sh, run by the native build python (the same CPython 3.13.15 as the
 engine, so the bytecode matches; PYTHONHASHSEED=0 so the output is deterministic). Uses builtin modules only: the
 native build python has no extension modules.
 

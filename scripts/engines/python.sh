@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds the Python engine: CPython 3.13.5 + our driver as a wasm32-wasi reactor, engines/python/build/engine.wasm,
+# Builds the Python engine: CPython 3.13.15 + our driver as a wasm32-wasi reactor, engines/python/build/engine.wasm,
 # its standard library archive engines/python/build/stdlib.tar (mounted read-only at /stdlib), engine-build.json and
 # engine-build.js (the Worker imports the identity next to engine.wasm).
 #
 #   bash scripts/engines/python.sh            fetch (pinned, sha256-verified) + build, cached by source hash
 #   bash scripts/engines/python.sh --src-dir  print the patched CPython source directory (for test builds)
 #
-# Sources: Debian trixie source package `python3.13` (the upstream tarball) and bookworm `zlib`, fetched with a private
+# Sources: Debian forky source package `python3.13` (the upstream tarball) and bookworm `zlib`, fetched with a private
 # apt state directory (nothing under /etc/apt changes). Third-party sources are patched at build time on an extracted
 # copy (engines/python/patches/*.patch, patch_cpython), never committed. Toolchain: Debian clang-16 + wasi-libc
 # behind a fake "WASI SDK" directory of wrappers, so CPython's own Tools/wasm recipe (config.site, wasi-env) drives the
@@ -24,11 +24,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/meter.sh"
 
-PY_SPEC="python3.13=3.13.5-2+deb13u5"
-PY_TARBALL="python3.13_3.13.5.orig.tar.xz"
-PY_SHA256="93e583f243454e6e9e4588ca2c2662206ad961659863277afcdb96801647d640"
-PY_DIR="Python-3.13.5"
-PY_ENGINE_NAME="CPython 3.13.5"
+# forky (testing): trixie carries 3.13.5; python3.14 and newer python3.13 files 404 on the mirror (issue 28).
+PY_SUITE=forky
+PY_SPEC="python3.13=3.13.15-1"
+PY_TARBALL="python3.13_3.13.15.orig.tar.xz"
+PY_SHA256="1e66a7945a48390ee4c2a4268a0e4185884059a13c4aab6d148aa208deea4a76"
+PY_DIR="Python-3.13.15"
+PY_ENGINE_NAME="CPython 3.13.15"
 ZLIB_SPEC="zlib=1:1.2.13.dfsg-1"
 ZLIB_TARBALL="zlib_1.2.13.dfsg.orig.tar.bz2"
 ZLIB_SHA256="71feb7947e3c00ef125f83b79a4e529bde31171e5babe48b391f06758d1ab0a1"
@@ -107,7 +109,7 @@ patch_cpython() {
 install_packages() { sw_apt_install "${PY_APT_PACKAGES[@]}"; }
 
 fetch_sources() {
-  fetch_debsrc "$PY_CACHE" trixie "$PY_SPEC" "$PY_TARBALL" "$PY_SHA256" &&
+  fetch_debsrc "$PY_CACHE" "$PY_SUITE" "$PY_SPEC" "$PY_TARBALL" "$PY_SHA256" &&
     fetch_debsrc "$PY_CACHE" bookworm "$ZLIB_SPEC" "$ZLIB_TARBALL" "$ZLIB_SHA256" &&
     fetch_debsrc "$PY_CACHE" bookworm "$SQLITE_SPEC" "$SQLITE_TARBALL" "$SQLITE_SHA256" &&
     echo "$SQLITE_DEBIAN_SHA256  $PY_CACHE/apt-bookworm/$SQLITE_DEBIAN_TARBALL" | sha256sum -c --quiet - &&
@@ -123,7 +125,7 @@ patched_source() {
   if [ -f "$PY_SRC/.verified" ]; then echo "    cached in $PY_SRC"; return 0; fi
   local tmp="$PY_SRC.tmp.$$"
   rm -rf "$tmp" && mkdir -p "$tmp"
-  tar -xJf "$PY_CACHE/apt-trixie/$PY_TARBALL" -C "$tmp"
+  tar -xJf "$PY_CACHE/apt-$PY_SUITE/$PY_TARBALL" -C "$tmp"
   patch_cpython "$tmp/$PY_DIR" || { rm -rf "$tmp"; return 1; }
   rm -rf "$PY_SRC" && mv "$tmp/$PY_DIR" "$PY_SRC" && rm -rf "$tmp"
   touch "$PY_SRC/.verified"
@@ -142,7 +144,7 @@ build_native_python() {
   native_paths
   if [ -f "$NATIVE_DIR/.done" ]; then echo "    cached $BUILD_PYTHON"; return 0; fi
   rm -rf "$NATIVE_DIR" && mkdir -p "$NATIVE_DIR/build"
-  tar -xJf "$PY_CACHE/apt-trixie/$PY_TARBALL" -C "$NATIVE_DIR"
+  tar -xJf "$PY_CACHE/apt-$PY_SUITE/$PY_TARBALL" -C "$NATIVE_DIR"
   (cd "$NATIVE_DIR/build" && "../$PY_DIR/configure" -q "${NATIVE_CONFIG[@]}" >configure.log 2>&1 &&
     nice -n 10 make -j2 -s "${NATIVE_MAKE[@]}" >make.log 2>&1) || { tail -30 "$NATIVE_DIR/build/"*.log; return 1; }
   touch "$NATIVE_DIR/.done"
