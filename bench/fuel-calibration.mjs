@@ -1,7 +1,7 @@
 // What one whole fuel budget buys, per language and workload class (docs/fuel.md, issue 22).
 //
-//   node bench/fuel-calibration.mjs [--runs N] [--warmup N] [--languages javascript,python,...] [--attacks] [--json FILE]
-//                                   [--only REGEX]
+//   node bench/fuel-calibration.mjs [--runs N] [--warmup N] [--processes N] [--languages javascript,python,...]
+//                                   [--attacks] [--json FILE] [--only REGEX]
 //
 // Each program loops forever on one kind of work, so it ends on fuel after exactly one whole budget; the CPU time it
 // took is that budget's price in seconds for that work. Every runtime is the real Worker in workerd (Miniflare), the
@@ -13,6 +13,11 @@
 // language: the median and the worst of N runs, the ratio to the plain loop, and the outcome. Before the measured runs,
 // --warmup passes (default 1) run every program once, so V8 has tiered the engine's hot functions up (a first run in
 // a fresh isolate runs baseline code, up to ~2x slower per unit); the cold first run is printed too.
+// --processes N (default 1): measure in N workerd processes one after another, each with its own warm-up. A row's
+// seconds can differ by up to ~1.7x between processes on the same build (which tier of V8's code a long-running
+// interpreter function got, most likely), while runs within one process agree to a few percent; so with N > 1 the
+// seconds are the median over every run of every process, "x plain loop" is the median over processes of the row's
+// ratio to the plain loop of the same process, and a column gives the range of the per-process medians.
 import os from "node:os";
 import fs from "node:fs";
 import { execSync } from "node:child_process";
@@ -28,6 +33,7 @@ const WARMUP = Number(opt("--warmup", "1"));
 const LANGUAGES = opt("--languages", "javascript,python,perl,ruby,lua").split(",");
 const ATTACKS = args.includes("--attacks");
 const JSON_OUT = opt("--json", null);
+const PROCESSES = Number(opt("--processes", "1"));
 // --only: just the programs whose name matches (case-insensitive), and the plain loop, which the ratios divide by.
 const ONLY = opt("--only", null) && new RegExp(opt("--only"), "i");
 
@@ -165,8 +171,8 @@ const commit = (() => {
 console.log(`# fuel calibration: ${WARMUP} warm-up pass(es), ${RUNS} runs, commit ${commit}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), ` +
   `load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}, Node ${process.version}\n`);
 
-const report = {};
-for (const language of LANGUAGES) {
+// One workerd process: the trivial request's CPU, then every program's warm-up and measured runs (seconds per budget).
+async function measureProcess(language, programs) {
   const rt = await startLanguageRuntime(language);
   pid = workerdPid();
   try {
@@ -174,9 +180,6 @@ for (const language of LANGUAGES) {
     const trips = [];
     for (let i = 0; i < 7; i++) trips.push((await timed(rt, probe)).ms);
     const trip = median(trips);
-    const programs = CLASSES[language].map(([what, code]) => ({ what, code, kind: "class" }));
-    if (ATTACKS) for (const [what, code] of await attackPrograms(language)) programs.push({ what, code, kind: "attack" });
-    if (ONLY) programs.splice(0, programs.length, ...programs.filter((p) => p.what === "plain loop" || ONLY.test(p.what)));
     const cold = new Map();
     for (let w = 0; w < WARMUP; w++) {
       for (const p of programs) {
@@ -184,8 +187,7 @@ for (const language of LANGUAGES) {
         if (w === 0) cold.set(p, Math.max(0, ms - trip) / 1000);
       }
     }
-    const rows = [];
-    let plain;
+    const runs = new Map();
     for (const p of programs) {
       const secs = [];
       let outcome = "";
@@ -196,24 +198,46 @@ for (const language of LANGUAGES) {
         outcome = r.error ? `${r.error.name}: ${r.error.message}` : "completed";
         fuel = r.usage?.fuelConsumed ?? 0;
       }
-      const row = { ...p, median: median(secs), worst: Math.max(...secs), cold: cold.get(p), outcome, fuel };
-      if (p.what === "plain loop") plain = row.median;
-      rows.push(row);
+      runs.set(p, { secs, outcome, fuel });
     }
-    report[language] = { trip, rows };
-    console.log(`## ${language} (CPU of \`${probe}\`: ${trip.toFixed(1)} ms, subtracted)\n`);
-    console.log("| kind | program | CPU s per budget (median) | worst | first run (cold) | x plain loop | outcome |");
-    console.log("| --- | --- | ---: | ---: | ---: | ---: | --- |");
-    for (const row of rows) {
-      const flag = row.outcome === "ExecutionLimitError: Execution fuel exhausted" &&
-        (row.median < 0.5 || row.median > 2 || row.median / plain > 2 || row.median / plain < 0.5) ? " ⚠" : "";
-      console.log(`| ${row.kind} | ${row.what} | ${row.median.toFixed(2)}${flag} | ${row.worst.toFixed(2)} | ` +
-        `${row.cold === undefined ? "–" : row.cold.toFixed(2)} | ` +
-        `${(row.median / plain).toFixed(2)} | ${row.outcome} |`);
-    }
-    console.log();
+    return { probe, trip, cold, runs };
   } finally {
     await rt.dispose();
   }
+}
+
+const report = {};
+for (const language of LANGUAGES) {
+  const programs = CLASSES[language].map(([what, code]) => ({ what, code, kind: "class" }));
+  if (ATTACKS) for (const [what, code] of await attackPrograms(language)) programs.push({ what, code, kind: "attack" });
+  if (ONLY) programs.splice(0, programs.length, ...programs.filter((p) => p.what === "plain loop" || ONLY.test(p.what)));
+  const measured = [];
+  for (let n = 0; n < PROCESSES; n++) measured.push(await measureProcess(language, programs));
+  const plainProgram = programs.find((p) => p.what === "plain loop");
+  const inProcess = (m, p) => median(m.runs.get(p).secs);
+  const rows = programs.map((p) => {
+    const secs = measured.flatMap((m) => m.runs.get(p).secs);
+    const perProcess = measured.map((m) => inProcess(m, p));
+    const last = measured.at(-1).runs.get(p);
+    return { ...p, median: median(secs), worst: Math.max(...secs), cold: measured[0].cold.get(p),
+             ratio: median(measured.map((m) => inProcess(m, p) / inProcess(m, plainProgram))),
+             low: Math.min(...perProcess), high: Math.max(...perProcess), outcome: last.outcome, fuel: last.fuel };
+  });
+  const trip = median(measured.map((m) => m.trip));
+  report[language] = { trip, processes: PROCESSES, rows };
+  const spread = PROCESSES > 1;
+  console.log(`## ${language} (CPU of \`${measured[0].probe}\`: ${trip.toFixed(1)} ms, subtracted` +
+    `${spread ? `; ${PROCESSES} workerd processes` : ""})\n`);
+  console.log(`| kind | program | CPU s per budget (median) | worst | first run (cold) | x plain loop |` +
+    `${spread ? " per process |" : ""} outcome |`);
+  console.log(`| --- | --- | ---: | ---: | ---: | ---: |${spread ? " ---: |" : ""} --- |`);
+  for (const row of rows) {
+    const flag = row.outcome === "ExecutionLimitError: Execution fuel exhausted" &&
+      (row.median < 0.5 || row.median > 2 || row.ratio > 2 || row.ratio < 0.5) ? " ⚠" : "";
+    console.log(`| ${row.kind} | ${row.what} | ${row.median.toFixed(2)}${flag} | ${row.worst.toFixed(2)} | ` +
+      `${row.cold === undefined ? "–" : row.cold.toFixed(2)} | ${row.ratio.toFixed(2)} |` +
+      `${spread ? ` ${row.low.toFixed(2)}–${row.high.toFixed(2)} |` : ""} ${row.outcome} |`);
+  }
+  console.log();
 }
 if (JSON_OUT) fs.writeFileSync(JSON_OUT, JSON.stringify({ commit, runs: RUNS, report }, null, 2));
