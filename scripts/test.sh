@@ -28,6 +28,55 @@ run_fuzzer() {
   grep -E "^stat::number_of_executed_units" "build/fuzz/$target.log" | sed 's/^/    /'
 }
 
+# The pool: suites that need nothing from each other run SW_TEST_JOBS at a time (default 2: CI has two cores and most
+# of these suites keep one busy). Each pooled suite writes its output to a log that is printed whole when it ends, so
+# the output stays readable; its row in the summary is its own wall time, spent beside another suite.
+SW_TEST_JOBS="${SW_TEST_JOBS:-2}"
+POOL_DIR="$SW_ROOT/build/test-pool"
+pool_names=()
+pool_pids=()
+pool_printed=()
+pool_done() { [ -f "$POOL_DIR/$1.rc" ]; }
+pool_running() {
+  local i n=0
+  for i in "${!pool_pids[@]}"; do
+    pool_done "$i" && continue
+    # A job that died without writing its verdict (killed) is a failed suite, not a slot held forever.
+    if ! kill -0 "${pool_pids[$i]}" 2>/dev/null; then echo "FAIL 0" >"$POOL_DIR/$i.rc"; continue; fi
+    n=$((n + 1))
+  done
+  echo "$n"
+}
+# Prints every finished suite's log (once) and records its verdict and seconds.
+pool_collect() {
+  local i verdict ms
+  for i in "${!pool_pids[@]}"; do
+    [ -n "${pool_printed[$i]:-}" ] && continue
+    pool_done "$i" || continue
+    pool_printed[$i]=1
+    cat "$POOL_DIR/$i.log"
+    read -r verdict ms <"$POOL_DIR/$i.rc"
+    if [ "$verdict" = PASS ]; then passed+=("${pool_names[$i]}"); else failed+=("${pool_names[$i]}"); fi
+    timings+=("$(printf '%7.1f s  %s  %s' "${ms}e-3" "$verdict" "${pool_names[$i]} (pooled)")")
+  done
+}
+pool_suite() {
+  local name="$1"; shift
+  while [ "$(pool_running)" -ge "$SW_TEST_JOBS" ]; do wait -n 2>/dev/null || true; pool_collect; done
+  local i=${#pool_pids[@]}
+  pool_names+=("$name")
+  (
+    t0=$(sw_now_ms)
+    if step "$name" "$@" >"$POOL_DIR/$i.log" 2>&1 </dev/null; then v=PASS; else v=FAIL; fi
+    echo "$v $(( $(sw_now_ms) - t0 ))" >"$POOL_DIR/$i.rc.tmp" && mv "$POOL_DIR/$i.rc.tmp" "$POOL_DIR/$i.rc"
+  ) &
+  pool_pids+=($!)
+}
+pool_wait() {
+  while [ "$(pool_running)" -gt 0 ]; do wait -n 2>/dev/null || true; pool_collect; done
+  pool_collect
+}
+
 t_start=$(sw_now_ms)
 step "bootstrap" bash scripts/bootstrap.sh
 # First because it needs no build and takes about a second: every "protocol §N" citation names a section of
@@ -44,15 +93,28 @@ suite "lint: caller rules (cpp/abi/abi.def)" \
 suite "lint: engine limits (engines/<id>/engine.json)" \
   "$SW_NODE" --test --test-reporter=spec test/lint/engine-limits.test.mjs
 suite "build native" bash scripts/build.sh native
-suite "wasm fuel tool (native C++): a C guest and zeroperl, instrumented, under Node" \
-  "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec test/tools/wasm-fuel.test.mjs
-suite "unit tests (native, ASan+UBSan)" build/native/sw_unit_tests --use-colour no
 suite "build engines" bash scripts/build-engines.sh
 suite "build wasm (and the engines' boot images)" bash scripts/build.sh wasm
-suite "unit tests (Emscripten build under Node)" /usr/bin/node build/wasm/sw_unit_tests.cjs --use-colour no
 suite "build fuzz" bash -c 'bash scripts/build.sh fuzz && bash scripts/fuzz-seeds.sh build/fuzz/seeds'
-# libFuzzer targets are single-threaded: they run two at a time (CI has two cores), each for FUZZ_SECONDS, started
-# together in the background; each row of the summary waits for its own target.
+
+# Everything built: the suites below read the builds and write only their own temporary files (an engine suite's
+# build step is a cache hit that rewrites nothing, scripts/engines/common.sh `install_file`), so they run in the pool,
+# the longest first. The integration files and the page come after it: each runs several workerd processes itself.
+rm -rf "$POOL_DIR" && mkdir -p "$POOL_DIR"
+# Each engine's own suite, as its manifest declares it (`tests.engine`: the suite's name and command; node is ours).
+while IFS=$'\t' read -r -a engine_suite; do
+  [ "${engine_suite[1]}" = node ] && engine_suite[1]="$SW_NODE"
+  pool_suite "${engine_suite[@]}"
+done < <("$SW_NODE" scripts/languages.mjs engine-suites)
+pool_suite "CLI: sandbox-workers init (run directly and through its installed bin), then npm run pack tarballs installed and bundled by wrangler --dry-run" \
+  "$SW_NODE" --test --test-force-exit --test-timeout=600000 --test-reporter=spec test/cli/init.test.mjs
+pool_suite "unit tests (Emscripten build under Node)" /usr/bin/node build/wasm/sw_unit_tests.cjs --use-colour no
+# Test262 (the official conformance suite) for the modern features, from the workplace's shared folder beside the
+# repository; it says so and passes when that folder is absent (docs/javascript-conformance.md).
+pool_suite "Test262 subset through the JavaScript engine (known failures: test/test262/known-failures.json)" \
+  "$SW_NODE" test/test262/run.mjs
+pool_suite "unit tests (native, ASan+UBSan)" build/native/sw_unit_tests --use-colour no
+# libFuzzer targets are single-threaded pool jobs like the rest, each for FUZZ_SECONDS from its seed corpus.
 FUZZERS=(
   "sw_fuzz_request test/fuzz/corpus/request request parser and validator"
   "sw_fuzz_wasi_paths build/fuzz/seeds/paths WASI path resolution"
@@ -64,53 +126,32 @@ FUZZERS=(
   "sw_fuzz_wasmify build/fuzz/seeds/wasmify wasmify host decoders against a hostile guest"
   "sw_fuzz_mirror test/fuzz/corpus/mirror Interpreter workspace mirror"
 )
-# The fuzzers share one budget of CPU seconds (FUZZ_BUDGET, default 180: 20 s per target, 90 s of wall time on two
-# cores); FUZZ_SECONDS sets every target's seconds directly. The budget keeps npm test's time fixed as targets are added.
+# The fuzzers share one budget of CPU seconds (FUZZ_BUDGET, default 180: 20 s per target); FUZZ_SECONDS sets every
+# target's seconds directly. The budget keeps npm test's time fixed as targets are added.
 FUZZ_BUDGET="${FUZZ_BUDGET:-180}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-$(( FUZZ_BUDGET / ${#FUZZERS[@]} > 5 ? FUZZ_BUDGET / ${#FUZZERS[@]} : 5 ))}"
-export -f run_fuzzer
-export FUZZ_SECONDS SW_ROOT
-mkdir -p build/fuzz && rm -f build/fuzz/*.rc
-for f in "${FUZZERS[@]}"; do read -r target corpus _ <<<"$f"; echo "$target $corpus"; done |
-  xargs -P 2 -L 1 bash -c 'run_fuzzer "$0" "$1" >"build/fuzz/$0.out" 2>&1; echo $? >"build/fuzz/$0.rc"' &
-fuzz_pool=$!
-wait_fuzzer() {
-  while [ ! -f "build/fuzz/$1.rc" ]; do
-    kill -0 "$fuzz_pool" 2>/dev/null || { [ -f "build/fuzz/$1.rc" ] || { echo "$1 never ran"; return 1; }; }
-    sleep 1
-  done
-  cat "build/fuzz/$1.out"
-  return "$(cat "build/fuzz/$1.rc")"
-}
 for f in "${FUZZERS[@]}"; do
-  read -r target _ what <<<"$f"
-  suite "fuzz: $what (${FUZZ_SECONDS}s)" wait_fuzzer "$target"
+  read -r target corpus what <<<"$f"
+  pool_suite "fuzz: $what (${FUZZ_SECONDS}s)" run_fuzzer "$target" "$corpus"
 done
-wait "$fuzz_pool"
-suite "WASI host: C guests under the core (Node, then a workerd smoke subset)" bash test/wasi/run.sh
+pool_suite "WASI host: C guests under the core (Node, then a workerd smoke subset)" bash test/wasi/run.sh
 # node:wasi is a comparison, never a gate (docs/wasi-host.md): run it by hand.
-suite "WASI conformance: our wasm32-wasip1 suite under the core with --full-wasi" \
+pool_suite "WASI conformance: our wasm32-wasip1 suite under the core with --full-wasi" \
   "$SW_NODE" test/wasi/conformance.mjs --no-node-wasi
-# Each engine's own suite, as its manifest declares it (`tests.engine`: the suite's name and command; node is ours).
-while IFS=$'\t' read -r -a engine_suite; do
-  [ "${engine_suite[1]}" = node ] && engine_suite[1]="$SW_NODE"
-  suite "${engine_suite[@]}" </dev/null
-done < <("$SW_NODE" scripts/languages.mjs engine-suites)
-# Test262 (the official conformance suite) for the modern features, from the workplace's shared folder beside the
-# repository; it says so and passes when that folder is absent (docs/javascript-conformance.md).
-suite "Test262 subset through the JavaScript engine (known failures: test/test262/known-failures.json)" \
-  "$SW_NODE" test/test262/run.mjs
-suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
-suite "CLI: sandbox-workers init (run directly and through its installed bin), then npm run pack tarballs installed and bundled by wrangler --dry-run" \
-  "$SW_NODE" --test --test-force-exit --test-timeout=600000 --test-reporter=spec test/cli/init.test.mjs
+pool_suite "wasm fuel tool (native C++): a C guest and zeroperl, instrumented, under Node" \
+  "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec test/tools/wasm-fuel.test.mjs
+pool_suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
+pool_wait
 # Two files at a time (node's default on two cores is one): one file's waits (workerd starting, Wasm compiling, a
-# restart) overlap another's work. Each file is its own process with its own Miniflare and storage directory.
-suite "integration tests (workerd via Miniflare), two files at a time" "$SW_NODE" --test --test-concurrency=2 --test-force-exit --test-timeout=600000 --test-reporter=spec test/integration/*.test.mjs
+# restart) overlap another's work. Each file is its own process with its own Miniflare and storage directory; the
+# longest start first (the last run's seconds per file, kept in the cache outside the checkout).
+suite "integration tests (workerd via Miniflare), two files at a time" "$SW_NODE" scripts/test-files.mjs \
+  --concurrency 2 --timeout 600000 --times "$SW_CACHE/test-times/integration.json" test/integration/*.test.mjs
 suite "Playground page in headless Chromium (playwright-core, the gateway and every runtime in workerd)" \
   "$SW_NODE" --test --test-force-exit --test-timeout=600000 --test-reporter=spec test/playground/page.test.mjs
 
 echo
-echo "Summary ($(sw_fmt_ms $(( $(sw_now_ms) - t_start ))) total), every suite in the order it ran:"
+echo "Summary ($(sw_fmt_ms $(( $(sw_now_ms) - t_start ))) total), every suite in the order it ended (pooled: ${SW_TEST_JOBS} at a time):"
 for t in "${timings[@]}"; do echo "  $t"; done
 echo "suites: ${#passed[@]} passed, ${#failed[@]} failed"
 [ ${#failed[@]} -eq 0 ]
