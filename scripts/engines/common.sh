@@ -74,7 +74,7 @@ apply_patches() {
 wasmify_guest_hash_inputs() {
   (cd "$WASMIFY_PROTO_DIR" && sha256sum engine.proto engine.options)
   (cd "$ENGINE_COMMON_DIR" && sha256sum engine.h wasmify_guest.c)
-  sha256sum "$SW_ROOT/scripts/engines/common.sh"
+  declare -f compile_wasmify_guest   # the function, not this whole file: a change to another helper rebuilds nothing
   echo "nanopb $(basename "$NANOPB_DIR") $(nanopb_generator.py --version 2>&1 | head -1)"
 }
 
