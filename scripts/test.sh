@@ -33,6 +33,14 @@ run_fuzzer() {
 # the output stays readable; its row in the summary is its own wall time, spent beside another suite.
 SW_TEST_JOBS="${SW_TEST_JOBS:-2}"
 POOL_DIR="$SW_ROOT/build/test-pool"
+# Interrupted or killed, npm test takes its pooled suites with it (each runs in its own process group: a suite's
+# children, a fuzzer or a workerd, go too) instead of leaving them running in the background.
+pool_stop() {
+  local p
+  for p in "${pool_pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null; done
+  exit 130
+}
+trap pool_stop INT TERM
 pool_names=()
 pool_pids=()
 pool_printed=()
@@ -65,12 +73,14 @@ pool_suite() {
   while [ "$(pool_running)" -ge "$SW_TEST_JOBS" ]; do wait -n 2>/dev/null || true; pool_collect; done
   local i=${#pool_pids[@]}
   pool_names+=("$name")
+  set -m   # job control: the subshell gets a process group of its own (pool_stop kills the whole group)
   (
     t0=$(sw_now_ms)
     if step "$name" "$@" >"$POOL_DIR/$i.log" 2>&1 </dev/null; then v=PASS; else v=FAIL; fi
     echo "$v $(( $(sw_now_ms) - t0 ))" >"$POOL_DIR/$i.rc.tmp" && mv "$POOL_DIR/$i.rc.tmp" "$POOL_DIR/$i.rc"
   ) &
   pool_pids+=($!)
+  set +m
 }
 pool_wait() {
   while [ "$(pool_running)" -gt 0 ]; do wait -n 2>/dev/null || true; pool_collect; done
