@@ -32,10 +32,13 @@ for f in "${flavours[@]}"; do
     native) step "build: native (unit tests, ASan+UBSan)" build_preset native ;;
     wasm) step "build: wasm (core module for the Worker, unit tests for Node)" build_preset wasm &&
           step "boot images" "$SW_NODE" scripts/boot-images.mjs ;;
+    # The two halves of wasm: npm test compiles while the engines build, then makes the boot images.
+    wasm-only) step "build: wasm (core module for the Worker, unit tests for Node)" build_preset wasm ;;
+    boot-images) step "boot images" "$SW_NODE" scripts/boot-images.mjs ;;
     core) step "build: wasm core module" build_preset wasm --target sw_core &&
           step "boot images" "$SW_NODE" scripts/boot-images.mjs ;;
     fuzz) step "build: fuzz targets (clang-16, libFuzzer)" build_preset fuzz ;;
     asan) step "build: wasm core with ASan + UBSan (build/wasm-asan; never shipped)" build_preset wasm-asan --target sw_core ;;
-    *) echo "unknown flavour: $f (native, wasm, core, fuzz, asan)"; exit 2 ;;
+    *) echo "unknown flavour: $f (native, wasm, wasm-only, boot-images, core, fuzz, asan)"; exit 2 ;;
   esac
 done

@@ -168,7 +168,10 @@ export function languagesDts(languages) {
 export function writeGenerated(languages, root = ROOT) {
   const gateway = writeGatewayConfig(languages, { root });
   mkdirSync(path.join(root, "worker-shim/generated"), { recursive: true });
-  writeFileSync(path.join(root, "worker-shim/generated/languages.d.ts"), languagesDts(languages));
+  // Also through a rename (npm test's builds run side by side, and each regenerates it).
+  const dts = path.join(root, "worker-shim/generated/languages.d.ts");
+  writeFileSync(`${dts}.${process.pid}.tmp`, languagesDts(languages));
+  renameSync(`${dts}.${process.pid}.tmp`, dts);
   return [path.relative(root, gateway), "worker-shim/generated/languages.d.ts"];
 }
 

@@ -102,15 +102,20 @@ suite "lint: caller rules (cpp/abi/abi.def)" \
 # And: no engine folder or build script restates a limit of its manifest (engines/<id>/engine.json is the one table).
 suite "lint: engine limits (engines/<id>/engine.json)" \
   "$SW_NODE" --test --test-reporter=spec test/lint/engine-limits.test.mjs
-suite "build native" bash scripts/build.sh native
-suite "build engines" bash scripts/build-engines.sh
-suite "build wasm (and the engines' boot images)" bash scripts/build.sh wasm
+# The builds, side by side in the pool below: the engines' builds have long one-core stretches (configure scripts,
+# LTO links, archive steps) that the C++ builds fill. The boot images need the engines and the core; the fuzz build
+# reuses the native build's library objects (ccache): both come after.
+rm -rf "$POOL_DIR" && mkdir -p "$POOL_DIR"
+pool_suite "build engines" bash scripts/build-engines.sh
+pool_suite "build wasm (core module, unit tests)" bash scripts/build.sh wasm-only
+pool_suite "build native" bash scripts/build.sh native
+pool_wait
+suite "boot images" bash scripts/build.sh boot-images
 suite "build fuzz" bash -c 'bash scripts/build.sh fuzz && bash scripts/fuzz-seeds.sh build/fuzz/seeds'
 
 # Everything built: the suites below read the builds and write only their own temporary files (an engine suite's
 # build step is a cache hit that rewrites nothing, scripts/engines/common.sh `install_file`), so they run in the pool,
 # the longest first. The integration files and the page come after it: each runs several workerd processes itself.
-rm -rf "$POOL_DIR" && mkdir -p "$POOL_DIR"
 # Each engine's own suite, as its manifest declares it (`tests.engine`: the suite's name and command; node is ours).
 while IFS=$'\t' read -r -a engine_suite; do
   [ "${engine_suite[1]}" = node ] && engine_suite[1]="$SW_NODE"
