@@ -159,9 +159,9 @@ pool_suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/type
 pool_wait
 # Two files at a time (node's default on two cores is one): one file's waits (workerd starting, Wasm compiling, a
 # restart) overlap another's work. Each file is its own process with its own Miniflare and storage directory; the
-# longest start first (the last run's seconds per file, kept in the cache outside the checkout).
+# output ends with every file's seconds.
 suite "integration tests (workerd via Miniflare), two files at a time" "$SW_NODE" scripts/test-files.mjs \
-  --concurrency 2 --timeout 600000 --times "$SW_CACHE/test-times/integration.json" test/integration/*.test.mjs
+  --concurrency 2 --timeout 600000 test/integration/*.test.mjs
 suite "Playground page in headless Chromium (playwright-core, the gateway and every runtime in workerd)" \
   "$SW_NODE" --test --test-force-exit --test-timeout=600000 --test-reporter=spec test/playground/page.test.mjs
 
