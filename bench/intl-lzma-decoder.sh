@@ -14,11 +14,12 @@ XZ_SPEC="xz-utils=5.4.1-1+deb12u1"
 XZ_TARBALL="xz-utils_5.4.1.orig.tar.xz"
 XZ_SHA256="5d9827aa1875b21c288f78864bb26d2650b436ea8d2cad364e4921eb6266a5a5"
 archive="${1:?usage: bash bench/intl-lzma-decoder.sh ARCHIVE [CHUNK...]}"; shift
-fetch_debsrc "$SW_CACHE/debsrc" bookworm "$XZ_SPEC" "$XZ_TARBALL" "$XZ_SHA256"
+fetch_debsrc "$SW_CACHE" bookworm "$XZ_SPEC" "$XZ_TARBALL" "$XZ_SHA256"
 work="${SCRATCH:-/tmp/intl-lzma}"; rm -rf "$work" && mkdir -p "$work/o"
-tar -xf "$SW_CACHE/debsrc/apt-bookworm/$XZ_TARBALL" -C "$work"
-S="$work/xz-5.4.1/src/liblzma" HERE="$SW_ROOT/bench/intl-lzma"
-CC=(clang-16 --target=wasm32-wasi -Oz -DHAVE_CONFIG_H -D_WASI_EMULATED_SIGNAL -include "$HERE/wasi-sigset.h" -I"$HERE"
+tar -xf "$SW_CACHE/apt-bookworm/$XZ_TARBALL" -C "$work"
+# liblzma's configuration and WASI shim are the engine's (engines/javascript/lzma).
+S="$work/xz-5.4.1/src/liblzma" HERE="$SW_ROOT/bench/intl-lzma" CONF="$SW_ROOT/engines/javascript/lzma"
+CC=(clang-16 --target=wasm32-wasi -Oz -DHAVE_CONFIG_H -D_WASI_EMULATED_SIGNAL -include "$CONF/wasi-sigset.h" -I"$CONF"
     -I"$S/api" -I"$S/common" -I"$S/lz" -I"$S/lzma" -I"$S/rangecoder" -I"$S/check" -I"$S/simple" -I"$S/delta"
     -I"$work/xz-5.4.1/src/common")
 for f in "$HERE/dec.c" "$S"/common/{common,filter_buffer_decoder,filter_common,filter_decoder}.c "$S/lz/lz_decoder.c" \

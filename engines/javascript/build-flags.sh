@@ -15,3 +15,14 @@ QJS_DEFINES=("${QJS_VERSION_DEFINES[@]}" "${QJS_FUEL_DEFINES[@]}")
 # The driver (engines/javascript): the handle, evaluation and results (driver.c), a session's fs subset (fs.c), its
 # import() and require (modules.c); driver_internal.h is what they share.
 JS_DRIVER_C=(driver.c fs.c modules.c)
+# liblzma's raw LZMA2 decoder (docs/intl.md, "How they are stored"): its files under the xz-utils source's src/liblzma,
+# with our configuration (lzma/config.h, the decoders only). xz_cflags XZ_SRC sets XZ_CFLAGS for them (third-party
+# code: no warnings) and XZ_API_CFLAGS for the driver, which includes <lzma.h>.
+JS_XZ_C=(common/common common/filter_common common/filter_decoder lz/lz_decoder lzma/lzma_decoder lzma/lzma2_decoder)
+JS_LZMA_CONFIG_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lzma"
+xz_cflags() {
+  local s="$1/src/liblzma"
+  XZ_CFLAGS=(-DHAVE_CONFIG_H -w "-I$JS_LZMA_CONFIG_DIR" "-I$s/api" "-I$s/common" "-I$s/lz" "-I$s/lzma" "-I$s/rangecoder"
+             "-I$s/check" "-I$s/simple" "-I$s/delta" "-I$1/src/common")
+  XZ_API_CFLAGS=(-isystem "$s/api")
+}

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <lzma.h>
+
 #include "quickjs.h"
 #ifdef SW_JS_HAVE_ICU_COLLATOR
 #include "intl_collator.h"
@@ -693,8 +695,10 @@ int sw_js_intl_install_native(JSContext *ctx, JSValueConst intl);
 #endif
 
 #define SW_JS_INTL_DIR "/stdlib/intl"
-/* Reading a chunk is native work (JS_ReadObject): 1 unit per 16 bytes, like the copies strings pay. */
+/* Reading a chunk is native work (decoding, JS_ReadObject): 1 unit per 16 bytes decoded, like the copies strings pay
+ * (the stand-in meter of the unmetered and native builds; the shipped module's meter counts the decoder's work). */
 #define SW_JS_INTL_BYTES_PER_UNIT 16u
+#define SW_JS_INTL_NAME_MAX 64
 
 static const char *intl_dir(void) {
 #ifndef __wasi__
@@ -704,41 +708,175 @@ static const char *intl_dir(void) {
   return SW_JS_INTL_DIR;
 }
 
-/* load(name): evaluates intl/<name>.qbc and returns its completion value; undefined if there is no such chunk. */
+/* How the chunks are stored (docs/intl.md, "How they are stored"; scripts/engines/javascript.sh's compile_intl writes
+ * them): in groups, each one raw LZMA2 stream (intl/<group>.xz) or stored (intl/<group>.bin), and intl/index, where
+ * each chunk is:
+ *   "SWI1", u32 width, u32 groups, u32 chunks (little-endian), then per group: name (width bytes, NUL-padded), u32 raw
+ *   size, u32 method (0 stored, 1 LZMA2); then per chunk, sorted by name: name, u32 group, u32 offset, u32 length (in
+ *   the group's raw bytes).
+ * A load finds its chunk by a binary search of the index (a few reads, nothing kept), then reads it from a stored
+ * group, or reads an LZMA2 group and decodes it up to the chunk's end. */
+typedef struct {
+  char group[SW_JS_INTL_NAME_MAX + 1];
+  uint32_t group_size, method, offset, length; /* method: 0 stored (intl/<group>.bin), 1 raw LZMA2 (intl/<group>.xz) */
+} IntlChunk;
+
+static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+static int read_at(FILE *f, long at, void *p, size_t n) { return fseek(f, at, SEEK_SET) == 0 && fread(p, 1, n, f) == n; }
+
+/* The index's entry of a name (n bytes): 1 found, 0 no such chunk, -1 the index is unreadable or inconsistent. */
+static int intl_index_lookup(FILE *f, const char *name, size_t n, IntlChunk *out) {
+  uint8_t head[16], rec[SW_JS_INTL_NAME_MAX + 12];
+  if (!read_at(f, 0, head, sizeof head) || memcmp(head, "SWI1", 4) != 0) return -1;
+  uint32_t width = le32(head + 4), groups = le32(head + 8), chunks = le32(head + 12);
+  if (width == 0 || width > SW_JS_INTL_NAME_MAX) return -1;
+  if (n >= width) return 0; /* every name in the index is shorter than width */
+  char key[SW_JS_INTL_NAME_MAX] = {0};
+  memcpy(key, name, n);
+  long chunk_base = 16 + (long)groups * (width + 8);
+  uint32_t lo = 0, hi = chunks;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (!read_at(f, chunk_base + (long)mid * (width + 12), rec, width + 12)) return -1;
+    int c = memcmp(key, rec, width);
+    if (c < 0) hi = mid;
+    else if (c > 0) lo = mid + 1;
+    else {
+      uint32_t g = le32(rec + width);
+      out->offset = le32(rec + width + 4), out->length = le32(rec + width + 8);
+      uint8_t grec[SW_JS_INTL_NAME_MAX + 8];
+      if (g >= groups || !read_at(f, 16 + (long)g * (width + 8), grec, width + 8) || grec[width - 1] != 0) return -1;
+      memcpy(out->group, grec, width);
+      out->group[width] = 0;
+      out->group_size = le32(grec + width);
+      out->method = le32(grec + width + 4);
+      return out->offset <= out->group_size && out->length <= out->group_size - out->offset && out->method <= 1 ? 1 : -1;
+    }
+  }
+  return 0;
+}
+
+static int intl_find(const char *name, size_t n, IntlChunk *out) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/index", intl_dir());
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  int r = intl_index_lookup(f, name, n, out);
+  fclose(f);
+  return r;
+}
+
+/* liblzma's allocations, zeroed when freed: a decoder's dictionary is as large as what it decodes, and freed memory
+ * that still holds it would be kept by every snapshot of a code context (docs/snapshots.md: non-zero pages). */
+static void *intl_xz_alloc(void *opaque, size_t nmemb, size_t size) {
+  (void)opaque;
+  if (size && nmemb > (SIZE_MAX - 16) / size) return NULL;
+  size_t *p = malloc(16 + nmemb * size);
+  if (!p) return NULL;
+  p[0] = nmemb * size;
+  return (uint8_t *)p + 16;
+}
+static void intl_xz_free(void *opaque, void *ptr) {
+  (void)opaque;
+  if (!ptr) return;
+  size_t *p = (size_t *)((uint8_t *)ptr - 16);
+  memset(p, 0, 16 + p[0]);
+  free(p);
+}
+static void free_zeroed(void *p, size_t n) {
+  if (p) memset(p, 0, n);
+  free(p);
+}
+
+/* Reads a whole file into *out (malloc'd, *len bytes). 0, or -1 (cannot read), -2 (out of memory). */
+static int read_file(const char *path, uint8_t **out, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  uint8_t *buf = size >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc(size ? (size_t)size : 1) : NULL;
+  int rc = size < 0 ? -1 : !buf ? -2 : fread(buf, 1, (size_t)size, f) == (size_t)size ? 0 : -1;
+  fclose(f);
+  if (rc < 0) { free_zeroed(buf, size > 0 ? (size_t)size : 0); return rc; }
+  *out = buf, *len = (size_t)size;
+  return 0;
+}
+
+/* The first `need` bytes of a raw LZMA2 stream into out. Its dictionary need not exceed what is decoded: no match
+ * reaches further back than the start. 0, -1 (corrupt), -2 (out of memory). */
+static int intl_decode(const uint8_t *in, size_t in_len, uint8_t *out, size_t need) {
+  const lzma_allocator allocator = {intl_xz_alloc, intl_xz_free, NULL};
+  lzma_options_lzma options = {.dict_size = need < LZMA_DICT_SIZE_MIN ? LZMA_DICT_SIZE_MIN : (uint32_t)need};
+  const lzma_filter filters[2] = {{LZMA_FILTER_LZMA2, &options}, {LZMA_VLI_UNKNOWN, NULL}};
+  lzma_stream strm = LZMA_STREAM_INIT;
+  strm.allocator = &allocator;
+  lzma_ret r = lzma_raw_decoder(&strm, filters);
+  if (r == LZMA_OK) {
+    strm.next_in = in, strm.avail_in = in_len, strm.next_out = out, strm.avail_out = need;
+    /* A truncated stream ends in LZMA_BUF_ERROR (no progress on two calls in a row). */
+    while (r == LZMA_OK && strm.avail_out > 0) r = lzma_code(&strm, LZMA_RUN);
+    if (r == LZMA_STREAM_END && strm.avail_out == 0) r = LZMA_OK;
+  }
+  lzma_end(&strm);
+  return r == LZMA_OK && strm.avail_out == 0 ? 0 : r == LZMA_MEM_ERROR ? -2 : -1;
+}
+
+/* A chunk of a stored group: its bytes into *out (malloc'd, chunk->length bytes). 0, -1 (cannot read), -2 (no memory). */
+static int intl_read_stored(const IntlChunk *chunk, uint8_t **out) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s.bin", intl_dir(), chunk->group);
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  uint8_t *buf = malloc(chunk->length ? chunk->length : 1);
+  int rc = !buf ? -2 : read_at(f, (long)chunk->offset, buf, chunk->length) ? 0 : -1;
+  fclose(f);
+  if (rc < 0) { free_zeroed(buf, chunk->length); return rc; }
+  *out = buf;
+  return 0;
+}
+
+/* An LZMA2 group decoded up to the end of a chunk: offset + length bytes into *out (malloc'd). 0, -1, -2 as above. */
+static int intl_read_xz(const IntlChunk *chunk, uint8_t **out) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s.xz", intl_dir(), chunk->group);
+  uint8_t *xz = NULL;
+  size_t xz_len = 0, need = (size_t)chunk->offset + chunk->length;
+  int rc = read_file(path, &xz, &xz_len);
+  if (rc < 0) return rc;
+  uint8_t *raw = malloc(need ? need : 1);
+  rc = raw ? intl_decode(xz, xz_len, raw, need) : -2;
+  free_zeroed(xz, xz_len);
+  if (rc < 0) { free_zeroed(raw, need); return rc; }
+  *out = raw;
+  return 0;
+}
+
+/* load(name): evaluates the chunk <name> and returns its completion value; undefined if there is no such chunk. */
 static JSValue js_intl_load(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
   (void)this_val;
   size_t n = 0;
   const char *name = argc > 0 ? JS_ToCStringLen(ctx, &n, argv[0]) : NULL;
   if (!name) return JS_EXCEPTION;
-  int valid = n > 0 && n <= 64;
+  int valid = n > 0 && n <= SW_JS_INTL_NAME_MAX;
   for (size_t i = 0; valid && i < n; i++)
     valid = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= '0' && name[i] <= '9') ||
             name[i] == '-';
-  char path[256];
-  if (valid) snprintf(path, sizeof path, "%s/%s.qbc", intl_dir(), name);
+  IntlChunk chunk;
+  int found = valid ? intl_find(name, n, &chunk) : 0;
   JS_FreeCString(ctx, name);
   if (!valid) return JS_ThrowTypeError(ctx, "Intl: bad chunk name");
-  FILE *f = fopen(path, "rb");
-  if (!f) return JS_UNDEFINED;
-  uint8_t *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len == cap) {
-      size_t ncap = cap ? cap * 2 : 65536;
-      uint8_t *nb = realloc(buf, ncap);
-      if (!nb) { free(buf); fclose(f); return JS_ThrowOutOfMemory(ctx); }
-      buf = nb, cap = ncap;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
-  }
-  int failed = ferror(f);
-  fclose(f);
-  if (failed) { free(buf); return JS_ThrowInternalError(ctx, "Intl: cannot read %s", path); }
-  sw_charge((uint32_t)(len / SW_JS_INTL_BYTES_PER_UNIT));
-  JSValue fn = JS_ReadObject(ctx, buf, len, JS_READ_OBJ_BYTECODE);
-  free(buf);
+  if (found < 0) return JS_ThrowInternalError(ctx, "Intl: %s/index is unreadable", intl_dir());
+  if (found == 0) return JS_UNDEFINED;
+  uint8_t *raw = NULL;
+  size_t raw_len = 0, at = 0;
+  int rc = chunk.method == 0 ? intl_read_stored(&chunk, &raw) : intl_read_xz(&chunk, &raw);
+  if (rc == -2) return JS_ThrowOutOfMemory(ctx);
+  if (rc < 0) return JS_ThrowInternalError(ctx, "Intl: cannot read %s/%s (or it is corrupt)", intl_dir(), chunk.group);
+  if (chunk.method == 0) raw_len = chunk.length;
+  else raw_len = (size_t)chunk.offset + chunk.length, at = chunk.offset;
+  sw_charge((uint32_t)(raw_len / SW_JS_INTL_BYTES_PER_UNIT));
+  JSValue fn = JS_ReadObject(ctx, raw + at, chunk.length, JS_READ_OBJ_BYTECODE);
+  free_zeroed(raw, raw_len);
   if (JS_IsException(fn)) return fn;
   return JS_EvalFunction(ctx, fn);
 }
@@ -830,11 +968,8 @@ static JSValue js_intl_method_stub(JSContext *ctx, JSValueConst this_val, int ar
 /* Without the chunks (an engine.wasm run without its stdlib.tar) there is no Intl, and the built-ins keep QuickJS's
  * own locale methods, as before Intl existed. Checked once, at boot (the boot image records the answer). */
 static int intl_available(void) {
-  char path[256];
-  snprintf(path, sizeof path, "%s/runtime.qbc", intl_dir());
-  FILE *f = fopen(path, "rb");
-  if (f) fclose(f);
-  return f != NULL;
+  IntlChunk chunk;
+  return intl_find("runtime", 7, &chunk) == 1;
 }
 
 static int install_intl(JSContext *ctx, JSValueConst global) {

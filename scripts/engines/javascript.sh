@@ -40,10 +40,30 @@ ICU_SRC_DIR="$SW_DEPS/icu-72.1-coll"
 ICU_CFLAGS=(-DSW_JS_HAVE_ICU_COLLATOR -DU_STATIC_IMPLEMENTATION -isystem "$ICU_SRC_DIR/common" -isystem "$ICU_SRC_DIR/i18n"
             -I "$ICU_DATA_DIR")
 
+# The Intl chunks are stored LZMA2-compressed in /stdlib (docs/intl.md, "How they are stored"): liblzma's raw LZMA2
+# decoder, from Debian bookworm's xz-utils source package (fetched with a private apt state, sha256-pinned, extracted
+# to $SW_DEPS, never committed; 5.4.1 is not a release touched by CVE-2024-3094), is compiled into engine.wasm with
+# the engine's flags, so its work is metered like the rest of the engine. Its configuration is ours:
+# engines/javascript/lzma/config.h (the LZMA1/LZMA2 decoders only). JS_XZ_C (build-flags.sh) lists its files.
+XZ_SPEC="xz-utils=5.4.1-1+deb12u1"
+XZ_TARBALL="xz-utils_5.4.1.orig.tar.xz"
+XZ_SHA256="5d9827aa1875b21c288f78864bb26d2650b436ea8d2cad364e4921eb6266a5a5"
+XZ_SRC="$SW_DEPS/xz-5.4.1"
+fetch_xz() {
+  if [ -f "$XZ_SRC/.verified" ]; then echo "    cached in $XZ_SRC"; return 0; fi
+  fetch_debsrc "$SW_CACHE" bookworm "$XZ_SPEC" "$XZ_TARBALL" "$XZ_SHA256" || return 1
+  local tmp="$XZ_SRC.tmp.$$"
+  rm -rf "$tmp" && mkdir -p "$tmp" && tar -xJf "$SW_CACHE/apt-bookworm/$XZ_TARBALL" -C "$tmp" xz-5.4.1/src xz-5.4.1/COPYING &&
+    rm -rf "$XZ_SRC" && mv "$tmp/xz-5.4.1" "$XZ_SRC" && rm -rf "$tmp" && touch "$XZ_SRC/.verified" || return 1
+  echo "    $XZ_SPEC -> $XZ_SRC"
+}
+
 # QJS_DEFINES, the compile flags shared with the native test builds (engines/javascript/test/run.sh).
 JS_BUILD_FLAGS="$JS_ENGINE_DIR/build-flags.sh"
 source "$JS_BUILD_FLAGS"
-JS_DRIVER_SOURCES=("${JS_DRIVER_C[@]}" driver.h driver_internal.h intl_collator.c intl_collator.h icu/nothreads.h)
+xz_cflags "$XZ_SRC"
+JS_DRIVER_SOURCES=("${JS_DRIVER_C[@]}" driver.h driver_internal.h intl_collator.c intl_collator.h icu/nothreads.h
+                   lzma/config.h lzma/wasi-sigset.h)
 # clang-16 runs /usr/bin/wasm-opt by itself when linking at -O1+, and binaryen 108 rejects the module
 # (docs/adding-an-engine.md "Toolchain facts"): the clang driver links at -O0, and the optimisation is LTO inside
 # wasm-ld (-flto, --lto-O3), which the driver's -O level does not gate. -mbulk-memory turns memcpy/memmove/memset into
@@ -173,22 +193,56 @@ compile_intl() {
     # Two at a time (two cores).
     (cd "$JS_INTL_SRC" && find . -maxdepth 1 -name '*.js' -printf '%f\n' | sed 's/\.js$//' |
       xargs -P 2 -I{} "$qjsc" -c -s -N sw_intl_chunk -o "$work/c/{}.c" "{}.js") || { rm -rf "$work"; return 1; }
-    # The bytes of each C array qjsc wrote, as intl/<chunk>.qbc in a ustar archive (sorted, no dates or owners).
-    python3 - "$work" <<'PY' || { rm -rf "$work"; return 1; }
-import io, pathlib, re, sys, tarfile
+    # The bytes of each C array qjsc wrote, in groups (build.mjs's manifest.json `groups`, docs/intl.md "How they
+    # are stored"): a group is intl/<group>.xz, one raw LZMA2 stream (preset 9 | extreme, a dictionary the size of the
+    # group: deterministic), or intl/<group>.bin, stored; and intl/index, where each chunk is (driver.c reads it):
+    #   "SWI1", u32 width, u32 groups, u32 chunks (little-endian), then per group: name (width bytes, NUL-padded),
+    #   u32 raw size, u32 method (0 stored, 1 LZMA2); then per chunk, sorted by name: name, u32 group, u32 offset,
+    #   u32 length (in the group's raw bytes).
+    # A ustar archive, sorted, no dates or owners.
+    python3 - "$work" "$JS_INTL_SRC/manifest.json" <<'PY' || { rm -rf "$work"; return 1; }
+import io, json, lzma, pathlib, re, struct, sys, tarfile
 work = pathlib.Path(sys.argv[1])
+groups = json.loads(pathlib.Path(sys.argv[2]).read_text())["groups"]
+def chunk(name):
+    body = (work / "c" / f"{name}.c").read_text().split("{", 1)[1].split("}", 1)[0]
+    return bytes.fromhex(re.sub(r"0x|[,\s]", "", body))
+members, group_table, chunk_table = {}, [], []
+for g, method, names in groups:
+    data, offset = [], 0
+    for name in names:
+        b = chunk(name)
+        chunk_table.append((name, len(group_table), offset, len(b)))
+        data.append(b)
+        offset += len(b)
+    raw = b"".join(data)
+    dict_size = max(4096, 1 << (max(len(raw), 1) - 1).bit_length())
+    if method == "stored":
+        members[f"intl/{g}.bin"] = raw
+    else:
+        members[f"intl/{g}.xz"] = lzma.compress(raw, format=lzma.FORMAT_RAW, filters=[
+            {"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME, "dict_size": dict_size}])
+    group_table.append((g, len(raw), 0 if method == "stored" else 1))
+names = [n for n, *_ in chunk_table] + [g for g, *_ in group_table]
+if len(set(n for n, *_ in chunk_table)) != len(chunk_table) or len(list(work.glob("c/*.c"))) != len(chunk_table):
+    sys.exit("intl: the manifest's groups do not list every chunk once")
+width = (max(len(n) for n in names) + 4) // 4 * 4
+if width > 64: sys.exit("intl: a chunk name is over 63 bytes (driver.c reads at most 64)")
+pad = lambda n: n.encode().ljust(width, b"\0")
+index = b"SWI1" + struct.pack("<III", width, len(group_table), len(chunk_table))
+index += b"".join(pad(g) + struct.pack("<II", size, method) for g, size, method in group_table)
+index += b"".join(pad(n) + struct.pack("<III", g, o, l) for n, g, o, l in sorted(chunk_table, key=lambda c: pad(c[0])))
+members["intl/index"] = index
 with tarfile.open(work / "stdlib.tar", "w", format=tarfile.USTAR_FORMAT) as tar:
-    for c in sorted((work / "c").glob("*.c")):
-        body = c.read_text().split("{", 1)[1]
-        data = bytes(int(h, 16) for h in re.findall(r"0x([0-9a-fA-F]{2})", body))
-        info = tarfile.TarInfo(f"intl/{c.stem}.qbc")
-        info.size, info.mtime, info.mode, info.uid, info.gid, info.uname, info.gname = len(data), 0, 0o444, 0, 0, "", ""
-        tar.addfile(info, io.BytesIO(data))
+    for name in sorted(members):
+        info = tarfile.TarInfo(name)
+        info.size, info.mtime, info.mode, info.uid, info.gid, info.uname, info.gname = len(members[name]), 0, 0o444, 0, 0, "", ""
+        tar.addfile(info, io.BytesIO(members[name]))
 PY
     mkdir -p "$out" && mv "$work/stdlib.tar" "$out/stdlib.tar" && rm -rf "$work"
   fi
   JS_INTL_TAR="$out/stdlib.tar"
-  echo "    $(tar -tf "$JS_INTL_TAR" | wc -l) chunks, $(stat -c %s "$JS_INTL_TAR") bytes ($(gzip -9 <"$JS_INTL_TAR" | wc -c) gzip -9)"
+  echo "    $(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(len(m["chunks"]), "chunks in", len(m["groups"]))' "$JS_INTL_SRC/manifest.json") groups, $(stat -c %s "$JS_INTL_TAR") bytes ($(gzip -9 <"$JS_INTL_TAR" | wc -c) gzip -9)"
 }
 
 # sha256 over everything that determines engine.wasm (and the Intl chunks built with it: one engine source hash).
@@ -199,6 +253,7 @@ js_source_hash() {
     echo "quickjs $QJS_SHA256"
     echo "clang $(clang-16 --version | head -1)"
     sha256sum "${BASH_SOURCE[0]}" "$JS_BUILD_FLAGS"
+    echo "xz $XZ_SHA256"
     (cd "$JS_ENGINE_DIR" && sha256sum "${JS_DRIVER_SOURCES[@]}")
     (cd "$ICU_LIB_DIR" && sha256sum libicu-coll.a) && (cd "$ICU_DATA_DIR" && sha256sum icudata.o icu-locales.h stdlib.tar)
     wasmify_guest_hash_inputs
@@ -231,21 +286,23 @@ PY
   echo "$out/stdlib.tar"
 }
 
-# The more-locales /stdlib (docs/intl.md, "Locales"): the same code chunks with the data of 53 locales (build.mjs's
-# MORE_LOCALES: 32 languages), beside the default archive; engines/javascript/wrangler.more-locales.jsonc deploys it.
-# Cached by a hash over what build.mjs reads (its sources, the lockfile, the patched tree) and ICU's archive. Its build
-# identity is over engine.wasm and this archive, as engine-build.js's is over engine.wasm and stdlib.tar
-# (write_engine_build): a snapshot taken under one archive boots fresh under the other.
-build_intl_more_locales() {
+# Another locale set's /stdlib (docs/intl.md, "Locales"): the same code chunks with the data of build.mjs's
+# SW_INTL_LOCALES=SET, beside the default archive, as build/stdlib-NAME.tar; engines/javascript/wrangler.NAME.jsonc
+# deploys it. `more`: 53 locales (MORE_LOCALES, 32 languages); `all`: every locale FormatJS ships data for.
+# Cached by a hash over what build.mjs reads (its sources, the lockfile, the patched tree) and ICU's archive: a warm
+# run only hashes. Its build identity is over engine.wasm and this archive, as engine-build.js's is over engine.wasm
+# and stdlib.tar (write_engine_build): a snapshot taken under one archive boots fresh under another.
+build_intl_variant() {
+  local name="$1" set="$2"
   local key; key=$( {
-    echo "$QJS_SRC"; "$SW_NODE" --version; declare -f build_intl_more_locales compile_intl combine_stdlib
+    echo "$set"; echo "$QJS_SRC"; "$SW_NODE" --version; declare -f build_intl_variant compile_intl combine_stdlib
     (cd "$JS_ENGINE_DIR/intl" && sha256sum "${JS_INTL_SOURCES[@]}"); sha256sum <"$SW_ROOT/package-lock.json"
     sha256sum <"$ICU_DATA_DIR/stdlib.tar"
   } | sed "s|$SW_ROOT/||" | sha256sum | cut -c1-16)
-  local cached="$SW_CACHE/engines/javascript/intl-more-locales-$key/stdlib.tar"
+  local cached="$SW_CACHE/engines/javascript/intl-$name-$key/stdlib.tar"
   if [ ! -f "$cached" ]; then
-    local src="$JS_ENGINE_DIR/build/intl-src-more-locales" default_src="$JS_INTL_SRC" default_tar="$JS_INTL_TAR"
-    SW_INTL_LOCALES=more "$SW_NODE" "$JS_ENGINE_DIR/intl/build.mjs" "$src" || return 1
+    local src="$JS_ENGINE_DIR/build/intl-src-$name" default_src="$JS_INTL_SRC" default_tar="$JS_INTL_TAR"
+    SW_INTL_LOCALES="$set" "$SW_NODE" "$JS_ENGINE_DIR/intl/build.mjs" "$src" || return 1
     JS_INTL_SRC="$src"
     compile_intl || return 1
     local stdlib; stdlib=$(combine_stdlib) || return 1
@@ -253,12 +310,12 @@ build_intl_more_locales() {
     JS_INTL_SRC="$default_src" JS_INTL_TAR="$default_tar"
   fi
   local dir="$JS_ENGINE_DIR/build"
-  install_file "$cached" "$dir/stdlib-more-locales.tar"
+  install_file "$cached" "$dir/stdlib-$name.tar"
   local build; build=$(printf '%s %s\n%s %s\n' "$(sha256sum <"$dir/engine.wasm" | cut -d' ' -f1)" engine.wasm \
     "$(sha256sum <"$cached" | cut -d' ' -f1)" stdlib.tar | sha256sum | cut -d' ' -f1)
-  printf '// Generated by scripts/engines/javascript.sh.\nexport const build = "%s";\n' "$build" >"$dir/.more-locales-build.js.$$"
-  install_file "$dir/.more-locales-build.js.$$" "$dir/stdlib-more-locales-build.js"; rm -f "$dir/.more-locales-build.js.$$"
-  echo "    engines/javascript/build/stdlib-more-locales.tar: $(stat -c %s "$cached") bytes ($(gzip -9 <"$cached" | wc -c) gzip -9), build $build"
+  printf '// Generated by scripts/engines/javascript.sh.\nexport const build = "%s";\n' "$build" >"$dir/.$name-build.js.$$"
+  install_file "$dir/.$name-build.js.$$" "$dir/stdlib-$name-build.js"; rm -f "$dir/.$name-build.js.$$"
+  echo "    engines/javascript/build/stdlib-$name.tar: $(stat -c %s "$cached") bytes, build $build"
 }
 
 build_js_engine() {
@@ -276,12 +333,16 @@ build_js_engine() {
     done
     for f in "${JS_DRIVER_C[@]}"; do
       clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" -I "$ENGINE_COMMON_DIR" \
-        "${ICU_CFLAGS[@]}" -c "$JS_ENGINE_DIR/$f" -o "$work/${f%.c}.o" & pids+=($!)
+        "${ICU_CFLAGS[@]}" "${XZ_API_CFLAGS[@]}" -c "$JS_ENGINE_DIR/$f" -o "$work/${f%.c}.o" & pids+=($!)
     done
     clang-16 "${WASM_CFLAGS[@]}" "${maps[@]}" -Wall -Wextra -Werror -isystem "$QJS_SRC" "${ICU_CFLAGS[@]}" \
       "-ffile-prefix-map=$ICU_SRC_DIR=icu-72.1" "-ffile-prefix-map=$ICU_DATA_DIR=icu-data" \
       -c "$JS_ENGINE_DIR/intl_collator.c" -o "$work/intl_collator.o" & pids+=($!)
     clang-16 "${WASM_CFLAGS[@]}" -c "$JS_TS_DIR/ts-strip.c" -o "$work/ts_strip.o" & pids+=($!)
+    for f in "${JS_XZ_C[@]}"; do
+      clang-16 "${WASM_CFLAGS[@]}" "${XZ_CFLAGS[@]}" "-ffile-prefix-map=$XZ_SRC=xz-5.4.1" -D_WASI_EMULATED_SIGNAL -include "$JS_ENGINE_DIR/lzma/wasi-sigset.h" \
+        -c "$XZ_SRC/src/liblzma/$f.c" -o "$work/xz_$(basename "$f").o" & pids+=($!)
+    done
     # wasmify: the shared guest glue (scripts/engines/common.sh).
     compile_wasmify_guest "$work" "${WASM_CFLAGS[@]}" "${maps[@]}" || rc=1
     local p
@@ -320,12 +381,17 @@ if [ "${1:-}" = "--src-dir" ]; then
   fetch_quickjs >/dev/null && echo "$QJS_SRC"
   exit 0
 fi
+if [ "${1:-}" = "--xz-dir" ]; then
+  fetch_xz >/dev/null && echo "$XZ_SRC"
+  exit 0
+fi
 
 step "ICU collator (scripts/engines/icu.sh)" bash "$SW_ROOT/scripts/engines/icu.sh"
 step "QuickJS source ($QJS_SPEC, sha256-pinned)" fetch_quickjs
+step "liblzma source ($XZ_SPEC, sha256-pinned)" fetch_xz
 step "TypeScript stripper (sucrase + esbuild)" bundle_ts_stripper
 step "TypeScript stripper bytecode (native qjsc)" compile_ts_stripper
 step "Intl chunk sources (FormatJS + esbuild)" bundle_intl
 step "Intl chunks (native qjsc -> stdlib.tar)" compile_intl
 step "JavaScript engine (QuickJS -> wasm32-wasi reactor)" build_js_engine
-step "Intl, 53 locales (build/stdlib-more-locales.tar)" build_intl_more_locales
+step "Intl, 53 locales (build/stdlib-more-locales.tar)" build_intl_variant more-locales more

@@ -30,10 +30,18 @@ build_native_test() {
     [ $rc -eq 0 ] || return 1
     echo "$stamp" >"$out/qjs.stamp"
   fi
-  local c plain=() icu=()
+  # liblzma's decoder (the Intl chunks are stored LZMA2-compressed), from the same source and configuration as engine.wasm's.
+  local xz; xz=$(bash scripts/engines/javascript.sh --xz-dir) || return 1
+  xz_cflags "$xz"
+  local xzo=()
+  for c in "${JS_XZ_C[@]}"; do
+    xzo+=("$out/xz_$(basename "$c").o")
+    $SW_CC_LAUNCHER gcc "${flags[@]}" "${XZ_CFLAGS[@]}" -c "$xz/src/liblzma/$c.c" -o "${xzo[-1]}" || return 1
+  done
+  local c plain=("${xzo[@]}") icu=("${xzo[@]}")
   for c in "${JS_DRIVER_C[@]}"; do plain+=("$out/${c%.c}.o"); icu+=("$out/${c%.c}-icu.o"); done
   for c in "${JS_DRIVER_C[@]}"; do
-    $SW_CC_LAUNCHER gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" -I "$SW_ROOT/engines/common" -c "$dir/$c" -o "$out/${c%.c}.o" || return 1
+    $SW_CC_LAUNCHER gcc "${flags[@]}" -Wall -Wextra -Werror -isystem "$src" "${XZ_API_CFLAGS[@]}" -I "$SW_ROOT/engines/common" -c "$dir/$c" -o "$out/${c%.c}.o" || return 1
   done
   # The TypeScript stripper's bytecode, as scripts/engines/javascript.sh generated it for engine.wasm.
   $SW_CC_LAUNCHER gcc -O1 -c "$dir/build/ts/ts-strip.c" -o "$out/ts-strip.o" &&
@@ -42,8 +50,8 @@ build_native_test() {
   # The collator (intl_collator.c) natively against the host's ICU 72.1 (libicu-dev), for intl_test.c.
   local icu_data; icu_data=$(bash scripts/engines/icu.sh --out-dirs | cut -d' ' -f2) &&
   for c in "${JS_DRIVER_C[@]}"; do
-    $SW_CC_LAUNCHER gcc "${flags[@]}" -DSW_JS_HAVE_ICU_COLLATOR -Wall -Wextra -Werror -isystem "$src" -I "$SW_ROOT/engines/common" \
-      -I "$icu_data" -c "$dir/$c" -o "$out/${c%.c}-icu.o" || return 1
+    $SW_CC_LAUNCHER gcc "${flags[@]}" -DSW_JS_HAVE_ICU_COLLATOR -Wall -Wextra -Werror -isystem "$src" "${XZ_API_CFLAGS[@]}" \
+      -I "$SW_ROOT/engines/common" -I "$icu_data" -c "$dir/$c" -o "$out/${c%.c}-icu.o" || return 1
   done &&
   $SW_CC_LAUNCHER gcc "${flags[@]}" -DSW_JS_HAVE_ICU_COLLATOR -Wall -Wextra -Werror -isystem "$src" -I "$icu_data" \
     -c "$dir/intl_collator.c" -o "$out/intl_collator.o" &&

@@ -1,3 +1,0 @@
-/* wasi-libc has no sigset_t; liblzma's mythread.h declares a helper over sigprocmask that the decoder never calls. */
-typedef unsigned char sigset_t;
-int sigprocmask(int, const sigset_t *, sigset_t *);
