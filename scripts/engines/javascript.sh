@@ -395,3 +395,4 @@ step "Intl chunk sources (FormatJS + esbuild)" bundle_intl
 step "Intl chunks (native qjsc -> stdlib.tar)" compile_intl
 step "JavaScript engine (QuickJS -> wasm32-wasi reactor)" build_js_engine
 step "Intl, 53 locales (build/stdlib-more-locales.tar)" build_intl_variant more-locales more
+step "Intl, every locale (build/stdlib-all-locales.tar)" build_intl_variant all-locales all

@@ -25,9 +25,11 @@ describe("wrangler deploy --dry-run, one Worker per language", () => {
     ["ruby", "sandbox-ruby", true],
     ["lua", "sandbox-lua", false],
   ];
-  // The JavaScript Worker with Intl for 53 locales: a wrangler config of its own (docs/intl.md, "Locales").
+  // The JavaScript Workers with Intl for 53 locales and for every locale: a wrangler config each (docs/intl.md,
+  // "Locales").
   const configs = [...workers.map(([language, name, bootImage]) => [language, name, bootImage, languageConfig(language)]),
-    ["javascript-more-locales", "sandbox-javascript (more locales)", true, path.join(ROOT, "engines/javascript/wrangler.more-locales.jsonc")]];
+    ["javascript-more-locales", "sandbox-javascript (more locales)", true, path.join(ROOT, "engines/javascript/wrangler.more-locales.jsonc")],
+    ["javascript-all-locales", "sandbox-javascript (all locales)", true, path.join(ROOT, "engines/javascript/wrangler.all-locales.jsonc")]];
   for (const [language, name, bootImage, config] of configs) {
     it(`${name} (${path.relative(ROOT, config)}) bundles on its own under 64 MiB (and ${LIMIT_KIB} KiB gzip)`, () => {
       const out = mkdtempSync(path.join(tmpdir(), `sw-deploy-${language}-`));
@@ -51,14 +53,14 @@ describe("wrangler deploy --dry-run, one Worker per language", () => {
           // The module without data segments and the image that carries them (docs/boot-images.md), never engine.wasm.
           assert.ok(files.some((f) => f.endsWith("engine-nodata.wasm")), `the engine is bundled: ${files}`);
           assert.ok(!files.some((f) => f.endsWith("-engine.wasm") || f === "engine.wasm"), `engine.wasm is not bundled: ${files}`);
-          assert.ok(files.some((f) => /boot-image(-more-locales)?\.bin$/.test(f)), `the boot image is bundled: ${files}`);
+          assert.ok(files.some((f) => /boot-image(-more-locales|-all-locales)?\.bin$/.test(f)), `the boot image is bundled: ${files}`);
         } else {
           assert.ok(files.some((f) => f.endsWith("engine.wasm")), `the engine is bundled: ${files}`);
         }
         assert.ok(files.every((f) => statSync(path.join(out, f)).size > 0));
-        // One archive and one boot image each: the more-locales Worker does not upload the default ones too
+        // One archive and one boot image each: the more- and all-locales Workers do not upload the default ones too
         // (engines/javascript/engine-code.js).
-        if (language === "javascript-more-locales")
+        if (language === "javascript-more-locales" || language === "javascript-all-locales")
           assert.ok(!files.some((f) => f.endsWith("-stdlib.tar") || f.endsWith("-boot-image.bin")), `only its own archive: ${files}`);
       } finally {
         rmSync(out, { recursive: true, force: true });
