@@ -9,13 +9,13 @@
 // --groups-only skips "each chunk alone" (thousands of compressor runs: over 25 minutes for the all-locales archive on
 // the 2-core machine); --design-only measures only the design's grouping (the second line).
 //
-// ARCHIVE: the all-locales chunks as compile_intl packs them (intl/<chunk>.qbc in a tar), e.g.
-//   SW_INTL_LOCALES=all node engines/javascript/intl/build.mjs DIR, compiled by compile_intl
-//   (scripts/engines/javascript.sh) with JS_INTL_SRC=DIR. Needs the `zstd` (and with --xz, `xz`) command.
+// ARCHIVE: a /stdlib archive, its chunks as members (before the groups) or in groups with intl/index (tar.mjs's
+//   readChunks), e.g. engines/javascript/build/stdlib-all-locales.tar (scripts/engines/javascript.sh builds it).
+//   Needs the `zstd` and `xz` commands.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import zlib from "node:zlib";
-import { readTar } from "./intl-lzma/tar.mjs";
+import { readChunks } from "./intl-lzma/tar.mjs";
 
 const args = process.argv.slice(2);
 const archive = args.find((a) => !a.startsWith("--") && args[args.indexOf(a) - 1] !== "--json");
@@ -26,7 +26,7 @@ const designOnly = args.includes("--design-only");
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
 
 const tarBytes = fs.readFileSync(archive);
-const chunks = [...readTar(tarBytes)].filter(([n]) => n.startsWith("intl/")).map(([n, b]) => ({ name: n.slice(5, -4), b }));
+const chunks = [...readChunks(tarBytes)].map(([n, b]) => ({ name: n.slice(5, -4), b }));
 const family = (c) => (c.name.match(/^data-([a-z]+)-/) || [null, c.name.startsWith("tz") ? "tz" : "code"])[1];
 const language = (c) => (c.name.match(/^data-[a-z]+-([a-z]+)/) || [null, ""])[1];
 const gz = (b) => zlib.gzipSync(b, { level: 9 }).length;

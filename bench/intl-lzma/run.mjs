@@ -2,11 +2,11 @@
 // decoder reactor and prints the fuel each costs (the JavaScript engine's scale: weight per unit, sw_fuel_scale).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import { readTar } from "./tar.mjs";
+import { readChunks } from "./tar.mjs";
 
 const [wasmPath, archive, ...names] = process.argv.slice(2);
 const tar = fs.readFileSync(archive);
-const members = readTar(tar);
+const members = readChunks(tar);
 const groups = names.length ? names.map((n) => n.split("+")) : [["data-datetimeformat-fr"], ["data-numberformat-sv"], ["tz"],
   [...members.keys()].filter((n) => /^intl\/data-datetimeformat-(fr|ko|sv|yo|kk)(-|\.)/.test(n)).map((n) => n.slice(5, -4))];
 let charged = 0;
