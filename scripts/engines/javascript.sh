@@ -207,22 +207,33 @@ groups = json.loads(pathlib.Path(sys.argv[2]).read_text())["groups"]
 def chunk(name):
     body = (work / "c" / f"{name}.c").read_text().split("{", 1)[1].split("}", 1)[0]
     return bytes.fromhex(re.sub(r"0x|[,\s]", "", body))
-members, group_table, chunk_table = {}, [], []
-for g, method, names in groups:
-    data, offset = [], 0
+# An LZMA2 group over 1 MiB is cut into parts of at most 1 MiB (<group>-1, -2, ...; a larger chunk is a part alone): a
+# load decodes its part up to its chunk, not the whole group (the all-locales archive's largest group is 3.5 MB).
+def parts(method, names):
+    out, size = [[]], 0
     for name in names:
         b = chunk(name)
-        chunk_table.append((name, len(group_table), offset, len(b)))
-        data.append(b)
-        offset += len(b)
-    raw = b"".join(data)
-    dict_size = max(4096, 1 << (max(len(raw), 1) - 1).bit_length())
-    if method == "stored":
-        members[f"intl/{g}.bin"] = raw
-    else:
-        members[f"intl/{g}.xz"] = lzma.compress(raw, format=lzma.FORMAT_RAW, filters=[
-            {"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME, "dict_size": dict_size}])
-    group_table.append((g, len(raw), 0 if method == "stored" else 1))
+        if method != "stored" and out[-1] and size + len(b) > 1 << 20:
+            out, size = out + [[]], 0
+        out[-1].append((name, b))
+        size += len(b)
+    return out
+members, group_table, chunk_table = {}, [], []
+for group, method, names in groups:
+    cut = parts(method, names)
+    for i, part in enumerate(cut):
+        g, offset = group if len(cut) == 1 else f"{group}-{i + 1}", 0
+        for name, b in part:
+            chunk_table.append((name, len(group_table), offset, len(b)))
+            offset += len(b)
+        raw = b"".join(b for _, b in part)
+        dict_size = max(4096, 1 << (max(len(raw), 1) - 1).bit_length())
+        if method == "stored":
+            members[f"intl/{g}.bin"] = raw
+        else:
+            members[f"intl/{g}.xz"] = lzma.compress(raw, format=lzma.FORMAT_RAW, filters=[
+                {"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME, "dict_size": dict_size}])
+        group_table.append((g, len(raw), 0 if method == "stored" else 1))
 names = [n for n, *_ in chunk_table] + [g for g, *_ in group_table]
 if len(set(n for n, *_ in chunk_table)) != len(chunk_table) or len(list(work.glob("c/*.c"))) != len(chunk_table):
     sys.exit("intl: the manifest's groups do not list every chunk once")
