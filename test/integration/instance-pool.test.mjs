@@ -427,6 +427,29 @@ describe("lua: an Engine written in JavaScript gets a boot image and the instanc
     }
   });
 
+  it("a request whose guest trapped (a RuntimeError out of sw_lua_eval) leaves no instance behind", async () => {
+    await execute(luaEngine, "return 1"); // an instance in the pool
+    // The pooled instance, bound for the next request, traps in its eval as `unreachable` would.
+    const bindGuest = core.bindGuest;
+    core.bindGuest = function (host, guest) {
+      core.bindGuest = bindGuest;
+      const exports = { ...guest.instance.exports, sw_lua_eval: () => { throw new WebAssembly.RuntimeError("unreachable"); } };
+      return bindGuest.call(this, host, { ...guest, instance: { exports } });
+    };
+    let failed;
+    const before = instantiations;
+    try {
+      failed = await execute(luaEngine, "leak = 1 return 1");
+    } finally {
+      core.bindGuest = bindGuest;
+    }
+    assert.equal(instantiations, before, "the trapping request ran on the pooled instance");
+    assert.deepEqual([failed.error?.name, failed.error?.message], ["EngineError", "unreachable"]);
+    const next = await execute(luaEngine, check);
+    assert.equal(instantiations, before + 1, "the trapped instance was not parked");
+    assert.deepEqual(next.results[0].json, clean);
+  });
+
   it("a context boots from the image, and is restored into a new Interpreter over a pooled instance with its own state", async () => {
     const db = createTestState().db;
     const run = async (interpreter, id, code) => {
