@@ -21,7 +21,9 @@
 //                  execute's snapshot (rows, KiB, ms), and a restore into a new Interpreter over the same storage
 //                  (eviction): executeInContext latency p50 / p99, the restore taking a newly instantiated module
 //                  (pool off) or, after the isolate was idle (its spare prepared), a pooled instance, also with a
-//                  full GC in that idle time (the previous Interpreters' engine memories are garbage by then);
+//                  full GC in that idle time (the previous Interpreters' engine memories are garbage by then; an
+//                  Engine written in JavaScript has no spare: a stateless request in that idle time leaves the pooled
+//                  instance);
 //                  also that latency less the call's own snapshot (its snapshotMs: the take reads all of memory).
 //   (c) sizes      engine.wasm, engine-nodata.wasm, stdlib.tar, boot-image.bin raw and gzip -9.
 //   (d) instantiate new WebAssembly.Instance of engine.wasm (with data segments) and of engine-nodata.wasm, ms p50.
@@ -77,8 +79,9 @@ const ENGINES = {
   python: async () => (await load("engines/python/engine.js")).pythonEngine,
   perl: async () => (await load("engines/perl/engine.js")).perlEngine,
   ruby: async () => (await load("engines/ruby/engine.js")).rubyEngine,
-  // An Engine written in JavaScript (no boot image, no pool): one variant each, no (a') (the variant Worker serves
-  // built-in engines only). Not in the default list.
+  // An Engine written in JavaScript: with a boot image (`bootImage`, docs/engine-authors.md "A boot image") the same
+  // variants as a built-in engine except the spare and the data segments (it ships engine.wasm whole); without one,
+  // one variant. No (a') (the variant Worker serves built-in engines only). Not in the default list.
   lua: async () => (await load("engines/lua/engine.js")).luaEngine,
 };
 
@@ -165,6 +168,9 @@ async function contexts(engine, label, { idle = false, gc = false } = {}) {
   const restore = [], beforeSnapshot = [];
   for (let i = 0; i < CONTEXTS; i++) {
     if (idle) await Promise.all(pending.splice(0));
+    // An Engine written in JavaScript has no spare: a stateless request in the idle time leaves its used instance in
+    // the pool, which the restore then takes (reset by comparing, as after any stateless request).
+    if (idle && !engine.builtin) await stateless(engine);
     if (gc) collect();
     interpreter = createTestInterpreter(engine, newState({ db: state.db }));
     const { r, ms } = await call("c0", counter[1]);
@@ -303,7 +309,13 @@ for (const name of opts.engines.split(",")) {
   // Each variant is another Engine object: its own server, so no variant's spare or pool serves another.
   const withoutImage = withImage.builtin ? withPool({ ...withImage, module: withData, bootImage: undefined }, 0) : withImage; // no image (and so no pool)
   const dataImage = () => withPool({ ...withImage, module: withData }, 0);
-  const variants = !withImage.builtin ? { "fresh instance": [withImage, false] } : {
+  // An Engine written in JavaScript: "boot" is the same Engine without its image (every instance boots).
+  const jsBoot = !withImage.builtin && withImage.bootImage ? { ...withImage, bootImage: undefined } : null;
+  const variants = !withImage.builtin ? (!jsBoot ? { "fresh instance": [withImage, false] } : {
+    boot: [jsBoot, false],
+    "image, new instance": [withPool(withImage, 0), false],
+    "image, pooled instance": [withPool(withImage, 1), false],
+  }) : {
     boot: [withoutImage, false],
     "image, new instance, data segments": [dataImage(), false],
     "image, new instance": [withPool(withImage, 0), false],
@@ -323,7 +335,12 @@ for (const name of opts.engines.split(",")) {
   const statelessTimes = Object.fromEntries(Object.entries(times).filter(([, xs]) => xs.length).map(([v, xs]) => [v, { p50: p50(xs), p99: p99(xs) }]));
   // --only contexts: the three variants of a shipped Worker (the module without data segments, its image).
   const all = opts.only !== "contexts";
-  const ctx = !withImage.sessions ? {} : !withImage.builtin ? { "fresh instance": await contexts(withImage, name) } : {
+  const ctx = !withImage.sessions ? {} : !withImage.builtin ? (!jsBoot ? { "fresh instance": await contexts(withImage, name) } : {
+    boot: await contexts(jsBoot, `${name} boot`),
+    "image, new instance": await contexts(withPool(withImage, 0), `${name} image`),
+    "image, pooled instance": await contexts(withPool(withImage, 1), `${name} image, pooled`, { idle: true }),
+    "image, pooled, GC while idle": await contexts(withPool(withImage, 1), `${name} pooled, gc`, { idle: true, gc: true }),
+  }) : {
     ...(all ? { "image, new instance, data segments": await contexts(dataImage(), `${name} image, data segments`) } : {}),
     "image, new instance": await contexts(withPool(withImage, 0), `${name} image`),
     "image, pooled instance": await contexts(withPool(withImage, 1), `${name} image, pooled`, { idle: true }),

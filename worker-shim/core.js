@@ -2,8 +2,9 @@
 // the core decides every status, header and body; this file only moves bytes and awaits what the core asks for.
 import createCore from "./generated/core.mjs";
 import coreWasm from "./generated/core.wasm";
-import { makeImportObject, importStubsOf, bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
+import { makeImportObject, makeWasiImports, importStubsOf, bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
 import { sessionHostImports } from "./js_sessions.js";
+import { engineInstances } from "./instances.js";
 // Every number shared with the core, generated from cpp/abi/abi.def.
 import {
   ACTION_RESPOND,
@@ -47,7 +48,7 @@ function loadCore(wasmModule = coreWasm) {
       let run;
       try {
         const text = decoder.decode(this.HEAPU8.subarray(payloadPtr, payloadPtr + payloadLen));
-        const value = engine.run(JSON.parse(text));
+        const value = engine.run(JSON.parse(text), { instances: this.instancesFor(server) });
         if (typeof value?.then === "function") {
           run = { promise: Promise.resolve(value) };
           run.promise.catch(() => {}); // settled by the exchange loop; never an unhandled rejection
@@ -59,13 +60,29 @@ function loadCore(wasmModule = coreWasm) {
       }
       this.pendingRuns.set(exchange, run);
     },
-    // A built-in Wasm engine: the core asks for a fresh instance under WASI host `host` and drives it itself.
+    // The EngineInstances of an Engine written in JavaScript (instances.js), one per server.
+    engineInstances: new Map(),
+    instancesFor(server) {
+      let instances = this.engineInstances.get(server);
+      if (!instances) this.engineInstances.set(server, instances = engineInstances(this, server));
+      return instances;
+    },
+    // A module whose Engine written in JavaScript has a boot image in use (createWasi gives its hosts the image's
+    // descriptors: a stateless one an empty, disabled /workspace).
+    imageModules: new WeakSet(),
+    // createWasi's options.imports per host, for an instance the core moves between hosts (the pool).
+    hostExtraImports: new Map(),
+    // A fresh instance of the engine's module under WASI host `host`: a built-in engine's (the core drives it), or
+    // one an Engine written in JavaScript asked for (EngineInstances), whose imports beyond WASI call the functions of
+    // whichever host it is bound to (createWasi's options.imports).
     hostInstantiateGuest(server, host) {
       const engine = this.enginesByServer.get(server);
       try {
         const binding = { host }; // retargeted when the instance is recycled under another host
         const stubs = this.importStubs.get(server);
-        const instance = new WebAssembly.Instance(engine.module, makeImportObject(this, binding, engine.module, stubs));
+        const imports = makeImportObject(this, binding, engine.module, stubs);
+        if (!engine.builtin) routeExtraImports(this, binding, engine.module, imports);
+        const instance = new WebAssembly.Instance(engine.module, imports);
         this.bindGuest(host, { instance, binding });
         return 1;
       } catch (error) {
@@ -112,12 +129,15 @@ function loadCore(wasmModule = coreWasm) {
     guestBindings: new Map(), // WASI host handle -> { instance, binding } (binding.host routes its WASI imports)
     bindGuest(host, guest) {
       guest.binding.host = host;
+      guest.binding.extras = this.hostExtraImports.get(host);
       bindGuestMemory(this, host, guest.instance.exports.memory);
       this.wasmifyBind(host, guest.instance);
       this.guestInstances.set(host, guest.instance);
       this.guestBindings.set(host, guest);
     },
     hostReleaseGuest(host) {
+      const guest = this.guestBindings.get(host);
+      if (guest) guest.binding.host = 0; // a stray call from the released instance reaches no host
       this.guestInstances.delete(host);
       this.guestBindings.delete(host);
       this.wasmifyUnbind(host);
@@ -347,9 +367,11 @@ export function serverFor(core, engine) {
           console.error("[sandbox-workers] invalid Engine: engine.module's sw.nodata section is malformed or repeated");
         }
       }
-      // Its boot image (docs/boot-images.md): instances start from it instead of booting.
+      // Its boot image (docs/boot-images.md): instances start from it instead of booting. An Engine written in
+      // JavaScript declares one with its `module` (docs/engine-authors.md, "A boot image").
+      const hasImage = Boolean(engine.bootImage) && (Boolean(engine.builtin) || engine.module instanceof WebAssembly.Module);
       let imageUsed = 0;
-      if (engine.builtin && engine.bootImage) {
+      if (hasImage) {
         const bytes = new Uint8Array(engine.bootImage);
         const p = core._sw_builtin_boot_image_buffer(server, bytes.length); // copied into the core once
         if (p) {
@@ -357,9 +379,10 @@ export function serverFor(core, engine) {
           imageUsed = core._sw_builtin_set_boot_image(server);
         }
       }
-      if (engine.builtin && engine.bootImage && !imageUsed) {
+      if (hasImage && !imageUsed) {
         console.warn("[sandbox-workers] engine.bootImage ignored: malformed or from another engine build or module");
       }
+      if (imageUsed && !engine.builtin) core.imageModules.add(engine.module);
       if (nodata.length && !imageUsed) {
         console.error("[sandbox-workers] invalid Engine: engine.module has no data segments and no boot image of its " +
           "own (engines/<name>/build/engine-nodata.wasm ships with that build's boot-image.bin); it cannot start");
@@ -368,6 +391,20 @@ export function serverFor(core, engine) {
     core.servers.set(engine, server);
   }
   return server;
+}
+
+// An instance the core may move between hosts (the pool): each import WASI does not provide calls the
+// options.imports function of the host it is bound to now (binding.extras), or fails as an unknown import does.
+function routeExtraImports(core, binding, module, imports) {
+  const wasi = makeWasiImports(core, binding);
+  for (const imp of WebAssembly.Module.imports(module)) {
+    if (imp.kind !== "function" || typeof wasi[imp.module]?.[imp.name] === "function") continue;
+    imports[imp.module][imp.name] = (...args) => {
+      const fn = binding.extras?.[imp.module]?.[imp.name];
+      if (typeof fn !== "function") throw new Error(`Unsupported host capability: ${imp.module}.${imp.name}`);
+      return fn(...args);
+    };
+  }
 }
 
 /** The NUL-terminated string at `p` in core memory. */

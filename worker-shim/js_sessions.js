@@ -58,6 +58,22 @@ export function pageReader(core, image, live) {
   };
 }
 
+/**
+ * Copies a SessionSnapshotSource the core does not serve into `memory` page by page (./snapshot restoreMemory's and
+ * EngineInstances.restore's fallback, into a new instance): grows it to the source's pages, zeroes its zero pages.
+ */
+export function copyPages(memory, source) {
+  const pages = source.memoryPages >>> 0;
+  const have = memory.buffer.byteLength / PAGE_BYTES;
+  if (pages > have) memory.grow(pages - have);
+  const view = new Uint8Array(memory.buffer);
+  for (let page = 0; page < pages; page++) {
+    const bytes = source.readPage(page);
+    if (bytes) view.set(bytes.subarray(0, PAGE_BYTES), page * PAGE_BYTES);
+    else view.fill(0, page * PAGE_BYTES, (page + 1) * PAGE_BYTES);
+  }
+}
+
 function isThenable(value) {
   return value !== null && (typeof value === "object" || typeof value === "function") && typeof value.then === "function";
 }
@@ -181,6 +197,7 @@ export const sessionHostImports = {
     const options = {
       workspace: handle,
       cwd: text(core, cwdPtr, cwdLen),
+      instances: core.instancesFor(server),
       onCwdChange(cwd) {
         if (!entry.open || typeof cwd !== "string") return;
         const bytes = encoder.encode(cwd);

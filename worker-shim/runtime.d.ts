@@ -1,5 +1,6 @@
 // Public types of the runtime side of the sandbox-workers protocol, version 1 (docs/protocol/ in the repository, and README.md).
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
+import type { WasiHost } from "./wasi.js";
 
 /** JSON value as it crosses the wire. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -62,8 +63,33 @@ export interface SessionWorkspace {
   readonly __sessionWorkspace?: never;
 }
 
+/** A guest instance the runtime lent the engine until its WASI host is closed (then it is the runtime's again). */
+export interface EngineInstance {
+  /** The guest's exports; a call that throws (a trap, a limit) keeps the instance out of the pool. */
+  readonly exports: WebAssembly.Exports;
+}
+
+/**
+ * Where an Engine written in JavaScript that declares a boot image (`module`, `bootImage`) gets its guest instances:
+ * a pooled instance reset by the core, or a new one (docs/engine-authors.md, "A boot image"). Closing the WASI host
+ * hands the instance back; the core pools it again unless a call into it threw or its memory grew.
+ */
+export interface EngineInstances {
+  /** An instance under `wasi` started from the boot image, with the handle its boot returned; null without an image. */
+  fromImage(wasi: WasiHost): { instance: EngineInstance; handle: bigint } | null;
+  /** An instance under `wasi` whose memory is `source` (the SessionSnapshotSource restore received). */
+  restore(wasi: WasiHost, source: SessionSnapshotSource): { instance: EngineInstance };
+}
+
+/** `run`'s second argument. */
+export interface RunOptions {
+  instances: EngineInstances;
+}
+
 /** What `sessions.boot`/`restore` receive (protocol §5.1). */
 export interface SessionOptions {
+  /** This runtime's instances of the engine's module (fromImage for boot, restore for restore). */
+  instances: EngineInstances;
   workspace: SessionWorkspace;
   /** The context's cwd (absolute, under /workspace). */
   cwd: string;
@@ -119,7 +145,14 @@ export interface EngineSessions {
 /** The Engine contract (protocol §5.1) for an engine written in JavaScript: a stateless engine needs only `run`. */
 export interface JavaScriptEngine extends EngineIdentity {
   /** May throw `ExecutionLimitError` for a resource limit; any other throw becomes an `EngineError`. */
-  run(payload: ExecutePayload): EngineOutcome | Promise<EngineOutcome>;
+  run(payload: ExecutePayload, options: RunOptions): EngineOutcome | Promise<EngineOutcome>;
+  /** The compiled guest module `bootImage` was taken of (with its data segments). */
+  module?: WebAssembly.Module;
+  /**
+   * The boot image (build/boot-image.bin, made by scripts/boot-images.mjs from the manifest's `bootImage`): the
+   * runtime then starts instances from it and keeps a used one in its pool (`options.instances`).
+   */
+  bootImage?: ArrayBuffer;
   /**
    * Durable sessions (code contexts), see docs/engine-authors.md. Omit it for a stateless-only engine (GET /interpreter
    * then reports `contexts: false` and every /interpreters route answers 400).

@@ -3,7 +3,7 @@
 // only. See docs/engine-authors.md.
 import { getCore } from "./core.js";
 import { bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
-import { imageOf, registerImage, pageReader } from "./js_sessions.js";
+import { imageOf, registerImage, pageReader, copyPages } from "./js_sessions.js";
 
 /** A Wasm page: the unit of SessionSnapshotSource.readPage. */
 export const PAGE_BYTES = 65536;
@@ -45,15 +45,7 @@ export function restoreMemory(memory, source) {
     if (!ok) throw new Error("restoreMemory: the memory cannot hold the snapshot");
     return;
   }
-  const pages = source.memoryPages >>> 0;
-  const have = memory.buffer.byteLength / PAGE_BYTES;
-  if (pages > have) memory.grow(pages - have);
-  const view = new Uint8Array(memory.buffer);
-  for (let page = 0; page < pages; page++) {
-    const bytes = source.readPage(page);
-    if (bytes) view.set(bytes.subarray(0, PAGE_BYTES), page * PAGE_BYTES);
-    else view.fill(0, page * PAGE_BYTES, (page + 1) * PAGE_BYTES);
-  }
+  copyPages(memory, source);
 }
 
 /**

@@ -5,6 +5,7 @@
 import { getCore, ExecutionLimitError, withCoreBytes, cString } from "./core.js";
 import { makeImportObject, bindGuestMemory, unbindGuestMemory, TrapKind } from "./generated/wasi_imports.mjs";
 import { workspaceOf } from "./js_sessions.js";
+import { releaseInstance } from "./instances.js";
 import { WASMIFY_LIMIT } from "./generated/abi.mjs";
 
 export { ExecutionLimitError };
@@ -194,6 +195,8 @@ export class WasiHost {
   close() {
     const h = this.#binding.host;
     if (h === 0) return;
+    releaseInstance(this.#core, h); // an instance from EngineInstances: pooled or dropped, as the core decides
+    this.#core.hostExtraImports?.delete(h);
     this.#binding.host = 0;
     unbindGuestMemory(this.#core, h);
     this.#core.wasmifyUnbind(h);
@@ -219,12 +222,15 @@ export function createWasi(module, archive, meter, envVars, workspaceDir, option
   if (workspace) config.workspace = workspace.id;
   // A module stripped of its data segments (docs/boot-images.md): the core restores it, never boots it.
   if (WebAssembly.Module.customSections(module, "sw.nodata").length) config.noDataSegments = true;
+  // A module whose engine has a boot image in use: the image's descriptors (docs/engine-authors.md, "A boot image").
+  if (core.imageModules?.has(module)) config.imageLayout = true;
   const archiveHandle = archiveId(core, archive);
   const host = withCoreBytes(core, encoder.encode(JSON.stringify(config)),
     (p, n) => core._sw_wasi_engine_host_new(p, n, archiveHandle));
   if (host === 0) throw new Error(cString(core, core._sw_wasi_error()));
   if (meter) meterHosts.set(meter, { core, host });
   const extra = options.imports ?? {};
+  if (options.imports) core.hostExtraImports?.set(host, extra);
   return new WasiHost(core, host, (binding) => {
     const imports = makeImportObject(core, binding, module);
     for (const imp of WebAssembly.Module.imports(module)) {

@@ -59,8 +59,6 @@ GuestScope::~GuestScope() {
   if (host) sw_wasi_host_free(host);
 }
 
-namespace {
-
 // A parked instance for `server`, if any (id 0: none): the spare (booted but unused) goes back to the pool first when
 // nothing else is parked, so a new or restored context can take its instance.
 BuiltinResources::Parked takeParked(uint32_t server) {
@@ -79,24 +77,29 @@ BuiltinResources::Parked takeParked(uint32_t server) {
   it->second.parked.pop_back();
   return p;
 }
-}  // namespace
 
 void GuestScope::park() {
   if (!instantiated || !server) return;
+  std::optional<HeldMemory> known = std::move(held);
+  held.reset();
+  if (parkGuest(server, host, std::move(known))) instantiated = false;
+}
+
+bool parkGuest(uint32_t server, uint32_t host, std::optional<HeldMemory> held) {
   auto it = resources().find(server);
-  if (it == resources().end()) return;
+  if (it == resources().end()) return false;
   const BuiltinResources& r = it->second;
-  if (!r.pristine || r.parked.size() >= r.poolSlots) return;
+  if (!r.pristine || r.parked.size() >= r.poolSlots) return false;
   // Only an instance whose memory did not grow: one copy of the pristine memory resets it exactly, and the guest sees
   // the same memory size as a fresh instance (a grown memory cannot shrink).
-  if (sw_guest_size(host) != double(r.pristine->pages) * snapshot::kPageBytes) return;
+  if (sw_guest_size(host) != double(r.pristine->pages) * snapshot::kPageBytes) return false;
   std::optional<snapshot::Held> known;
   if (held && held->valid(host)) known = std::move(held->held);  // read before the host lets the instance go
-  held.reset();
   if (const uint32_t id = sw_host_park_guest(host)) {
     it->second.parked.push_back({id, std::move(known)});
-    instantiated = false;
+    return true;
   }
+  return false;
 }
 
 bool mayBoot(uint32_t server) {
@@ -192,6 +195,23 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
     // is the same, and the pristine runs below leave its zero pages alone on the strength of it.
     const bool noData = !r.noDataModule.empty();
     std::vector<uint64_t> zeroHashes;
+    // A module with data segments: which blocks of its fresh memory hold data (the rest is zero in every fresh
+    // instance), read before the image is written, so that the pristine runs need not rewrite its zero blocks (Lua's
+    // 1 MiB stack at the start of memory, an engine's zero-initialised data).
+    std::vector<bool> freshData;
+    if (!noData && !dirty) {
+      std::vector<uint8_t> chunk(256 * 1024);
+      freshData.assign(std::size_t(freshPages) * snapshot::kBlocksPerPage, false);
+      for (uint64_t at = 0, size = uint64_t(freshPages) * snapshot::kPageBytes; at < size; at += chunk.size()) {
+        const uint32_t n = uint32_t(std::min<uint64_t>(chunk.size(), size - at));
+        if (!memory.read(at, chunk.data(), n)) {
+          error = "Engine initialization failed: the engine module's memory could not be read";
+          return false;
+        }
+        for (uint32_t b = 0; b < n; b += snapshot::kBlockBytes)
+          freshData[std::size_t((at + b) / snapshot::kBlockBytes)] = !snapshot::isZero(chunk.data() + b, snapshot::kBlockBytes);
+      }
+    }
     if (noData && !dirty) {
       std::vector<uint8_t> chunk(256 * 1024);
       for (uint64_t at = 0, size = uint64_t(freshPages) * snapshot::kPageBytes; at < size; at += chunk.size()) {
@@ -215,8 +235,6 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
     // is 54 MiB of mostly zero pages.
     const uint32_t pages = memory.pages();
     const std::size_t blocks = std::size_t(pages) * snapshot::kBlocksPerPage;
-    // Where a fresh instance's memory may differ from zero: its data segments' pages (none without data segments).
-    const std::size_t freshBlocks = noData ? 0 : std::size_t(freshPages) * snapshot::kBlocksPerPage;
     std::vector<uint64_t> hashes(blocks);
     {
       std::vector<uint8_t> piece(64 * snapshot::kBlockBytes);
@@ -233,23 +251,24 @@ bool loadBootImage(uint32_t server, uint32_t host, bool dirty, std::string& erro
         }
       }
     }
-    // Runs of blocks to write: the fresh module's pages whole if it has data segments (beyond them a fresh memory is
-    // zero already), then every non-zero block, runs closer than kGapBlocks joined (fewer copies for a few zero
-    // blocks more).
+    // Runs of blocks to write: every block that is not zero in the pristine memory or in a fresh instance of the
+    // module (its data segments: beyond and between them a fresh memory is zero already), runs closer than kGapBlocks
+    // joined (fewer copies for a few zero blocks more).
     constexpr std::size_t kGapBlocks = 16;
+    auto needed = [&](std::size_t block) { return hashes[block] != 0 || (block < freshData.size() && freshData[block]); };
     std::vector<snapshot::Base::Run> runs;
     std::size_t b = 0;
     while (b < blocks) {
-      if (b >= freshBlocks && !hashes[b]) {
+      if (!needed(b)) {
         b++;
         continue;
       }
       std::size_t end = b + 1;
       for (std::size_t zeros = 0; end < blocks; end++) {
-        if (end < freshBlocks || hashes[end]) zeros = 0;
+        if (needed(end)) zeros = 0;
         else if (++zeros > kGapBlocks) break;
       }
-      while (end > b + 1 && end > freshBlocks && !hashes[end - 1]) end--;  // no trailing zero blocks
+      while (end > b + 1 && !needed(end - 1)) end--;  // no trailing zero blocks
       snapshot::Base::Run run{uint64_t(b) * snapshot::kBlockBytes,
                                 std::vector<uint8_t>((end - b) * snapshot::kBlockBytes)};
       if (!memory.read(run.offset, run.bytes.data(), uint32_t(run.bytes.size()))) {
@@ -527,7 +546,9 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_builtin_set_boot_image(uint32_t serverHandle) {
     std::string error;
     auto image = sw::snapshot::parseBootImage(std::move(sw::core::builtinResources(serverHandle).stagedImage), error);
     sw::core::builtinResources(serverHandle).stagedImage = {};
-    if (!image || image->engine != engine.builtin || image->build != engine.build) return 0;
+    // A built-in engine's image names its registry entry; an Engine written in JavaScript's its language.
+    const std::string& name = engine.builtin.empty() ? engine.language : engine.builtin;
+    if (!image || image->engine != name || image->build != engine.build) return 0;
     sw::core::BuiltinResources& r = sw::core::builtinResources(serverHandle);
     // A module without data segments: only the image taken from the module it was stripped from.
     if (!r.noDataModule.empty() && image->module != r.noDataModule) return 0;
@@ -599,6 +620,23 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_boot_image_begin(uint32_t host, const char* eng
       return 0;
     }
     maker->handle = instance->handle;
+    return uint32_t(reinterpret_cast<uintptr_t>(maker.release()));
+  } catch (const std::exception& x) {
+    g_image = x.what();
+    return 0;
+  }
+}
+
+// Step 1 for an Engine written in JavaScript (docs/engine-authors.md, "A boot image"): the caller booted the guest
+// under `host` itself (its manifest's bootImage.init, unmetered); `handle` is what that returned, `engine` its language.
+// Returns a maker for step 2.
+EMSCRIPTEN_KEEPALIVE uint32_t sw_boot_image_adopt(uint32_t host, const char* engine, uint32_t engineLen,
+                                                  uint64_t handle) {
+  try {
+    auto maker = std::make_unique<ImageMaker>();
+    maker->host = host;
+    maker->engine.assign(engine, engineLen);
+    maker->handle = handle;
     return uint32_t(reinterpret_cast<uintptr_t>(maker.release()));
   } catch (const std::exception& x) {
     g_image = x.what();

@@ -28,9 +28,9 @@ struct BuiltinResources {
   std::string noDataModule;
   // The whole guest memory right after the boot image was first applied (captured then, once): every later instance
   // starts from one copy of it, and it is what lets a used instance be reset and reused (the pool below).
-  // Kept as runs of non-zero blocks (the first one covers at least the module's own memory, where a fresh instance has
-  // its data segments); everything between and after them, up to pristinePages, is zero (e.g. free heap an engine
-  // reserved at boot), so a fresh instance's memory gets only the runs written and keeps its untouched pages.
+  // Kept as runs of blocks that are non-zero in it or in a fresh instance of the module (its data segments); everything
+  // between and after them, up to pristinePages, is zero in both (e.g. free heap an engine reserved at boot, a zero
+  // stack), so a fresh instance's memory gets only the runs written and keeps its untouched pages.
   // It is also the base of every context snapshot taken from these instances (format 2, docs/snapshots.md): its id is
   // the image's. Null = not captured yet.
   std::shared_ptr<const snapshot::Base> pristine;
@@ -77,6 +77,13 @@ struct GuestScope {
   // room; the host is still released by the destructor. Called by the destructor too.
   void park();
 };
+
+// A parked instance of the server's engine, if any (id 0: none); the spare goes back to the pool first when nothing
+// else is parked. The caller binds it under a host (sw_host_unpark_guest) and resets its memory before use.
+BuiltinResources::Parked takeParked(uint32_t server);
+// Parks the instance under `host` in the server's pool if its memory has exactly the pristine size and the pool has
+// room (`held`: what its memory is known to hold, kept while still valid). True = parked: the host no longer has it.
+bool parkGuest(uint32_t server, uint32_t host, std::optional<HeldMemory> held = std::nullopt);
 
 inline constexpr const char* kNoImage =
     "Engine initialization failed: the engine module has no data segments and no boot image of its build";

@@ -310,7 +310,8 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_host_new(const char* config, uint32_t len,
 // args ["sandbox"], captured stdio under the output limits, the reference policy, /stdlib from `archive` (0: empty),
 // /workspace only when config.workspace names a registered workspace (a session's mirror) — and its meter reset to
 // config.fuel (absent or 0: unmetered).
-// config: {"env": {"KEY": "VALUE", ...}, "workspace": id, "fuel": n}. Returns 0 with sw_wasi_error() on failure.
+// config: {"env": {"KEY": "VALUE", ...}, "workspace": id, "fuel": n, "imageLayout": bool, "noDataSegments": bool}.
+// Returns 0 with sw_wasi_error() on failure.
 EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_engine_host_new(const char* config, uint32_t len, uint32_t archive) {
   try {
     auto parsed = parseHostConfig(config, len);
@@ -334,6 +335,13 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_wasi_engine_host_new(const char* config, uint32
         return 0;
       }
       o.workspace = std::move(ws);
+    }
+    // A module whose engine has a boot image in use: every instance has the image's descriptors, so a host with no
+    // session mirror gets an empty, disabled /workspace (fd 5, every access EACCES), as a built-in engine's stateless
+    // instance does (docs/engine-authors.md, "A boot image").
+    if (const auto* l = c.find("imageLayout"); l && l->isBool() && l->asBool() && !o.workspace) {
+      o.workspace = std::make_shared<Workspace>();
+      o.workspace->setDisabled(true);
     }
     // createWasi over a module with a sw.nodata section (docs/boot-images.md): it may be restored, never booted.
     if (const auto* n = c.find("noDataSegments"); n && n->isBool()) o.noDataSegments = n->asBool();

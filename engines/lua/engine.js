@@ -4,6 +4,10 @@
 // would import the same files as "sandbox-workers-cpp/wasi" and "sandbox-workers-cpp/snapshot". The Worker is
 // worker.js.
 //
+// Instances start from the engine's boot image (build/boot-image.bin: the memory right after `sw_lua_new`, taken at
+// build time by scripts/boot-images.mjs from the manifest's `bootImage`), and the runtime keeps a used one in its
+// pool, reset to the image (EngineInstances, docs/engine-authors.md "A boot image").
+//
 // The guest speaks its own small C ABI (not wasmify): sw_lua_new() → a handle (one lua_State), sw_lua_eval(handle,
 // code, env, session) → the outcome JSON (logs, results, error, cwd), sw_lua_after_restore(handle, bootImage). Fuel is
 // charged by the module through `sandbox.charge`: the build meters it at the Wasm level (scripts/engines/meter.sh,
@@ -12,6 +16,7 @@
 import { createWasi, budget, hasOpenGuestFds, ExecutionLimitError } from "../../worker-shim/wasi.js";
 import { restoreMemory } from "../../worker-shim/snapshot.js";
 import engineModule from "./build/engine.wasm";
+import bootImage from "./build/boot-image.bin";
 import { engineName, build } from "./build/engine-build.js";
 import manifest from "./engine.json";
 import { manifestLimits } from "../../worker-shim/limits.js";
@@ -78,7 +83,25 @@ function bootInstance(wasi) {
   return { instance, handle };
 }
 
-/** One code context's live instance (SessionInstance): booted fresh, or restored from the context's snapshot. */
+/**
+ * An instance with one lua_State under `wasi`: started from the boot image by the runtime (`instances`, a pooled
+ * instance or a new one), else booted here. The image is shared by every instance, so its math.random is re-seeded.
+ */
+function startInstance(wasi, instances) {
+  const started = instances?.fromImage(wasi);
+  if (!started) return bootInstance(wasi);
+  const { instance } = started;
+  const handle = Number(started.handle);
+  // 1: a shared boot image: math.random re-seeded from random_get (protocol §6.6).
+  if (instance.exports.sw_lua_after_restore(handle, 1) !== 0) throw new Error("lua engine: sw_lua_after_restore failed");
+  wasi.flushFuel(); // the re-seeding's last partial batch, so that the first execute's count starts at zero
+  return { instance, handle };
+}
+
+/**
+ * One code context's live instance (SessionInstance): started from the boot image (or booted), or restored from the
+ * context's snapshot.
+ */
 class LuaSession {
   #wasi;
   #instance;
@@ -94,18 +117,23 @@ class LuaSession {
     this.cwd = options.cwd;
     try {
       if (source) {
-        this.#instance = new WebAssembly.Instance(engineModule, this.#wasi.imports);
         // The memory holds everything (the lua_State, wasi-libc's preopen table and cwd, the driver's streams);
-        // __stack_pointer, the only mutable global, is at its initial value between calls: no _initialize.
-        restoreMemory(this.#instance.exports.memory, source);
-        this.#wasi.bind(this.#instance);
+        // __stack_pointer, the only mutable global, is at its initial value between calls: no _initialize. The
+        // runtime writes it into a pooled instance or a new one.
+        if (options.instances) {
+          ({ instance: this.#instance } = options.instances.restore(this.#wasi, source));
+        } else {
+          this.#instance = new WebAssembly.Instance(engineModule, this.#wasi.imports);
+          restoreMemory(this.#instance.exports.memory, source);
+          this.#wasi.bind(this.#instance);
+        }
         this.#handle = Number(source.handle);
         // 0: the context's own snapshot. Nothing to re-seed: a context keeps its math.random sequence (protocol §6.6).
         if (this.#instance.exports.sw_lua_after_restore(this.#handle, 0) !== 0) {
           throw new Error("lua engine: sw_lua_after_restore failed");
         }
       } else {
-        ({ instance: this.#instance, handle: this.#handle } = bootInstance(this.#wasi));
+        ({ instance: this.#instance, handle: this.#handle } = startInstance(this.#wasi, options.instances));
       }
     } catch (e) {
       this.#wasi.close();
@@ -150,12 +178,16 @@ export const luaEngine = {
   engineName,
   build, // sha256 of engine.wasm: a snapshot from another build boots fresh
   limits,
-  // Stateless: a fresh instance of the compiled module per request (instantiation + sw_lua_new is ~1 ms warm).
-  run(payload) {
+  module: engineModule, // the module the boot image was taken of
+  bootImage,
+  // Stateless: fresh engine state per request, from the boot image (a pooled instance reset to it, or a new one);
+  // the host closed in `finally` hands the instance back to the runtime.
+  run(payload, { instances } = {}) {
     const meter = budget(limits.fuel);
-    const wasi = createWasi(engineModule, null, meter, {}, null); // no /workspace (protocol §5.4 stateless)
+    // No session mirror (protocol §5.4 stateless): with the image, an empty, disabled /workspace.
+    const wasi = createWasi(engineModule, null, meter, {}, null);
     try {
-      const { instance, handle } = bootInstance(wasi);
+      const { instance, handle } = startInstance(wasi, instances);
       wasi.reset(); // the boot is not the request's fuel
       const { outcome } = evaluate(wasi, instance.exports, handle, payload.code, payload.envVars, false);
       return { ...outcome, usage: wasi.outcomeUsage() }; // the limit's too: usage() would throw

@@ -52,6 +52,13 @@ use strict;
 use warnings;
 no warnings 'once';
 use JSON::PP ();
+# Our POSIX and Storable (engines/perl/lib/: zeroperl links neither extension), after zeroperl's own library. They
+# and Encode are loaded here, into the boot image, so that a request's `use POSIX` costs an import, not a compile
+# (about 79,000 fuel units and 50 ms for POSIX, 58,000 for Encode).
+push @INC, '/stdlib/lib';
+require POSIX;
+require Storable;
+require Encode;
 use Cwd ();
 
 our ($REQ, $CODE, $OUT, $CWD);

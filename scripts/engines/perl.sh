@@ -2,7 +2,8 @@
 # Builds the Perl engine: engines/perl/build/engine.wasm (zeroperl, Perl 5.42.0, from the npm package
 # @6over3/zeroperl-ts 1.0.10, pinned and sha256-verified), fuel-metered and capped at its manifest's memory limit by our
 # own tool (cpp/tools/wasm_fuel.cpp, docs/fuel-tool.md); stdlib.tar with the driver's Perl half (engines/perl/
-# sandbox_driver.pl, mounted read-only at /stdlib); engine-build.json and engine-build.js.
+# sandbox_driver.pl, mounted read-only at /stdlib) and our POSIX and Storable (engines/perl/lib/, /stdlib/lib at the
+# end of @INC); engine-build.json and engine-build.js.
 #
 # zeroperl is a prebuilt module: its Perl library is embedded in its data segments (/zeroperl/lib) and it does not
 # speak the wasmify ABI, so the host drives it through its own exports (cpp/wasmify/perl.cpp). Nothing is compiled
@@ -35,7 +36,7 @@ build() {
     {
       echo "$PERL_TGZ_SHA256 $PERL_MAX_PAGES $(sha256sum <"$fuel_tool") $(meter_options perl)"
       declare -f build
-      (cd "$PERL_ENGINE_DIR" && sha256sum sandbox_driver.pl)
+      (cd "$PERL_ENGINE_DIR" && sha256sum sandbox_driver.pl lib/*.pm)
       tar --version | head -1
     } | hash_of)
   OUT="$PERL_CACHE/engine-$key"
@@ -47,6 +48,7 @@ build() {
   "$fuel_tool" "$work/package/dist/esm/zeroperl.wasm" "$work/engine.wasm" --max-pages "$PERL_MAX_PAGES" "${meter[@]}" ||
     { rm -rf "$work"; return 1; }
   cp "$PERL_ENGINE_DIR/sandbox_driver.pl" "$work/root/"
+  mkdir -p "$work/root/lib" && cp "$PERL_ENGINE_DIR"/lib/*.pm "$work/root/lib/"
   (cd "$work/root" && find . -type f | LC_ALL=C sort >../files &&
     tar --no-recursion --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --mode=a=r \
       -cf ../stdlib.tar -T ../files) || { rm -rf "$work"; return 1; }

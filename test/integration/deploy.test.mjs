@@ -17,7 +17,8 @@ const LIMIT_KIB = 10 * 1024;
 const UPLOAD_LIMIT_KIB = 64 * 1024;  // the platform's limit: the uncompressed upload
 
 describe("wrangler deploy --dry-run, one Worker per language", () => {
-  // Lua is an Engine written in JavaScript: its instances boot in about a millisecond, so it has no boot image.
+  // Lua is an Engine written in JavaScript with a boot image (docs/engine-authors.md, "A boot image"): it ships its
+  // engine.wasm, data segments and all (`stripped` false), beside the image.
   const workers = [
     ["javascript", "sandbox-javascript", true],
     ["python", "sandbox-python", true],
@@ -27,10 +28,10 @@ describe("wrangler deploy --dry-run, one Worker per language", () => {
   ];
   // The JavaScript Workers with Intl for 53 locales and for every locale: a wrangler config each (docs/intl.md,
   // "Locales").
-  const configs = [...workers.map(([language, name, bootImage]) => [language, name, bootImage, languageConfig(language)]),
+  const configs = [...workers.map(([language, name, stripped]) => [language, name, stripped, languageConfig(language)]),
     ["javascript-more-locales", "sandbox-javascript (more locales)", true, path.join(ROOT, "engines/javascript/wrangler.more-locales.jsonc")],
     ["javascript-all-locales", "sandbox-javascript (all locales)", true, path.join(ROOT, "engines/javascript/wrangler.all-locales.jsonc")]];
-  for (const [language, name, bootImage, config] of configs) {
+  for (const [language, name, stripped, config] of configs) {
     it(`${name} (${path.relative(ROOT, config)}) bundles on its own under 64 MiB (and ${LIMIT_KIB} KiB gzip)`, () => {
       const out = mkdtempSync(path.join(tmpdir(), `sw-deploy-${language}-`));
       try {
@@ -49,14 +50,14 @@ describe("wrangler deploy --dry-run, one Worker per language", () => {
         if (language === "javascript") assert.ok(gzipKiB <= 3 * 1024, `${name}: ${gzipKiB} KiB gzip, over 3 MiB`);
         const files = readdirSync(out);
         assert.ok(files.some((f) => f.endsWith("core.wasm")), `the core is bundled: ${files}`);
-        if (bootImage) {
+        if (stripped) {
           // The module without data segments and the image that carries them (docs/boot-images.md), never engine.wasm.
           assert.ok(files.some((f) => f.endsWith("engine-nodata.wasm")), `the engine is bundled: ${files}`);
           assert.ok(!files.some((f) => f.endsWith("-engine.wasm") || f === "engine.wasm"), `engine.wasm is not bundled: ${files}`);
-          assert.ok(files.some((f) => /boot-image(-more-locales|-all-locales)?\.bin$/.test(f)), `the boot image is bundled: ${files}`);
         } else {
           assert.ok(files.some((f) => f.endsWith("engine.wasm")), `the engine is bundled: ${files}`);
         }
+        assert.ok(files.some((f) => /boot-image(-more-locales|-all-locales)?\.bin$/.test(f)), `the boot image is bundled: ${files}`);
         assert.ok(files.every((f) => statSync(path.join(out, f)).size > 0));
         // One archive and one boot image each: the more- and all-locales Workers do not upload the default ones too
         // (engines/javascript/engine-code.js).

@@ -14,6 +14,7 @@ const { javascriptEngine } = await import("../../engines/javascript/engine.js");
 const { pythonEngine } = await import("../../engines/python/engine.js");
 const { perlEngine } = await import("../../engines/perl/engine.js");
 const { rubyEngine } = await import("../../engines/ruby/engine.js");
+const { luaEngine } = await import("../../engines/lua/engine.js");
 
 let core;
 let instantiations = 0;
@@ -330,4 +331,159 @@ describe("a request that trapped", () => {
       assert.deepEqual(mutable.filter((g) => !exported.has(g)), []);
     });
   }
+});
+
+// An Engine written in JavaScript that declares a boot image (Lua: `module`, `bootImage`; docs/engine-authors.md "A
+// boot image"): its instances come from the same image, pristine memory and pool as a built-in engine's, through
+// EngineInstances (run's second argument, SessionOptions.instances). The same checks, with values: what one request
+// changed is gone for the next, the reuse happened (no instantiation), a trapped or grown instance is dropped, a context
+// restored into a new Interpreter takes a pooled instance, and the instance started from the image, not booted.
+describe("lua: an Engine written in JavaScript gets a boot image and the instance pool", () => {
+  // The answers of new instances: a server of its own whose pool has no slot instantiates for every request.
+  const unpooled = { ...luaEngine };
+  // An Engine object without the image: every instance boots (sw_lua_new), as before boot images.
+  const booting = { ...luaEngine, bootImage: undefined };
+  const dirty = 'leak = 1 string.leaked = 2 math.pi = 3 package.loaded.leaked = true table.insert = nil ' +
+    'setmetatable(_G, { __index = function() return 9 end }) collectgarbage("stop") return 0';
+  const check = 'return { rawget(_G, "leak") == nil, string.leaked == nil, math.pi, package.loaded.leaked == nil, ' +
+    'type(table.insert), getmetatable(_G) == nil, collectgarbage("isrunning") }';
+  const clean = [true, true, 3.141592653589793, true, "function", true, true];
+  let fresh;
+  before(async () => {
+    core._sw_builtin_set_pool_slots(serverFor(core, unpooled), 0);
+    fresh = {
+      check: await execute(unpooled, check),
+      env: await execute(unpooled, 'return { os.getenv("SECRET") == nil, os.getenv("OTHER") == nil }'),
+      fuel: await execute(unpooled, "return 1 + 1"),
+    };
+    for (const r of Object.values(fresh)) assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(fresh.check.results[0].json, clean);
+    await execute(luaEngine, "return 1 + 1"); // the pooled server's first instance
+  });
+
+  it("sequential stateless requests reuse one instance instead of instantiating, and each starts pristine", async () => {
+    const before = instantiations;
+    for (let i = 0; i < 6; i++) {
+      const d = await execute(luaEngine, dirty);
+      assert.equal(d.error, undefined, JSON.stringify(d.error));
+      const r = await execute(luaEngine, check);
+      assert.deepEqual(r.results[0].json, clean);
+    }
+    assert.equal(instantiations, before, "no new instance for 12 requests");
+  });
+
+  it("environment variables and the fuel a request burned do not reach the next one on the same instance", async () => {
+    const before = instantiations;
+    const d = await execute(luaEngine, 'return os.getenv("SECRET")', { envVars: { SECRET: "s3cret", OTHER: "1" } });
+    assert.deepEqual(d.results, [{ text: "s3cret" }]);
+    const env = await execute(luaEngine, 'return { os.getenv("SECRET") == nil, os.getenv("OTHER") == nil }');
+    assert.deepEqual(env.results, fresh.env.results);
+    const burn = await execute(luaEngine, "local s = 0 for i = 1, 300000 do s = s + i end return s");
+    assert.ok(burn.usage.fuelConsumed > 10 * fresh.fuel.usage.fuelConsumed, JSON.stringify(burn.usage));
+    const next = await execute(luaEngine, "return 1 + 1");
+    assert.deepEqual(next.results, [{ text: "2" }]);
+    assert.deepEqual(next.usage, fresh.fuel.usage, "the same usage as on a new instance");
+    assert.equal(instantiations, before, "every request ran on the reused instance");
+  });
+
+  it("instances start from the image, not by booting: math.random is re-seeded, the image's descriptors are kept", async () => {
+    const randoms = new Set();
+    for (let i = 0; i < 4; i++) {
+      const r = await execute(luaEngine, "return math.random(1 << 50)");
+      randoms.add(r.results[0].text);
+    }
+    assert.equal(randoms.size, 4, "every request draws its own sequence");
+    // The image was taken with the session layout: a stateless instance has an empty, disabled /workspace (EACCES).
+    const open = 'local f, err = io.open("/workspace/x.txt", "w") return err';
+    assert.deepEqual((await execute(luaEngine, open)).results, [{ text: "/workspace/x.txt: Permission denied" }]);
+    // EngineInstances says where each instance came from: the image, with the handle its boot returned.
+    const seen = [];
+    const instancesFor = core.instancesFor;
+    core.instancesFor = function (server) {
+      const instances = instancesFor.call(this, server);
+      return { fromImage: (wasi) => { const s = instances.fromImage(wasi); seen.push(s && s.handle); return s; }, restore: instances.restore };
+    };
+    try {
+      await execute(luaEngine, "return 1");
+      await execute(booting, "return 1");
+    } finally {
+      core.instancesFor = instancesFor;
+    }
+    assert.equal(typeof seen[0], "bigint");
+    assert.ok(seen[0] > 0n);
+    assert.equal(seen[1], null, "an Engine without bootImage boots its instances");
+  });
+
+  it("a request that ran out of fuel, or grew memory, leaves no instance behind: the next one is new and pristine", async () => {
+    for (const code of ["leak = 1 while true do end", "leak = {} for i = 1, 2e6 do leak[i] = i end return #leak"]) {
+      await execute(luaEngine, "return 1");
+      const failed = await execute(luaEngine, code);
+      if (code.includes("while")) assert.equal(failed.error?.name, "ExecutionLimitError");
+      else assert.ok(failed.usage.memoryBytes > fresh.fuel.usage.memoryBytes, JSON.stringify(failed.usage));
+      const before = instantiations;
+      const next = await execute(luaEngine, check);
+      assert.equal(instantiations, before + 1, "the instance was not parked");
+      assert.deepEqual(next.results[0].json, clean);
+    }
+  });
+
+  it("a request whose guest trapped (a RuntimeError out of sw_lua_eval) leaves no instance behind", async () => {
+    await execute(luaEngine, "return 1"); // an instance in the pool
+    // The pooled instance, bound for the next request, traps in its eval as `unreachable` would.
+    const bindGuest = core.bindGuest;
+    core.bindGuest = function (host, guest) {
+      core.bindGuest = bindGuest;
+      const exports = { ...guest.instance.exports, sw_lua_eval: () => { throw new WebAssembly.RuntimeError("unreachable"); } };
+      return bindGuest.call(this, host, { ...guest, instance: { exports } });
+    };
+    let failed;
+    const before = instantiations;
+    try {
+      failed = await execute(luaEngine, "leak = 1 return 1");
+    } finally {
+      core.bindGuest = bindGuest;
+    }
+    assert.equal(instantiations, before, "the trapping request ran on the pooled instance");
+    assert.deepEqual([failed.error?.name, failed.error?.message], ["EngineError", "unreachable"]);
+    const next = await execute(luaEngine, check);
+    assert.equal(instantiations, before + 1, "the trapped instance was not parked");
+    assert.deepEqual(next.results[0].json, clean);
+  });
+
+  it("a context boots from the image, and is restored into a new Interpreter over a pooled instance with its own state", async () => {
+    const db = createTestState().db;
+    const run = async (interpreter, id, code) => {
+      const r = await interpreter.executeInContext("lua-pool", { contextId: id, code, workspace: { dirs: [], manifest: {} } }, () => []);
+      assert.equal(r.ok, true, JSON.stringify(r).slice(0, 400));
+      assert.equal(r.result.error, undefined, JSON.stringify(r.result.error));
+      return r.result;
+    };
+    const create = async (interpreter, id) => {
+      const created = await interpreter.fetch(new Request("https://interpreter.internal/contexts", {
+        method: "POST", headers: { "x-interpreter-key": "lua-pool", "content-type": "application/json" }, body: JSON.stringify({ id }),
+      }));
+      assert.equal(created.status, 201);
+    };
+    const first = createTestInterpreter(luaEngine, createTestState({ db }));
+    await create(first, "a");
+    await create(first, "b");
+    // Two new contexts from the same image draw different random sequences (re-seeded after the image).
+    const a = await run(first, "a", "counter = 41 return math.random(1 << 50)");
+    const b = await run(first, "b", "counter = 99 return math.random(1 << 50)");
+    assert.notDeepEqual(a.results, b.results);
+    await execute(luaEngine, dirty); // a stateless request dirties an instance, which goes back to the pool
+    for (let i = 0; i < 3; i++) {
+      // A new Interpreter over the same storage (the Durable Object was evicted): it restores the snapshot.
+      await execute(luaEngine, "return 1"); // the pool holds an instance a stateless request used
+      const before = instantiations;
+      const restored = createTestInterpreter(luaEngine, createTestState({ db }));
+      const r = await run(restored, "a", "counter = counter + 1 return { counter, rawget(_G, 'leak') == nil, string.leaked == nil }");
+      assert.deepEqual(r.results, [{ json: [42 + i, true, true] }]);
+      assert.equal(instantiations, before, "the restore took the pooled instance");
+    }
+    // The other context, restored over the instance the first one used, is its own.
+    const other = createTestInterpreter(luaEngine, createTestState({ db }));
+    assert.deepEqual((await run(other, "b", "return counter")).results, [{ text: "99" }]);
+    db.close();
+  });
 });

@@ -63,6 +63,7 @@ import {
   type WasmifyMessage,
 } from "../../worker-shim/wasmify.js";
 import type { SessionInstance, SessionOptions, SessionSnapshotSource, SessionOutcome, JavaScriptEngine } from "../../engines/javascript/worker.js";
+import type { EngineInstance } from "../../worker-shim/runtime.js";
 
 declare const guest: WebAssembly.Module;
 declare const stdlib: ArrayBuffer;
@@ -108,6 +109,33 @@ export const sessionEngine: JavaScriptEngine = {
   sessions: { boot: (o) => new TypedSession(o), restore: (o, s) => new TypedSession(o, s) },
 };
 export const sessionRuntime = defineInterpreterRuntime(sessionEngine);
+
+// An engine that declares a boot image (docs/engine-authors.md, "A boot image"): its instances come from
+// EngineInstances, run's second argument and SessionOptions.instances.
+export const imageEngine: JavaScriptEngine = {
+  ...sessionEngine,
+  module: guest,
+  bootImage: stdlib,
+  run(_payload, { instances }) {
+    const wasi = createWasi(guest, null, budget(1000), {}, null);
+    try {
+      const started: { instance: EngineInstance; handle: bigint } | null = instances.fromImage(wasi);
+      const exports = started ? started.instance.exports : new WebAssembly.Instance(guest, wasi.imports).exports;
+      return { logs: { stdout: [], stderr: [] }, results: [{ text: `${Object.keys(exports).length} ${started?.handle ?? 0n}` }] };
+    } finally {
+      wasi.close();
+    }
+  },
+  sessions: {
+    boot: (o) => new TypedSession(o),
+    restore(o: SessionOptions, s: SessionSnapshotSource) {
+      const wasi = createWasi(guest, null, budget(1000), {}, o.workspace);
+      const { instance }: { instance: EngineInstance } = o.instances.restore(wasi, s);
+      void instance.exports;
+      return new TypedSession(o, s);
+    },
+  },
+};
 
 export function wasmifyUsage(module: WebAssembly.Module, memory: WebAssembly.Memory): [number, WasmifySession, WasmifySession] {
   const image: MemoryImage = captureMemory(memory, { handle: 2n });
