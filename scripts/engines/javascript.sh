@@ -174,7 +174,7 @@ compile_ts_stripper() {
 # every instance (the chunks stay outside the guest's memory until a program reads one). Cached by a hash over the
 # chunk sources and the patched tree (the bytecode format is the tree's).
 JS_INTL_SRC="$JS_ENGINE_DIR/build/intl-src"
-JS_INTL_SOURCES=(build.mjs runtime.js patches.mjs)
+JS_INTL_SOURCES=(build.mjs runtime.js patches.mjs archive.py)
 bundle_intl() {
   [ -f "$SW_ROOT/node_modules/@formatjs/intl-numberformat/package.json" ] ||
     { echo "@formatjs polyfills missing: run npm install"; return 1; }
@@ -193,63 +193,8 @@ compile_intl() {
     # Two at a time (two cores).
     (cd "$JS_INTL_SRC" && find . -maxdepth 1 -name '*.js' -printf '%f\n' | sed 's/\.js$//' |
       xargs -P 2 -I{} "$qjsc" -c -s -N sw_intl_chunk -o "$work/c/{}.c" "{}.js") || { rm -rf "$work"; return 1; }
-    # The bytes of each C array qjsc wrote, in groups (build.mjs's manifest.json `groups`, docs/intl.md "How they
-    # are stored"): a group is intl/<group>.xz, one raw LZMA2 stream (preset 9 | extreme, a dictionary the size of the
-    # group: deterministic), or intl/<group>.bin, stored; and intl/index, where each chunk is (driver.c reads it):
-    #   "SWI1", u32 width, u32 groups, u32 chunks (little-endian), then per group: name (width bytes, NUL-padded),
-    #   u32 raw size, u32 method (0 stored, 1 LZMA2); then per chunk, sorted by name: name, u32 group, u32 offset,
-    #   u32 length (in the group's raw bytes).
-    # A ustar archive, sorted, no dates or owners.
-    python3 - "$work" "$JS_INTL_SRC/manifest.json" <<'PY' || { rm -rf "$work"; return 1; }
-import io, json, lzma, pathlib, re, struct, sys, tarfile
-work = pathlib.Path(sys.argv[1])
-groups = json.loads(pathlib.Path(sys.argv[2]).read_text())["groups"]
-def chunk(name):
-    body = (work / "c" / f"{name}.c").read_text().split("{", 1)[1].split("}", 1)[0]
-    return bytes.fromhex(re.sub(r"0x|[,\s]", "", body))
-# An LZMA2 group over 1 MiB is cut into parts of at most 1 MiB (<group>-1, -2, ...; a larger chunk is a part alone): a
-# load decodes its part up to its chunk, not the whole group (the all-locales archive's largest group is 3.5 MB).
-def parts(method, names):
-    out, size = [[]], 0
-    for name in names:
-        b = chunk(name)
-        if method != "stored" and out[-1] and size + len(b) > 1 << 20:
-            out, size = out + [[]], 0
-        out[-1].append((name, b))
-        size += len(b)
-    return out
-members, group_table, chunk_table = {}, [], []
-for group, method, names in groups:
-    cut = parts(method, names)
-    for i, part in enumerate(cut):
-        g, offset = group if len(cut) == 1 else f"{group}-{i + 1}", 0
-        for name, b in part:
-            chunk_table.append((name, len(group_table), offset, len(b)))
-            offset += len(b)
-        raw = b"".join(b for _, b in part)
-        dict_size = max(4096, 1 << (max(len(raw), 1) - 1).bit_length())
-        if method == "stored":
-            members[f"intl/{g}.bin"] = raw
-        else:
-            members[f"intl/{g}.xz"] = lzma.compress(raw, format=lzma.FORMAT_RAW, filters=[
-                {"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME, "dict_size": dict_size}])
-        group_table.append((g, len(raw), 0 if method == "stored" else 1))
-names = [n for n, *_ in chunk_table] + [g for g, *_ in group_table]
-if len(set(n for n, *_ in chunk_table)) != len(chunk_table) or len(list(work.glob("c/*.c"))) != len(chunk_table):
-    sys.exit("intl: the manifest's groups do not list every chunk once")
-width = (max(len(n) for n in names) + 4) // 4 * 4
-if width > 64: sys.exit("intl: a chunk name is over 63 bytes (driver.c reads at most 64)")
-pad = lambda n: n.encode().ljust(width, b"\0")
-index = b"SWI1" + struct.pack("<III", width, len(group_table), len(chunk_table))
-index += b"".join(pad(g) + struct.pack("<II", size, method) for g, size, method in group_table)
-index += b"".join(pad(n) + struct.pack("<III", g, o, l) for n, g, o, l in sorted(chunk_table, key=lambda c: pad(c[0])))
-members["intl/index"] = index
-with tarfile.open(work / "stdlib.tar", "w", format=tarfile.USTAR_FORMAT) as tar:
-    for name in sorted(members):
-        info = tarfile.TarInfo(name)
-        info.size, info.mtime, info.mode, info.uid, info.gid, info.uname, info.gname = len(members[name]), 0, 0o444, 0, 0, "", ""
-        tar.addfile(info, io.BytesIO(members[name]))
-PY
+    # The bytes of each C array qjsc wrote, in build.mjs's groups with an index (intl/archive.py says how).
+    python3 "$JS_ENGINE_DIR/intl/archive.py" chunks "$work" "$JS_INTL_SRC/manifest.json" || { rm -rf "$work"; return 1; }
     mkdir -p "$out" && mv "$work/stdlib.tar" "$out/stdlib.tar" && rm -rf "$work"
   fi
   JS_INTL_TAR="$out/stdlib.tar"
@@ -274,24 +219,12 @@ js_source_hash() {
 # One /stdlib archive for the engine: the Intl chunks (intl/<chunk>.qbc, compile_intl) and ICU's collation data
 # (icu/icudt72l/<item>, scripts/engines/icu.sh). Members sorted, no dates or owners; cached by the two inputs' sha256.
 combine_stdlib() {
-  local key; key=$(sha256sum "$JS_INTL_TAR" "$ICU_DATA_DIR/stdlib.tar" | cut -d' ' -f1 | sha256sum | cut -c1-16)
+  local key; key=$(sha256sum "$JS_INTL_TAR" "$ICU_DATA_DIR/stdlib.tar" "$JS_ENGINE_DIR/intl/archive.py" | cut -d' ' -f1 |
+    sha256sum | cut -c1-16)
   local out="$SW_CACHE/engines/javascript/stdlib-$key"
   if [ ! -f "$out/stdlib.tar" ]; then
-    mkdir -p "$out" && python3 - "$out/stdlib.tar.tmp" "$JS_INTL_TAR" "$ICU_DATA_DIR/stdlib.tar" <<'PY' >&2 || return 1
-import sys, tarfile
-members = {}
-for src in sys.argv[2:]:
-    with tarfile.open(src) as t:
-        for m in t.getmembers():
-            if m.isfile():
-                if m.name in members: sys.exit(f"stdlib: {m.name} is in both archives")
-                members[m.name] = t.extractfile(m).read()
-with tarfile.open(sys.argv[1], "w", format=tarfile.USTAR_FORMAT) as tar:
-    for name in sorted(members):
-        info = tarfile.TarInfo(name)
-        info.size, info.mtime, info.mode, info.uid, info.gid, info.uname, info.gname = len(members[name]), 0, 0o444, 0, 0, "", ""
-        import io; tar.addfile(info, io.BytesIO(members[name]))
-PY
+    mkdir -p "$out" && python3 "$JS_ENGINE_DIR/intl/archive.py" combine "$out/stdlib.tar.tmp" "$JS_INTL_TAR" \
+      "$ICU_DATA_DIR/stdlib.tar" >&2 || return 1
     mv "$out/stdlib.tar.tmp" "$out/stdlib.tar" || return 1
   fi
   echo "$out/stdlib.tar"
