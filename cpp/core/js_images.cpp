@@ -72,6 +72,30 @@ int32_t leaseInstance(uint32_t server, uint32_t host, uint32_t maxPages,
 
 }  // namespace
 
+std::shared_ptr<const snapshot::Base> jsPristineBase(uint32_t server, std::string& error) {
+  if (auto base = pristineBase(server)) return base;
+  if (!builtinBootImage(server)) {
+    error = "Engine initialization failed: no boot image";
+    return nullptr;
+  }
+  // No instance has started from the image in this isolate: one does now, under a host of its own, and goes to the
+  // pool (the restore that asked takes it). The host's options do not matter: nothing of the guest runs.
+  const uint32_t host = wasi::newHostHandle(wasi::HostOptions{});
+  if (!host) {
+    error = "Engine initialization failed: no WASI host";
+    return nullptr;
+  }
+  if (!sw_host_instantiate_guest(server, host)) {
+    error = "Engine initialization failed: instantiation";
+  } else if (loadBootImage(server, host, false, error)) {
+    if (!parkGuest(server, host)) sw_host_release_guest(host);
+  } else {
+    sw_host_release_guest(host);
+  }
+  sw_wasi_host_free(host);
+  return pristineBase(server);
+}
+
 }  // namespace sw::core
 
 extern "C" {
@@ -101,8 +125,17 @@ EMSCRIPTEN_KEEPALIVE int32_t sw_image_restore(uint32_t server, uint32_t host, ui
   using namespace sw::core;
   if (!image) return leaseInstance(server, host, 0, [](bool, std::string&) { return true; });
   PageImage& source = *reinterpret_cast<PageImage*>(uintptr_t(image));
+  // A page image over the pristine memory (a snapshot relative to the boot image, or any with an image in use): the
+  // instance is reset to the image (one copy, or the pool's reset), then only the pages the snapshot changed go in.
+  const bool overImage = source.base() && source.base() == pristineBase(server);
   return leaseInstance(server, host, source.pages(), [&](bool pooled, std::string& error) {
     GuestMemoryView memory(host);
+    if (overImage) {
+      if (!loadBootImage(server, host, pooled, error)) return false;
+      if (source.restoreOverBase(memory)) return true;
+      error = "restore: the memory cannot hold the snapshot";
+      return false;
+    }
     const sw::snapshot::BootImage* boot = builtinBootImage(server);
     // A parked instance: every page is rewritten or compared with zero (restoreInto), its globals set back.
     if (source.restoreInto(memory) && !(pooled && boot && !setGuestGlobals(host, boot->globals))) return true;
