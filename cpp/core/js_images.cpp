@@ -4,6 +4,8 @@
 // (createWasi) and calls its guest itself; this file decides where an instance comes from (a parked one or a new
 // one), writes its memory and globals, and whether it goes back to the pool when its host is closed: never after a
 // call into it threw (a trap, the fuel limit, a host failure) or its host recorded a trap, nor once its memory grew.
+// The pristine memory is also the base its contexts' snapshots are stored relative to (format 2, docs/snapshots.md):
+// a restore resets the instance to it and writes only the pages the snapshot changed.
 #include <emscripten/emscripten.h>
 
 #include <cstdint>
@@ -119,7 +121,8 @@ EMSCRIPTEN_KEEPALIVE uint64_t sw_image_handle(uint32_t server) {
 
 // EngineInstances.restore(wasi, source): the page image `image` (a SessionSnapshotSource the core serves) written into
 // an instance of the server's module under `host` — a parked one when the server keeps one whose memory is no larger,
-// its globals reset to the image's (their values at rest), else a new one. `image` 0: a source the core does not
+// its globals reset to the image's (their values at rest), else a new one. A page image over the pristine memory:
+// the instance is reset to the image first, then only the pages written into the page image are written. `image` 0: a source the core does not
 // serve, which the shim copies itself: a new instance only, memory untouched. 1 = ok; -1 = failed (sw_image_error).
 EMSCRIPTEN_KEEPALIVE int32_t sw_image_restore(uint32_t server, uint32_t host, uint32_t image) {
   using namespace sw::core;

@@ -5,8 +5,11 @@
 //
 // * boot/restore hand the engine a SessionOptions whose `workspace` is the Interpreter's mirror, registered with the
 //   WASI layer (wasi::registerWorkspace) for as long as the session lives, so ./wasi createWasi can mount it.
-// * restore first decodes the stored snapshot into a sparse page image here (PageImage), then serves the engine's
-//   SessionSnapshotSource.readPage from it; the Interpreter's tracker describes that image.
+// * restore first decodes the stored snapshot into a sparse page image here (PageImage; with a boot image in use, over
+//   the image's pristine memory), then serves the engine's SessionSnapshotSource.readPage from it; the Interpreter's
+//   tracker describes that image.
+// * snapshots are relative to the boot image when the engine has one in use (format 2, docs/snapshots.md), exactly as a
+//   built-in engine's: the memory names the pristine memory as its base, and baseImage() the image.
 // * snapshot() registers the engine's WebAssembly.Memory under this session's id with the WASI bridge, so
 //   cpp/snapshot reads it through the same copy primitives it uses for a built-in engine's guest memory.
 #include "js_sessions.h"
