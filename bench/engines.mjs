@@ -27,6 +27,10 @@
 //                  also that latency less the call's own snapshot (its snapshotMs: the take reads all of memory).
 //   (c) sizes      engine.wasm, engine-nodata.wasm, stdlib.tar, boot-image.bin raw and gzip -9.
 //   (d) instantiate new WebAssembly.Instance of engine.wasm (with data segments) and of engine-nodata.wasm, ms p50.
+//                  An Engine written in JavaScript with a boot image ships engine.wasm whole: its engine-nodata.wasm is
+//                  made here, in a temporary directory, by the same tool (sw-wasm-fuel --strip-data), and (a) gets the
+//                  variant "image, new instance, no data segments" (the Engine with that module: what shipping it would
+//                  give), to tell whether stripping would pay (issue 26 item 2).
 //   (e) first touch  24 MiB written into a new WebAssembly.Memory, and into the same memory again: what the machine
 //                  charges for faulting in the pages a new instance's image (or data segments) fills, ms p50.
 //
@@ -38,7 +42,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
-import { cpus } from "node:os";
+import { cpus, tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -254,12 +259,22 @@ async function fresh(name) {
   }]));
 }
 
+// engine-nodata.wasm of `dir`: the shipped one, else (an Engine written in JavaScript) made now by the repo's tool.
+function noDataPath(dir) {
+  const shipped = path.join(dir, "engine-nodata.wasm");
+  if (fs.existsSync(shipped)) return shipped;
+  const tool = execFileSync("bash", [path.join(ROOT, "scripts/tools/wasm-fuel.sh")], { encoding: "utf8" }).trim();
+  const out = path.join(fs.mkdtempSync(path.join(tmpdir(), "sw-bench-nodata-")), "engine-nodata.wasm");
+  execFileSync(tool, ["--strip-data", path.join(dir, "engine.wasm"), out], { stdio: "ignore" });
+  return out;
+}
+
 // (d) new WebAssembly.Instance of engine.wasm (with data segments) and engine-nodata.wasm (imports stubbed; nothing
 // is called), interleaved.
 function instantiate(dir) {
   const modules = {
     "data segments": new WebAssembly.Module(fs.readFileSync(path.join(dir, "engine.wasm"))),
-    "no data": new WebAssembly.Module(fs.readFileSync(path.join(dir, "engine-nodata.wasm"))),
+    "no data": new WebAssembly.Module(fs.readFileSync(noDataPath(dir))),
   };
   const stubs = (m) => {
     const o = {};
@@ -314,6 +329,9 @@ for (const name of opts.engines.split(",")) {
   const variants = !withImage.builtin ? (!jsBoot ? { "fresh instance": [withImage, false] } : {
     boot: [jsBoot, false],
     "image, new instance": [withPool(withImage, 0), false],
+    // (d): its module without data segments, made here; the image supplies that memory.
+    ...(REQUESTS ? { "image, new instance, no data segments": [withPool({ ...withImage,
+      module: new WebAssembly.Module(fs.readFileSync(noDataPath(dir))) }, 0), false] } : {}),
     "image, pooled instance": [withPool(withImage, 1), false],
   }) : {
     boot: [withoutImage, false],
@@ -360,7 +378,7 @@ for (const name of opts.engines.split(",")) {
       restoreP50: p50(c.restore), restoreP99: p99(c.restore),
       beforeSnapshotP50: p50(c.beforeSnapshot), beforeSnapshotP99: p99(c.beforeSnapshot),
     }])),
-    instantiate: withImage.builtin && opts.only !== "contexts" ? instantiate(dir) : null,
+    instantiate: (withImage.builtin || jsBoot) && opts.only !== "contexts" ? instantiate(dir) : null,
     sizes: {
       engine: size(path.join(dir, "engine.wasm")),
       "engine-nodata": size(path.join(dir, "engine-nodata.wasm")),

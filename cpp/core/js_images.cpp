@@ -4,6 +4,8 @@
 // (createWasi) and calls its guest itself; this file decides where an instance comes from (a parked one or a new
 // one), writes its memory and globals, and whether it goes back to the pool when its host is closed: never after a
 // call into it threw (a trap, the fuel limit, a host failure) or its host recorded a trap, nor once its memory grew.
+// The pristine memory is also the base its contexts' snapshots are stored relative to (format 2, docs/snapshots.md):
+// a restore resets the instance to it and writes only the pages the snapshot changed.
 #include <emscripten/emscripten.h>
 
 #include <cstdint>
@@ -72,6 +74,30 @@ int32_t leaseInstance(uint32_t server, uint32_t host, uint32_t maxPages,
 
 }  // namespace
 
+std::shared_ptr<const snapshot::Base> jsPristineBase(uint32_t server, std::string& error) {
+  if (auto base = pristineBase(server)) return base;
+  if (!builtinBootImage(server)) {
+    error = "Engine initialization failed: no boot image";
+    return nullptr;
+  }
+  // No instance has started from the image in this isolate: one does now, under a host of its own, and goes to the
+  // pool (the restore that asked takes it). The host's options do not matter: nothing of the guest runs.
+  const uint32_t host = wasi::newHostHandle(wasi::HostOptions{});
+  if (!host) {
+    error = "Engine initialization failed: no WASI host";
+    return nullptr;
+  }
+  if (!sw_host_instantiate_guest(server, host)) {
+    error = "Engine initialization failed: instantiation";
+  } else if (loadBootImage(server, host, false, error)) {
+    if (!parkGuest(server, host)) sw_host_release_guest(host);
+  } else {
+    sw_host_release_guest(host);
+  }
+  sw_wasi_host_free(host);
+  return pristineBase(server);
+}
+
 }  // namespace sw::core
 
 extern "C" {
@@ -95,14 +121,24 @@ EMSCRIPTEN_KEEPALIVE uint64_t sw_image_handle(uint32_t server) {
 
 // EngineInstances.restore(wasi, source): the page image `image` (a SessionSnapshotSource the core serves) written into
 // an instance of the server's module under `host` — a parked one when the server keeps one whose memory is no larger,
-// its globals reset to the image's (their values at rest), else a new one. `image` 0: a source the core does not
+// its globals reset to the image's (their values at rest), else a new one. A page image over the pristine memory:
+// the instance is reset to the image first, then only the pages written into the page image are written. `image` 0: a source the core does not
 // serve, which the shim copies itself: a new instance only, memory untouched. 1 = ok; -1 = failed (sw_image_error).
 EMSCRIPTEN_KEEPALIVE int32_t sw_image_restore(uint32_t server, uint32_t host, uint32_t image) {
   using namespace sw::core;
   if (!image) return leaseInstance(server, host, 0, [](bool, std::string&) { return true; });
   PageImage& source = *reinterpret_cast<PageImage*>(uintptr_t(image));
+  // A page image over the pristine memory (a snapshot relative to the boot image, or any with an image in use): the
+  // instance is reset to the image (one copy, or the pool's reset), then only the pages the snapshot changed go in.
+  const bool overImage = source.base() && source.base() == pristineBase(server);
   return leaseInstance(server, host, source.pages(), [&](bool pooled, std::string& error) {
     GuestMemoryView memory(host);
+    if (overImage) {
+      if (!loadBootImage(server, host, pooled, error)) return false;
+      if (source.restoreOverBase(memory)) return true;
+      error = "restore: the memory cannot hold the snapshot";
+      return false;
+    }
     const sw::snapshot::BootImage* boot = builtinBootImage(server);
     // A parked instance: every page is rewritten or compared with zero (restoreInto), its globals set back.
     if (source.restoreInto(memory) && !(pooled && boot && !setGuestGlobals(host, boot->globals))) return true;

@@ -5,8 +5,11 @@
 //
 // * boot/restore hand the engine a SessionOptions whose `workspace` is the Interpreter's mirror, registered with the
 //   WASI layer (wasi::registerWorkspace) for as long as the session lives, so ./wasi createWasi can mount it.
-// * restore first decodes the stored snapshot into a sparse page image here (PageImage), then serves the engine's
-//   SessionSnapshotSource.readPage from it; the Interpreter's tracker describes that image.
+// * restore first decodes the stored snapshot into a sparse page image here (PageImage; with a boot image in use, over
+//   the image's pristine memory), then serves the engine's SessionSnapshotSource.readPage from it; the Interpreter's
+//   tracker describes that image.
+// * snapshots are relative to the boot image when the engine has one in use (format 2, docs/snapshots.md), exactly as a
+//   built-in engine's: the memory names the pristine memory as its base, and baseImage() the image.
 // * snapshot() registers the engine's WebAssembly.Memory under this session's id with the WASI bridge, so
 //   cpp/snapshot reads it through the same copy primitives it uses for a built-in engine's guest memory.
 #include "js_sessions.h"
@@ -24,6 +27,7 @@
 #include "../abi/reply.h"
 #include "../json/json.h"
 #include "../wasi/bridge.h"
+#include "builtin.h"
 #include "exchange_view.h"
 #include "guest.h"
 
@@ -67,14 +71,43 @@ bool parseHandle(const std::string& text, uint64_t& out) {
 
 }  // namespace
 
+PageImage::PageImage(std::shared_ptr<const snapshot::Base> base) : base_(std::move(base)) {
+  if (base_) pages_ = base_->pages;
+}
+
+namespace {
+
+// Copies the base's page `p` (zero beyond it, or without a base) into `dst` (kPageBytes); false when it is all zero.
+bool basePage(const snapshot::Base* base, uint32_t p, uint8_t* dst) {
+  if (!base || p >= base->pages) {
+    std::memset(dst, 0, snapshot::kPageBytes);
+    return false;
+  }
+  const uint32_t first = p * snapshot::kBlocksPerPage;
+  bool any = false;
+  for (uint32_t b = first; b < first + snapshot::kBlocksPerPage; b++) any = any || base->blockHashAt(b) != 0;
+  if (!any || !base->read(first, snapshot::kBlocksPerPage, dst)) {
+    std::memset(dst, 0, snapshot::kPageBytes);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool PageImage::read(uint64_t offset, uint8_t* dst, uint32_t len) {
   if (offset + len > uint64_t(pages_) * snapshot::kPageBytes) return false;
   while (len > 0) {
     const uint32_t page = uint32_t(offset / snapshot::kPageBytes);
     const uint32_t at = uint32_t(offset % snapshot::kPageBytes);
     const uint32_t n = std::min(len, snapshot::kPageBytes - at);
-    if (page < data_.size() && !data_[page].empty()) std::memcpy(dst, data_[page].data() + at, n);
-    else std::memset(dst, 0, n);
+    if (page < data_.size() && !data_[page].empty()) {
+      std::memcpy(dst, data_[page].data() + at, n);
+    } else {
+      basePage_.resize(snapshot::kPageBytes);
+      basePage(base_.get(), page, basePage_.data());
+      std::memcpy(dst, basePage_.data() + at, n);
+    }
     dst += n, offset += n, len -= n;
   }
   return true;
@@ -82,17 +115,18 @@ bool PageImage::read(uint64_t offset, uint8_t* dst, uint32_t len) {
 
 bool PageImage::write(uint64_t offset, const uint8_t* src, uint32_t len) {
   if (offset + len > uint64_t(pages_) * snapshot::kPageBytes) return false;
+  written_ = true;
   while (len > 0) {
     const uint32_t page = uint32_t(offset / snapshot::kPageBytes);
     const uint32_t at = uint32_t(offset % snapshot::kPageBytes);
     const uint32_t n = std::min(len, snapshot::kPageBytes - at);
     if (data_.size() <= page) data_.resize(page + 1);
-    if (!data_[page].empty()) {
-      std::memcpy(data_[page].data() + at, src, n);
-    } else if (!snapshot::isZero(src, n)) {  // zeroes over an absent page change nothing
-      data_[page].assign(snapshot::kPageBytes, 0);
-      std::memcpy(data_[page].data() + at, src, n);
+    if (data_[page].empty()) {
+      // A page nobody wrote yet: the base's bytes first, unless both they and `src` are zero (nothing changes).
+      std::vector<uint8_t> bytes(snapshot::kPageBytes);
+      if (basePage(base_.get(), page, bytes.data()) || !snapshot::isZero(src, n)) data_[page] = std::move(bytes);
     }
+    if (!data_[page].empty()) std::memcpy(data_[page].data() + at, src, n);
     src += n, offset += n, len -= n;
   }
   return true;
@@ -104,13 +138,24 @@ bool PageImage::grow(uint32_t totalPages) {
   return true;
 }
 
+std::span<const uint64_t> PageImage::knownBlocks() {
+  if (!base_ || written_ || pages_ != base_->pages) return {};
+  return base_->blocks;
+}
+
 const uint8_t* PageImage::page(uint32_t p) const {
-  if (p >= pages_ || p >= data_.size() || data_[p].empty()) return nullptr;
-  const auto& bytes = data_[p];
-  return snapshot::isZero(bytes.data(), bytes.size()) ? nullptr : bytes.data();
+  if (p >= pages_) return nullptr;
+  if (p < data_.size() && !data_[p].empty()) {
+    const auto& bytes = data_[p];
+    return snapshot::isZero(bytes.data(), bytes.size()) ? nullptr : bytes.data();
+  }
+  basePage_.resize(snapshot::kPageBytes);
+  return basePage(base_.get(), p, basePage_.data()) ? basePage_.data() : nullptr;
 }
 
 void PageImage::capture(snapshot::Memory& memory) {
+  base_.reset();
+  written_ = true;
   pages_ = memory.pages();
   data_.assign(pages_, {});
   std::vector<uint8_t> buffer(snapshot::kPageBytes);
@@ -139,12 +184,23 @@ bool PageImage::restoreInto(snapshot::Memory& memory) const {
   return true;
 }
 
+bool PageImage::restoreOverBase(snapshot::Memory& memory) const {
+  if (!base_ || memory.pages() != base_->pages) return false;
+  if (memory.pages() < pages_ && !memory.grow(pages_)) return false;
+  // Beyond the base a grown memory is zero, as the image is there unless written.
+  for (uint32_t p = 0; p < pages_ && p < data_.size(); ++p) {
+    if (!data_[p].empty() && !memory.write(uint64_t(p) * snapshot::kPageBytes, data_[p].data(), snapshot::kPageBytes))
+      return false;
+  }
+  return true;
+}
+
 namespace {
 
 class JsSession final : public interp::Session {
  public:
-  JsSession(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd)
-      : workspaceId_(wasi::registerWorkspace(workspace)), cwd_(cwd), memory_(id()) {}
+  JsSession(uint32_t server, const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd)
+      : server_(server), workspaceId_(wasi::registerWorkspace(workspace)), cwd_(cwd), memory_(id()) {}
   ~JsSession() override {
     if (opened_) sw_host_session_close(id());
     wasi::unregisterWorkspace(workspaceId_);
@@ -206,8 +262,13 @@ class JsSession final : public interp::Session {
   // instance.snapshot(): once per round, on the first of memory()/handle()/extraJson() (the Interpreter asks for the
   // memory first). A failed snapshot() throws, which the Interpreter treats as a failed snapshot transaction: the
   // resident is dropped and the last good snapshot stays.
+  // With a boot image in use, relative to its pristine memory (format 2, docs/snapshots.md): the take compares every
+  // block with the image's byte for byte, so this holds for whatever instance the engine snapshots, as long as its
+  // memory is no smaller than the image's; else (or without an image) every non-zero block is stored (format 1).
   snapshot::Memory& memory() override {
     readSnapshot();
+    std::shared_ptr<const snapshot::Base> base = builtinBootImage(server_) ? pristineBase(server_) : nullptr;
+    memory_.setBase(base && memory_.pages() >= base->pages ? base : nullptr);
     return memory_;
   }
   uint64_t handle() const override {
@@ -270,6 +331,7 @@ class JsSession final : public interp::Session {
     snapshotRead_ = true;
   }
 
+  uint32_t server_;
   uint32_t workspaceId_;
   std::string cwd_;
   std::string reportedCwd_;
@@ -290,24 +352,39 @@ class JsSessionFactory final : public interp::SessionFactory {
 
   std::unique_ptr<interp::Session> boot(const std::shared_ptr<wasi::Workspace>& workspace,
                                         std::string_view cwd) override {
-    auto s = std::make_unique<JsSession>(workspace, cwd);
+    auto s = std::make_unique<JsSession>(server_, workspace, cwd);
     s->open(server_, {}, nullptr);
     return s;
   }
 
-  // The snapshot is decoded (and verified) into a page image first; the engine then reads it page by page. An image
-  // that cannot be decoded is nullptr; the engine's restore throwing throws with its message (a rejected promise
-  // from restore too, through finishOpen). Either way the Interpreter reports why and boots fresh.
+  // The snapshot is decoded (and verified) into a page image first; the engine then reads it page by page. With a
+  // boot image in use the page image starts as the pristine memory, so a format 2 snapshot writes into it only what
+  // differs from the image, and EngineInstances.restore writes only those pages over an instance reset to the image.
+  // An image that cannot be decoded is nullptr; the engine's restore throwing throws with its message (a rejected
+  // promise from restore too, through finishOpen). Either way the Interpreter reports why and boots fresh.
   std::unique_ptr<interp::Session> restore(const std::shared_ptr<wasi::Workspace>& workspace, std::string_view cwd,
                                            const std::function<bool(snapshot::Memory&)>& fill, uint64_t handle,
                                            std::string_view extraJson) override {
-    auto image = std::make_unique<PageImage>();
+    std::shared_ptr<const snapshot::Base> base;
+    if (builtinBootImage(server_)) {
+      std::string error;
+      base = jsPristineBase(server_, error);
+      if (!base) throw std::runtime_error(error);
+    }
+    auto image = std::make_unique<PageImage>(std::move(base));
     if (!fill(*image)) return nullptr;
     std::string restoreJson = "{\"handle\":\"" + std::to_string(handle) + "\",\"extra\":" +
                               std::string(extraJson.empty() ? std::string_view("{}") : extraJson) + "}";
-    auto s = std::make_unique<JsSession>(workspace, cwd);
+    auto s = std::make_unique<JsSession>(server_, workspace, cwd);
     s->open(server_, restoreJson, std::move(image));  // a throw says why: the Interpreter reports it and boots fresh
     return s;
+  }
+
+  // The engine's boot image when it declared one that is in use: a snapshot relative to another (or to one, when it
+  // has none) is BUILD_CHANGED (docs/snapshots.md), exactly as for a built-in engine.
+  uint64_t baseImage() const override {
+    const snapshot::BootImage* image = builtinBootImage(server_);
+    return image ? image->id : 0;
   }
 
  private:
