@@ -12,7 +12,8 @@
 # Stages, each cached under $SW_CACHE/engines/ruby by a hash of what determines it:
 #   npm/          the package tarball as npm pack fetched it (sha256-checked on every run)
 #   stdlib-<h>    stdlib.tar: the Ruby files engines/ruby/stdlib.txt's libraries load, read out of ruby+stdlib.wasm
-#                 (engines/ruby/buildtool.mjs) plus driver.rb as sandbox_driver.rb, as a ustar archive with sorted
+#                 (engines/ruby/buildtool.mjs) plus driver.rb as sandbox_driver.rb and our own libraries
+#                 (engines/ruby/lib: bigdecimal), as a ustar archive with sorted
 #                 names, mtime 0, read-only modes
 #   engine-<h>    engine.wasm: ruby.wasm fuel-metered and capped at 96 MiB by our tool (scripts/tools/wasm-fuel.sh)
 # Then write_engine_build: engines/ruby/build/{engine.wasm,stdlib.tar,engine-build.json,engine-build.js}; the boot
@@ -54,7 +55,7 @@ fetch_package() {
 build_stdlib() {
   local key; key=$(printf '%s\n' "$RB_SHA256" "$("${RB_NODE[@]}" --version)" "$(tar --version | head -1)" \
                      "$(declare -f build_stdlib)" \
-                     "$(cd "$RB_ENGINE_DIR" && sha256sum stdlib.txt buildtool.mjs driver.rb)" | hash_of)
+                     "$(cd "$RB_ENGINE_DIR" && sha256sum stdlib.txt buildtool.mjs driver.rb && find lib -type f | LC_ALL=C sort | xargs sha256sum)" | hash_of)
   STDLIB_OUT="$RB_CACHE/stdlib-$key"
   if [ -f "$STDLIB_OUT/stdlib.tar" ]; then echo "    cached $STDLIB_OUT/stdlib.tar"; return 0; fi
   local work="$STDLIB_OUT.work.$$"
@@ -62,6 +63,7 @@ build_stdlib() {
   nice -n 10 "${RB_NODE[@]}" "$RB_ENGINE_DIR/buildtool.mjs" stdlib "$RB_DIST/ruby+stdlib.wasm" \
     "$RB_ENGINE_DIR/stdlib.txt" "$work/root" || { rm -rf "$work"; return 1; }
   cp "$RB_ENGINE_DIR/driver.rb" "$work/root/sandbox_driver.rb"
+  cp -R "$RB_ENGINE_DIR/lib/." "$work/root/"   # our own libraries: bigdecimal (README "BigDecimal")
   (cd "$work/root" && find . -type f | LC_ALL=C sort >../files &&
     tar --no-recursion --format=ustar --owner=0 --group=0 --numeric-owner --mtime=@0 --mode=a=r \
       -cf ../stdlib.tar -T ../files) || { rm -rf "$work"; return 1; }

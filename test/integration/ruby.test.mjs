@@ -40,13 +40,6 @@ rows = CSV.parse("name,score\nada,9.5\ncy,8.25\n", headers: true, converters: :n
     assert.deepEqual(ok(r), [[["ada", 9.5], ["cy", 8.25]], 17.75, '"a,b",1,\n', "1,x\n"]);
   });
 
-  it('require "bigdecimal" is a LoadError: ruby.wasm links no bigdecimal extension (engines/ruby/README.md)', async () => {
-    const r = await rt.exec('require "bigdecimal"');
-    assert.equal(r.error?.name, "LoadError", JSON.stringify(r));
-    assert.equal(r.error.message, "cannot load such file -- bigdecimal");
-    assert.deepEqual((await rt.exec("1 + 1")).results, [{ text: "2" }]);
-  });
-
   it("json, date, time, digest, securerandom and set", async () => {
     const r = await rt.exec(`%w[json date time digest securerandom set].each { |lib| require lib }
 [JSON.parse('{"a":[1,2]}')["a"].sum, Date.new(2024, 2, 28).next_day.to_s, Time.iso8601("2024-01-15T10:00:00Z").to_i,
