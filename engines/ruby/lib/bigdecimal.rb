@@ -424,13 +424,6 @@ class BigDecimal < Numeric
     @sign < 0 ? -r : r
   end
 
-  def to_d = self
-
-  def to_digits
-    return to_s unless finite?
-    to_s("F")
-  end
-
   def coerce(other)
     [BigDecimal._coerce_operand(other, self), self]
   end
@@ -451,7 +444,6 @@ class BigDecimal < Numeric
   def -(other) = _binary(other, :-) { |b| _add(b, -1, _limit_prec(0)) }
   def *(other) = _binary(other, :*) { |b| _mult(b, _limit_prec(0)) }
   def /(other) = _binary(other, :/) { |b| _quo(b, nil) }
-  alias quo_without_precision /
 
   def add(other, prec)
     _check_prec(prec)
