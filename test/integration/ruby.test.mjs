@@ -352,10 +352,14 @@ describe("Ruby code contexts (the cases of Perl's, protocol §10.5 items 123-126
     // seeded with 42, so without a re-seed the next draw would be $draw[0].
     const fiber = "n = 41; def inc = $n += 1; $n = 41; $f = Fiber.new { Fiber.yield 1; 2 }; Random.srand(42); $f.resume";
     assert.equal(text(await runR(fiber)), "1");
+    // Our BigDecimal (Ruby objects in the heap, engines/ruby/README.md "BigDecimal") survives with its library.
+    assert.equal(text(await runR('require "bigdecimal/util"; $total = "0.1".to_d + "0.2".to_d; $total.to_s')), '"0.3e0"');
     await rt.restart();
     const r = await runR("[inc, $n, n, $f.resume, rand(2**60) == $draw[0] ? 'same' : 'reseeded']");
     assert.equal(r.ok, true, JSON.stringify(r));
     assert.equal(r.result.context.restoreError, undefined, JSON.stringify(r.result.context));
     assert.deepEqual(json(r), [42, 42, 41, 2, "reseeded"]);
+    assert.deepEqual(json(await runR('[($total * 3).to_s("F"), $total == BigDecimal("0.3"), "1.25".to_d.round(1).to_s]')),
+      ["0.9", true, "0.13e1"]);
   });
 });
