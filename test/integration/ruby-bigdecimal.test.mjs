@@ -18,8 +18,8 @@ import { useLanguageRuntime } from "./language-runtime.mjs";
 const rt = useLanguageRuntime("ruby");
 
 const probe = readFileSync(new URL("./fixtures/bigdecimal-probe.rb", import.meta.url), "utf8");
-// One request per part: the output cap is 200 lines.
-const parts = probe.split(/^#--$/m);
+// The header (requires and the `t` helper) and then one request per part: the output cap is 200 lines.
+const [header, ...parts] = probe.split(/^#--$/m);
 
 const hostRuby = (program) =>
   execFileSync("ruby", ["-e", program], { env: { PATH: process.env.PATH, LC_ALL: "C.UTF-8" }, encoding: "utf8" });
@@ -40,9 +40,10 @@ describe("BigDecimal (ours, in Ruby) against the C bigdecimal", () => {
 
   parts.forEach((part, i) => {
     it(`probe part ${i + 1}: every line as the C bigdecimal prints it`, async () => {
-      const expected = lines(hostRuby(part));
+      const program = header + part;
+      const expected = lines(hostRuby(program));
       assert.ok(expected.length > 100, `the probe part prints ${expected.length} lines`);
-      const got = await sandboxLines(part);
+      const got = await sandboxLines(program);
       assert.equal(got.length, expected.length, "line count");
       for (let k = 0; k < expected.length; k++) assert.equal(got[k], expected[k], `line ${k + 1}`);
     });

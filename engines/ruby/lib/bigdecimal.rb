@@ -975,20 +975,25 @@ module BigMath
     # a / b rounded toward zero (Integer#/ floors, and a negative series term would never reach zero).
     def _tdiv(a, b) = a.negative? ? -(-a / b) : a / b
 
-    # atanh(y) for a fixed-point y (|y| well under 1), at scale 10**p.
-    def _atanh_fixed(y, p)
-      one = 10**p
-      y2 = y * y / one
-      sum = y
-      power = y
+    # The sum over k >= 0 of t_k / (2k + 1), with t_0 = first and t_(k+1) = t_k * mul / div (toward zero), up to the
+    # first zero term: atanh, atan and arctan(1/n) in fixed point.
+    def _odd_series(first, mul, div)
+      sum = first
+      power = first
       k = 1
       loop do
-        power = _tdiv(power * y2, one)
+        power = _tdiv(power * mul, div)
         break if power.zero?
         sum += _tdiv(power, 2 * k + 1)
         k += 1
       end
       sum
+    end
+
+    # atanh(y) for a fixed-point y (|y| well under 1), at scale 10**p.
+    def _atanh_fixed(y, p)
+      one = 10**p
+      _odd_series(y, y * y / one, one)
     end
 
     def _ln2_fixed(p) = 2 * _atanh_fixed(10**p / 3, p)

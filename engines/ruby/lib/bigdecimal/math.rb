@@ -54,17 +54,7 @@ module BigMath
     # atan r = 2 atan(r / (1 + sqrt(1 + r**2))), three times: the series then gains two digits a term.
     v = BigMath._fixed(r, p)
     3.times { v = v * one / (one + Integer.sqrt(one * one + v * v)) }
-    v2 = v * v / one
-    sum = v
-    power = v
-    k = 1
-    loop do
-      power = BigMath._tdiv(-power * v2, one)
-      break if power.zero?
-      sum += BigMath._tdiv(power, 2 * k + 1)
-      k += 1
-    end
-    sum *= 8
+    sum = 8 * BigMath._odd_series(v, -(v * v / one), one)
     sum = BigMath._pi_fixed(p) / 2 - sum if invert
     sum = -sum if neg
     BigMath._from_fixed(sum, p, prec)
@@ -78,19 +68,7 @@ module BigMath
       v / 10**5
     end
 
-    def _atan_inv_fixed(n, p)
-      power = 10**p / n
-      n2 = n * n
-      sum = power
-      k = 1
-      loop do
-        power = _tdiv(-power, n2)
-        break if power.zero?
-        sum += _tdiv(power, 2 * k + 1)
-        k += 1
-      end
-      sum
-    end
+    def _atan_inv_fixed(n, p) = _odd_series(10**p / n, -1, n * n)
 
     def _trig(x, prec, which)
       _validate_prec(prec, which)
