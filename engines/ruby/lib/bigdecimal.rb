@@ -683,13 +683,13 @@ class BigDecimal < Numeric
   def _round_drop(drop, mode)
     return self if drop <= 0
     if drop > @digits
-      q = 0
-      r = @mant
-      unit = 10**drop
-    else
-      unit = 10**drop
-      q, r = @mant.divmod(unit)
+      # Every digit goes and what goes is under a tenth of the unit: no half mode rounds up, and 10**drop (which a
+      # round(-10**12) would ask for) is never computed.
+      up = mode == ROUND_UP || (mode == ROUND_CEILING && @sign > 0) || (mode == ROUND_FLOOR && @sign < 0)
+      return up ? BigDecimal._make(@sign, 1, @exp + drop) : BigDecimal._zero(@sign)
     end
+    unit = 10**drop
+    q, r = @mant.divmod(unit)
     return BigDecimal._make(@sign, q, @exp + drop) if r.zero?
     up =
       case mode
