@@ -1282,8 +1282,10 @@ void skipConstExpr(Reader& r) {
   }
 }
 
-// Whether any function body names a data segment (memory.init, data.drop).
-bool codeUsesDataSegments(Reader r) {
+// Calls `visit` with every instruction of every function body of the code section, in order, until it returns false;
+// false then, true when it saw them all.
+template <typename Visit>
+bool forEachInstr(Reader r, Visit&& visit) {
   const uint32_t n = r.u32();
   for (uint32_t i = 0; i < n; ++i) {
     Reader b = r.sub(r.u32());
@@ -1293,12 +1295,16 @@ bool codeUsesDataSegments(Reader r) {
       skipValType(b);
     }
     while (!b.atEnd()) {
-      const Instr in = decodeInstr(b);
-      if (in.op == 0xfc && (in.sub == 8 || in.sub == 9)) return true;
+      if (!visit(decodeInstr(b))) return false;
     }
   }
   expectEnd(r, "code");
-  return false;
+  return true;
+}
+
+// Whether any function body names a data segment (memory.init, data.drop).
+bool codeUsesDataSegments(Reader r) {
+  return !forEachInstr(r, [](const Instr& in) { return !(in.op == 0xfc && (in.sub == 8 || in.sub == 9)); });
 }
 
 // A module's sections in order, checked for the required order and refused when already stripped or relocatable.
@@ -1432,20 +1438,10 @@ std::vector<ActiveSegment> activeSegments(Reader d) {
 // Every i32.const immediate in the function bodies.
 std::vector<uint32_t> codeConstants(Reader r) {
   std::vector<uint32_t> out;
-  const uint32_t n = r.u32();
-  for (uint32_t i = 0; i < n; ++i) {
-    Reader b = r.sub(r.u32());
-    const uint32_t groups = b.u32();
-    for (uint32_t g = 0; g < groups; ++g) {
-      b.u32();
-      skipValType(b);
-    }
-    while (!b.atEnd()) {
-      const Instr in = decodeInstr(b);
-      if (in.op == 0x41) out.push_back(uint32_t(Reader(in.start + 1, in.end).s32()));
-    }
-  }
-  expectEnd(r, "code");
+  forEachInstr(r, [&](const Instr& in) {
+    if (in.op == 0x41) out.push_back(uint32_t(Reader(in.start + 1, in.end).s32()));
+    return true;
+  });
   std::sort(out.begin(), out.end());
   return out;
 }
