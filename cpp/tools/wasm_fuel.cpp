@@ -97,6 +97,20 @@ class Reader {
 
 using Bytes = std::vector<uint8_t>;
 
+// Runs `rewrite`, which throws WasmError for a module it refuses: its bytes, or nullopt with the message in *error.
+// What keeps every public entry point from throwing.
+template <typename Rewrite>
+std::optional<Bytes> guarded(std::string* error, Rewrite&& rewrite) {
+  try {
+    return rewrite();
+  } catch (const WasmError& e) {
+    if (error) *error = e.message;
+  } catch (const std::bad_alloc&) {
+    if (error) *error = "out of memory";
+  }
+  return std::nullopt;
+}
+
 void putU32(Bytes& out, uint32_t v) {
   do {
     uint8_t b = v & 0x7f;
@@ -1257,17 +1271,12 @@ Bytes instrument(std::span<const uint8_t> in, const FuelOptions& options, FuelSt
 
 std::optional<std::vector<uint8_t>> instrumentFuel(std::span<const uint8_t> in, const FuelOptions& options,
                                                    std::string* error, FuelStats* stats) {
-  FuelStats local;
-  try {
+  return guarded(error, [&] {
+    FuelStats local;
     Bytes out = instrument(in, options, local);
     if (stats) *stats = local;
     return out;
-  } catch (const WasmError& e) {
-    if (error) *error = e.message;
-  } catch (const std::bad_alloc&) {
-    if (error) *error = "out of memory";
-  }
-  return std::nullopt;
+  });
 }
 
 
@@ -1578,35 +1587,25 @@ Bytes extractFiles(std::span<const uint8_t> in, std::string_view prefix, std::ve
 
 std::optional<std::vector<uint8_t>> stripDataSegments(std::span<const uint8_t> in, std::string* error,
                                                       StripStats* stats) {
-  StripStats local;
-  try {
+  return guarded(error, [&] {
+    StripStats local;
     Bytes out = strip(in, local);
     if (stats) *stats = local;
     return out;
-  } catch (const WasmError& e) {
-    if (error) *error = e.message;
-  } catch (const std::bad_alloc&) {
-    if (error) *error = "out of memory";
-  }
-  return std::nullopt;
+  });
 }
 
 std::optional<std::vector<uint8_t>> extractEmbeddedFiles(std::span<const uint8_t> in, std::string_view prefix,
                                                          std::vector<EmbeddedFile>* files, std::string* error,
                                                          ExtractStats* stats) {
-  ExtractStats local;
-  std::vector<EmbeddedFile> found;
-  try {
+  return guarded(error, [&] {
+    ExtractStats local;
+    std::vector<EmbeddedFile> found;
     Bytes out = extractFiles(in, prefix, found, local);
     if (stats) *stats = local;
     if (files) *files = std::move(found);
     return out;
-  } catch (const WasmError& e) {
-    if (error) *error = e.message;
-  } catch (const std::bad_alloc&) {
-    if (error) *error = "out of memory";
-  }
-  return std::nullopt;
+  });
 }
 
 }  // namespace sw::tools
