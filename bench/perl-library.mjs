@@ -23,7 +23,7 @@ const programs = [
   ["1 + 1", "1 + 1"],
   ["use POSIX", "use POSIX qw(floor); floor(2.5)"],
   ["use JSON::PP", "use JSON::PP; encode_json([1])"],
-  ["use Data::Dumper", "use Data::Dumper; $Data::Dumper::Terse = 1; Dumper(1)"],
+  ["use Data::Dumper", "use Data::Dumper; $Data::Dumper::Terse = 1; $Data::Dumper::Indent = 0; Dumper(1)"],
   ["use Text::Wrap", "use Text::Wrap qw(wrap); wrap('', '', 'a b')"],
   ["use Math::BigInt", "use Math::BigInt; Math::BigInt->new(2) ** 100"],
   ["use Time::Local", "use Time::Local qw(timegm); timegm(0, 0, 0, 1, 0, 2000)"],
