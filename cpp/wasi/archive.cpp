@@ -213,8 +213,9 @@ bool nested(std::string_view a, std::string_view b) {
   return b.starts_with(a) && (b.size() == a.size() || b[a.size()] == '/');
 }
 
-// Reads the archive's `.mounts` file and takes each directory it names out of the tree (Archive::mounts).
-bool takeMounts(Node& root, std::vector<Archive::ArchiveMount>& mounts, std::string& error) {
+// Reads the archive's `.mounts` file and takes each directory it names out of the tree (Archive::mounts); the file
+// itself goes too (`files` counts one file less).
+bool takeMounts(Node& root, std::vector<Archive::ArchiveMount>& mounts, uint32_t& files, std::string& error) {
   auto file = root.children.find(Archive::kMountsFile);
   if (file == root.children.end()) return true;
   error = "Invalid archive mounts";
@@ -255,6 +256,7 @@ bool takeMounts(Node& root, std::vector<Archive::ArchiveMount>& mounts, std::str
     mounts.push_back({std::string(l.guest), detail::unlinkChild(*parent, parts.back())});
   }
   detail::unlinkChild(root, Archive::kMountsFile);
+  files--;
   error.clear();
   return true;
 }
@@ -282,7 +284,7 @@ std::shared_ptr<const Archive> Archive::parse(std::vector<uint8_t> bytes, std::s
   } else {
     ok = parseZip(b, builder, error);
   }
-  if (!ok || !takeMounts(*a->root_, a->mounts_, error)) return nullptr;
+  if (!ok || !takeMounts(*a->root_, a->mounts_, builder.files, error)) return nullptr;
   a->fileCount_ = builder.files;
   return a;
 }

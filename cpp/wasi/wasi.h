@@ -95,7 +95,7 @@ class Archive {
   // "Unsupported archive compression", "Invalid archive". An empty buffer is an empty archive.
   static std::shared_ptr<const Archive> parse(std::vector<uint8_t> bytes, std::string& error);
   ~Archive();
-  uint32_t fileCount() const { return fileCount_; }
+  uint32_t fileCount() const { return fileCount_; }  // under root() and the mounts' roots
   const std::shared_ptr<detail::Node>& root() const { return root_; }
 
   // Further read-only preopens the archive declares in a root file `.mounts` (kMountsFile), one per line:
