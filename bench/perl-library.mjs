@@ -1,24 +1,27 @@
-// Benchmark (not a test): what loading a Perl module costs a stateless request, in fuel (deterministic) and time,
-// through worker-shim/core.js handleRequest on the instance pool (in-isolate, no transport). Written for issue 26
-// item 2 (Perl's library out of the module, engines/perl/README.md "The Perl library"): run it once per checkout
-// (--root) and compare, since fuel does not depend on the machine's load; the times do (read them as ratios within a
-// run). Fuel is the median and the range over the repetitions (a few programs vary by some units: Perl's hash order).
+// Benchmark (not a test): what loading a Perl module costs a stateless request, for two builds of the Perl engine side
+// by side in one run (issue 26 item 2: Perl's library out of the module, engines/perl/README.md "The Perl library").
+// Each program is sent as POST /execute through worker-shim/core.js handleRequest (in-isolate, no transport) to an
+// instance from the build's boot image (a pool of one slot, as sequential requests to one isolate see it); builds and
+// programs interleaved, request by request. Prints fuel (usage.fuelConsumed: p50 and range; a few programs vary by a
+// unit, Perl's hash order), ms p50 and the linear memory after, per program and build.
 //
-//   node bench/perl-library.mjs [--reps 9] [--root <checkout>]
-import path from "node:path";
+//   node bench/perl-library.mjs --base /path/to/old/engines/perl/build [--reps 9]
+//
+// --base: a copy of another build's engines/perl/build (bench/build-copy.mjs); the other build is this checkout's.
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
-import { pathToFileURL } from "node:url";
 
-const { values: opts } = parseArgs({ options: { reps: { type: "string", default: "9" }, root: { type: "string" } } });
-const ROOT = path.resolve(opts.root ?? path.join(path.dirname(new URL(import.meta.url).pathname), ".."));
-const load = (file) => import(pathToFileURL(path.join(ROOT, file)).href);
-await load("worker-shim/testing.js"); // the hooks that load the Worker's modules as workerd would
-const { handleRequest } = await load("worker-shim/core.js");
-const { perlEngine } = await load("engines/perl/engine.js");
+const { values: opts } = parseArgs({ options: { base: { type: "string" }, reps: { type: "string", default: "9" } } });
+if (!opts.base) throw new Error("--base DIR is required");
 const REPS = Number(opts.reps);
 
-// Loaded at boot (into the image): POSIX, JSON::PP, Data::Dumper (sandbox_driver.pl). The rest is read per request.
+await import("../worker-shim/testing.js"); // registers the hooks that load .wasm/.tar/.bin as workerd does
+const { handleRequest } = await import("../worker-shim/core.js");
+const { perlEngine } = await import("../engines/perl/engine.js");
+const { twoBuilds } = await import("./build-copy.mjs");
+const builds = await twoBuilds(perlEngine, opts.base);
+
+// Loaded at boot (into the image): POSIX, JSON::PP (sandbox_driver.pl). The rest is read per request.
 const programs = [
   ["1 + 1", "1 + 1"],
   ["use POSIX", "use POSIX qw(floor); floor(2.5)"],
@@ -30,9 +33,9 @@ const programs = [
   ["use Module::CoreList (1.5 MB)", "use Module::CoreList; Module::CoreList->first_release('strict')"],
 ];
 
-async function run(code) {
+async function run(engine, code) {
   const t0 = performance.now();
-  const response = await handleRequest(perlEngine, new Request("https://runtime.internal/execute", {
+  const response = await handleRequest(engine, new Request("https://runtime.internal/execute", {
     method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }),
   }));
   const body = await response.json();
@@ -42,17 +45,25 @@ async function run(code) {
 }
 
 const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`machine: ${cpus()[0]?.model} x${cpus().length}, node ${process.version}; root ${ROOT}; build ${perlEngine.build.slice(0, 12)}; ${REPS} repetitions, interleaved`);
-await run("1"); // the isolate's first instance: the image applied, the pristine memory captured
-const samples = programs.map(() => []);
-for (let rep = 0; rep < REPS; rep++) {
-  for (const [i, [, code]] of programs.entries()) samples[i].push(await run(code));
+const n = (x) => x.toLocaleString("en-US");
+console.log(`machine: ${cpus()[0]?.model} x${cpus().length}, node ${process.version}; base ${builds.base.build.slice(0, 12)}, ` +
+  `new ${builds.new.build.slice(0, 12)}; ${REPS} repetitions, interleaved`);
+const samples = {};
+for (const [name, engine] of Object.entries(builds)) {
+  await run(engine, "1"); // the isolate's first instance: the image applied, the pristine memory captured
+  samples[name] = programs.map(() => []);
 }
-console.log("| program | result | fuel p50 (min–max) | ms p50 (pooled instance) | linear memory after |");
+for (let rep = 0; rep < REPS; rep++) {
+  for (const [i, [, code]] of programs.entries()) {
+    for (const name of Object.keys(builds)) samples[name][i].push(await run(builds[name], code));
+  }
+}
+console.log("| program | result | fuel p50 (min–max): base → new | ms p50: base → new | linear memory after: base → new |");
 console.log("| --- | --- | --- | --- | --- |");
 for (const [i, [label]] of programs.entries()) {
-  const s = samples[i];
-  const fuel = s.map((x) => x.fuel), n = (x) => x.toLocaleString("en-US");
-  console.log(`| ${label} | ${s[0].text} | ${n(p50(fuel))} (${n(Math.min(...fuel))}–${n(Math.max(...fuel))}) | ` +
-    `${p50(s.map((x) => x.ms)).toFixed(2)} | ${n(s.at(-1).memory)} |`);
+  const [b, c] = [samples.base[i], samples.new[i]];
+  const fuel = (s) => { const f = s.map((x) => x.fuel); return `${n(p50(f))} (${n(Math.min(...f))}–${n(Math.max(...f))})`; };
+  const ms = (s) => p50(s.map((x) => x.ms)).toFixed(2);
+  if (b[0].text !== c[0].text) throw new Error(`${label}: the builds answer ${b[0].text} and ${c[0].text}`);
+  console.log(`| ${label} | ${c[0].text} | ${fuel(b)} → ${fuel(c)} | ${ms(b)} → ${ms(c)} | ${n(b.at(-1).memory)} → ${n(c.at(-1).memory)} |`);
 }
