@@ -16,9 +16,8 @@ if (!opts.base) throw new Error("--base DIR is required");
 const REPS = Number(opts.reps);
 
 await import("../worker-shim/testing.js"); // registers the hooks that load .wasm/.tar/.bin as workerd does
-const { handleRequest } = await import("../worker-shim/core.js");
 const { perlEngine } = await import("../engines/perl/engine.js");
-const { twoBuilds } = await import("./build-copy.mjs");
+const { twoBuilds, timedExecute } = await import("./build-copy.mjs");
 const builds = await twoBuilds(perlEngine, opts.base);
 
 // Loaded at boot (into the image): POSIX, JSON::PP (sandbox_driver.pl). The rest is read per request.
@@ -34,12 +33,7 @@ const programs = [
 ];
 
 async function run(engine, code) {
-  const t0 = performance.now();
-  const response = await handleRequest(engine, new Request("https://runtime.internal/execute", {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }),
-  }));
-  const body = await response.json();
-  const ms = performance.now() - t0;
+  const { ms, body } = await timedExecute(engine, code);
   if (body.error) throw new Error(`${code}: ${JSON.stringify(body.error).slice(0, 300)}`);
   return { ms, fuel: body.usage.fuelConsumed, memory: body.usage.memoryBytes, text: body.results?.[0]?.text };
 }

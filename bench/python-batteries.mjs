@@ -25,9 +25,8 @@ const REQUESTS = Number(opts.requests);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 
 await import("../worker-shim/testing.js"); // registers the hooks that load .wasm/.tar/.bin as workerd does
-const { handleRequest } = await import("../worker-shim/core.js");
 const { pythonEngine } = await import("../engines/python/engine.js");
-const { twoBuilds } = await import("./build-copy.mjs");
+const { twoBuilds, timedExecute } = await import("./build-copy.mjs");
 const builds = await twoBuilds(pythonEngine, opts.base);
 const dirs = { base: opts.base, new: path.join(ROOT, "engines/python/build") };
 
@@ -49,12 +48,7 @@ const PROGRAMS = {
 };
 
 async function run(engine, code) {
-  const t0 = performance.now();
-  const response = await handleRequest(engine, new Request("https://runtime.internal/execute", {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }),
-  }), {});
-  const body = await response.json();
-  const ms = performance.now() - t0;
+  const { ms, body } = await timedExecute(engine, code);
   const result = body.error ? `${body.error.name}: ${body.error.message}`.slice(0, 60) : JSON.stringify(body.results?.[0]).slice(0, 60);
   return { ms, fuel: body.usage?.fuelConsumed, result };
 }
