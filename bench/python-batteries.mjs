@@ -25,27 +25,9 @@ const REQUESTS = Number(opts.requests);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 
 await import("../worker-shim/testing.js"); // registers the hooks that load .wasm/.tar/.bin as workerd does
-const { handleRequest, getCore, serverFor } = await import("../worker-shim/core.js");
 const { pythonEngine } = await import("../engines/python/engine.js");
-const core = await getCore();
-
-const readAs = (like, file) => {
-  const bytes = fs.readFileSync(file);
-  if (like instanceof WebAssembly.Module) return new WebAssembly.Module(bytes);
-  if (like instanceof ArrayBuffer) return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
-  return new Uint8Array(bytes);
-};
-const builds = {
-  base: {
-    ...pythonEngine,
-    build: JSON.parse(fs.readFileSync(path.join(opts.base, "engine-build.json"), "utf8")).build,
-    module: readAs(pythonEngine.module, path.join(opts.base, "engine-nodata.wasm")),
-    stdlib: readAs(pythonEngine.stdlib, path.join(opts.base, "stdlib.tar")),
-    bootImage: readAs(pythonEngine.bootImage, path.join(opts.base, "boot-image.bin")),
-  },
-  new: { ...pythonEngine },
-};
-for (const e of Object.values(builds)) core._sw_builtin_set_pool_slots(serverFor(core, e), 1);
+const { twoBuilds, timedExecute } = await import("./build-copy.mjs");
+const builds = await twoBuilds(pythonEngine, opts.base);
 const dirs = { base: opts.base, new: path.join(ROOT, "engines/python/build") };
 
 const PROGRAMS = {
@@ -66,12 +48,7 @@ const PROGRAMS = {
 };
 
 async function run(engine, code) {
-  const t0 = performance.now();
-  const response = await handleRequest(engine, new Request("https://runtime.internal/execute", {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }),
-  }), {});
-  const body = await response.json();
-  const ms = performance.now() - t0;
+  const { ms, body } = await timedExecute(engine, code);
   const result = body.error ? `${body.error.name}: ${body.error.message}`.slice(0, 60) : JSON.stringify(body.results?.[0]).slice(0, 60);
   return { ms, fuel: body.usage?.fuelConsumed, result };
 }

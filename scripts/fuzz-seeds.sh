@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Writes the fuzzers' seed corpora into OUT (default build/fuzz/seeds): generated, never committed as binaries.
 #   OUT/snapshot  real take() output and a boot image, by build/fuzz/sw_fuzz_snapshot_seeds (test/fuzz/make_snapshot_seeds.cpp)
-#   OUT/archive   a ustar and a pax tar (a long path, so pax headers appear), a stored zip, a deflated zip (rejected;
-#                 the zips and OUT/wasmify by test/fuzz/seeds.py)
+#   OUT/archive   a ustar and a pax tar (a long path, so pax headers appear), a ustar with a `.mounts` line, a stored
+#                 zip, a deflated zip (rejected; the zips and OUT/wasmify by test/fuzz/seeds.py)
 #   OUT/paths     WASI path-operation programs for sw_fuzz_wasi_paths (test/wasi/fuzz_path_resolution.cpp's encoding)
 #   OUT/wasmify   sw_fuzz_wasmify inputs (test/fuzz/fuzz_wasmify.cpp's encoding): engine.proto messages to decode, and
 #                 tapes of well-behaved guest answers for each built-in driver (stateless, session, restore)
@@ -27,6 +27,8 @@ tarflags=(-C "$tree" -b1 --sort=name --mtime=2020-01-01T00:00:00Z --owner=0 --gr
 tar "${tarflags[@]}" --format=ustar -cf "$out/archive/ustar.tar" pkg/__init__.py top.py
 tar "${tarflags[@]}" --format=pax --pax-option=delete=atime,delete=ctime -cf "$out/archive/pax.tar" \
   pkg/__init__.py "$long/long_module_name.py" top.py
+printf '/zeroperl pkg\n' >"$tree/.mounts"  # a mount (docs/wasi-host.md, "The mounts"), as Perl's stdlib.tar has
+tar "${tarflags[@]}" --format=ustar -cf "$out/archive/mounts.tar" .mounts pkg/__init__.py top.py
 python3 test/fuzz/seeds.py archive "$out/archive"
 
 # name hex: one program each (opcode, fd, length-prefixed paths, ...), as the path fuzzer decodes its input.

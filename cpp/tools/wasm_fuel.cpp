@@ -97,6 +97,20 @@ class Reader {
 
 using Bytes = std::vector<uint8_t>;
 
+// Runs `rewrite`, which throws WasmError for a module it refuses: its bytes, or nullopt with the message in *error.
+// What keeps every public entry point from throwing.
+template <typename Rewrite>
+std::optional<Bytes> guarded(std::string* error, Rewrite&& rewrite) {
+  try {
+    return rewrite();
+  } catch (const WasmError& e) {
+    if (error) *error = e.message;
+  } catch (const std::bad_alloc&) {
+    if (error) *error = "out of memory";
+  }
+  return std::nullopt;
+}
+
 void putU32(Bytes& out, uint32_t v) {
   do {
     uint8_t b = v & 0x7f;
@@ -1257,17 +1271,12 @@ Bytes instrument(std::span<const uint8_t> in, const FuelOptions& options, FuelSt
 
 std::optional<std::vector<uint8_t>> instrumentFuel(std::span<const uint8_t> in, const FuelOptions& options,
                                                    std::string* error, FuelStats* stats) {
-  FuelStats local;
-  try {
+  return guarded(error, [&] {
+    FuelStats local;
     Bytes out = instrument(in, options, local);
     if (stats) *stats = local;
     return out;
-  } catch (const WasmError& e) {
-    if (error) *error = e.message;
-  } catch (const std::bad_alloc&) {
-    if (error) *error = "out of memory";
-  }
-  return std::nullopt;
+  });
 }
 
 
@@ -1282,8 +1291,10 @@ void skipConstExpr(Reader& r) {
   }
 }
 
-// Whether any function body names a data segment (memory.init, data.drop).
-bool codeUsesDataSegments(Reader r) {
+// Calls `visit` with every instruction of every function body of the code section, in order, until it returns false;
+// false then, true when it saw them all.
+template <typename Visit>
+bool forEachInstr(Reader r, Visit&& visit) {
   const uint32_t n = r.u32();
   for (uint32_t i = 0; i < n; ++i) {
     Reader b = r.sub(r.u32());
@@ -1293,29 +1304,33 @@ bool codeUsesDataSegments(Reader r) {
       skipValType(b);
     }
     while (!b.atEnd()) {
-      const Instr in = decodeInstr(b);
-      if (in.op == 0xfc && (in.sub == 8 || in.sub == 9)) return true;
+      if (!visit(decodeInstr(b))) return false;
     }
   }
   expectEnd(r, "code");
-  return false;
+  return true;
 }
 
-Bytes strip(std::span<const uint8_t> in, StripStats& stats) {
+// Whether any function body names a data segment (memory.init, data.drop).
+bool codeUsesDataSegments(Reader r) {
+  return !forEachInstr(r, [](const Instr& in) { return !(in.op == 0xfc && (in.sub == 8 || in.sub == 9)); });
+}
+
+// A module's sections in order, checked for the required order and refused when already stripped or relocatable.
+struct RawSection {
+  uint8_t id;
+  std::string customName;
+  const uint8_t* begin;  // the whole section: id, size, payload
+  const uint8_t* end;
+  Reader payload;
+};
+
+std::vector<RawSection> readSections(std::span<const uint8_t> in) {
   Reader r(in.data(), in.data() + in.size());
   if (in.size() < 8 || std::memcmp(in.data(), "\0asm", 4) != 0) fail("not a wasm module (bad magic)");
   r.bytes(4);
   if (std::memcmp(r.bytes(4), "\x01\0\0\0", 4) != 0) fail("unsupported wasm version (components are not supported)");
-  struct Raw {
-    uint8_t id;
-    std::string customName;
-    const uint8_t* begin;  // the whole section: id, size, payload
-    const uint8_t* end;
-    Reader payload;
-  };
-  std::vector<Raw> sections;
-  const Raw* code = nullptr;
-  const Raw* data = nullptr;
+  std::vector<RawSection> sections;
   int lastRank = 0;
   while (!r.atEnd()) {
     const uint8_t* begin = r.pos();
@@ -1332,12 +1347,22 @@ Bytes strip(std::span<const uint8_t> in, StripStats& stats) {
       if (sectionRank(id) <= lastRank) fail(payload.at("section " + std::to_string(id) + " out of order or repeated"));
       lastRank = sectionRank(id);
     }
-    sections.push_back(Raw{id, std::move(name), begin, r.pos(), payload});
+    sections.push_back(RawSection{id, std::move(name), begin, r.pos(), payload});
   }
-  for (const Raw& s : sections) {
-    if (s.id == kCode) code = &s;
-    if (s.id == kData) data = &s;
+  return sections;
+}
+
+const RawSection* findSection(const std::vector<RawSection>& sections, uint8_t id) {
+  for (const RawSection& s : sections) {
+    if (s.id == id) return &s;
   }
+  return nullptr;
+}
+
+Bytes strip(std::span<const uint8_t> in, StripStats& stats) {
+  const std::vector<RawSection> sections = readSections(in);
+  const RawSection* code = findSection(sections, kCode);
+  const RawSection* data = findSection(sections, kData);
   stats.keptIndices = code && codeUsesDataSegments(code->payload);
 
   // The data section: each segment's kind, and the new payload when indices must stay.
@@ -1375,7 +1400,7 @@ Bytes strip(std::span<const uint8_t> in, StripStats& stats) {
   stats.section = text;
 
   Bytes out(in.data(), in.data() + 8);
-  for (const Raw& s : sections) {
+  for (const RawSection& s : sections) {
     if (s.id == kData || s.id == kDataCount) {
       if (!stats.keptIndices) continue;  // nothing names a segment: both sections go
       if (s.id == kData) {
@@ -1392,21 +1417,195 @@ Bytes strip(std::span<const uint8_t> in, StripStats& stats) {
   return out;
 }
 
+// One active data segment of memory 0 at a constant address.
+struct ActiveSegment {
+  uint32_t address;
+  const uint8_t* bytes;
+  uint32_t size;
+};
+
+std::vector<ActiveSegment> activeSegments(Reader d) {
+  std::vector<ActiveSegment> out;
+  const uint32_t n = d.u32();
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t flags = d.u32();
+    if (flags == 1) fail(d.at("a passive data segment"));
+    if (flags > 2) fail(d.at("unknown data segment flags " + std::to_string(flags)));
+    if (flags == 2 && d.u32() != 0) fail(d.at("a data segment of another memory"));
+    if (d.u8() != 0x41) fail(d.at("a data segment whose address is not an i32.const"));
+    const int32_t address = d.s32();
+    if (d.u8() != 0x0b) fail(d.at("a data segment whose address is not an i32.const"));
+    const uint32_t len = d.u32();
+    out.push_back(ActiveSegment{uint32_t(address), d.bytes(len), len});
+    // An engine's memory is capped far below this; the memory image below is allocated whole.
+    if (uint64_t(out.back().address) + len > (1ull << 30)) fail(d.at("a data segment beyond 1 GiB"));
+  }
+  expectEnd(d, "data");
+  return out;
+}
+
+// Every i32.const immediate in the function bodies.
+std::vector<uint32_t> codeConstants(Reader r) {
+  std::vector<uint32_t> out;
+  forEachInstr(r, [&](const Instr& in) {
+    if (in.op == 0x41) out.push_back(uint32_t(Reader(in.start + 1, in.end).s32()));
+    return true;
+  });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+uint32_t load32(const Bytes& m, uint64_t at) {
+  return uint32_t(m[at]) | uint32_t(m[at + 1]) << 8 | uint32_t(m[at + 2]) << 16 | uint32_t(m[at + 3]) << 24;
+}
+
+// The NUL-terminated string at `at` when it starts with `head`, else nullopt.
+std::optional<std::string_view> stringWithHead(const Bytes& m, uint32_t at, std::string_view head) {
+  if (uint64_t(at) + head.size() > m.size() || std::memcmp(&m[at], head.data(), head.size()) != 0) return std::nullopt;
+  const auto* end = static_cast<const uint8_t*>(std::memchr(&m[at], 0, m.size() - at));
+  if (!end) return std::nullopt;
+  return std::string_view(reinterpret_cast<const char*>(&m[at]), size_t(end - &m[at]));
+}
+
+Bytes extractFiles(std::span<const uint8_t> in, std::string_view prefix, std::vector<EmbeddedFile>& files,
+                   ExtractStats& stats) {
+  if (prefix.size() < 2 || prefix.front() != '/' || prefix.back() == '/' || prefix.find('\0') != std::string_view::npos) {
+    fail("the prefix must be an absolute path without a trailing slash");
+  }
+  const std::vector<RawSection> sections = readSections(in);
+  const RawSection* code = findSection(sections, kCode);
+  const RawSection* data = findSection(sections, kData);
+  if (!code || !data) fail("the module has no code or no data section");
+  if (codeUsesDataSegments(code->payload)) fail("the code names data segments (memory.init, data.drop)");
+  const std::vector<ActiveSegment> segments = activeSegments(data->payload);
+  stats.segmentsBefore = uint32_t(segments.size());
+
+  // The memory the data segments make, where the table and the strings are found.
+  uint64_t top = 0;
+  for (const auto& seg : segments) top = std::max<uint64_t>(top, uint64_t(seg.address) + seg.size);
+  Bytes memory(top);
+  for (const auto& seg : segments) std::memcpy(memory.data() + seg.address, seg.bytes, seg.size);
+
+  // The prefix the lookups compare paths with: one string, exactly.
+  const std::string needle = std::string(prefix) + '\0';
+  std::optional<uint32_t> prefixAt;
+  for (auto it = memory.begin(); (it = std::search(it, memory.end(), needle.begin(), needle.end())) != memory.end(); ++it) {
+    if (prefixAt) fail("the prefix string \"" + std::string(prefix) + "\" is in the data segments more than once");
+    prefixAt = uint32_t(it - memory.begin());
+  }
+  if (!prefixAt) fail("no prefix string \"" + std::string(prefix) + "\" in the data segments");
+
+  // The table: consecutive {path, start, end} entries (3 x u32), each path a string under the prefix. The longest run
+  // of them is the table; a second run as long is ambiguous.
+  const std::string head = std::string(prefix) + "/";
+  auto entryAt = [&](uint64_t at) {
+    if (at + 12 > memory.size()) return false;
+    const uint32_t start = load32(memory, at + 4), end = load32(memory, at + 8);
+    return start <= end && end <= memory.size() && stringWithHead(memory, load32(memory, at), head).has_value();
+  };
+  uint64_t best = 0, bestCount = 0;
+  bool tie = false;
+  for (uint64_t at = 0; at + 12 <= memory.size(); at += 4) {
+    if (!entryAt(at) || (at >= 12 && entryAt(at - 12))) continue;  // only where a run starts
+    uint64_t count = 0;
+    while (entryAt(at + 12 * count)) ++count;
+    if (count > bestCount) {
+      best = at, bestCount = count, tie = false;
+    } else if (count == bestCount) {
+      tie = true;
+    }
+  }
+  if (bestCount < 2 || tie) fail("no unambiguous file table under \"" + std::string(prefix) + "\" in the data segments");
+  std::vector<uint32_t> constants = codeConstants(code->payload);
+  auto named = [&](uint32_t v) { return std::binary_search(constants.begin(), constants.end(), v); };
+  if (!named(uint32_t(best))) fail("the code never names the file table's address");
+  if (!named(*prefixAt)) fail("the code never names the prefix string's address");
+
+  // Its files: contiguous bytes, unique plain paths. Those bytes are what goes.
+  uint32_t lo = load32(memory, best + 4), hi = lo;
+  for (uint64_t k = 0; k < bestCount; ++k) {
+    const uint32_t path = load32(memory, best + 12 * k), start = load32(memory, best + 12 * k + 4),
+                   end = load32(memory, best + 12 * k + 8);
+    if (start != hi) fail("the file table's contents are not contiguous");
+    hi = end;
+    std::string name(*stringWithHead(memory, path, head));
+    for (std::string_view part : {"//", "/./", "/../"}) {
+      if ((name + "/").find(part) != std::string::npos) fail("a path that is not plain in the file table: " + name);
+    }
+    files.push_back(EmbeddedFile{std::move(name), Bytes(memory.begin() + start, memory.begin() + end)});
+  }
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  for (size_t k = 1; k < files.size(); ++k) {
+    if (files[k].path == files[k - 1].path) fail("a path twice in the file table: " + files[k].path);
+  }
+  if (lo <= *prefixAt && *prefixAt < hi) fail("the prefix string lies inside the files' contents");
+  stats.files = uint32_t(files.size());
+  stats.bytes = hi - lo;
+  stats.table = uint32_t(best);
+  stats.prefix = *prefixAt;
+
+  // The prefix's first byte becomes NUL: no path the guest can name starts with it any more (only "" does, which the
+  // lookup then misses as before), so every path goes to WASI. The files' bytes leave the data segments.
+  memory[*prefixAt] = 0;
+  Bytes payload;
+  uint32_t kept = 0;
+  for (const auto& seg : segments) {
+    const uint64_t a = seg.address, b = a + seg.size;
+    for (auto [from, to] : {std::pair<uint64_t, uint64_t>{a, std::min<uint64_t>(b, lo)},
+                            std::pair<uint64_t, uint64_t>{std::max<uint64_t>(a, hi), b}}) {
+      if (from >= to) continue;
+      ++kept;
+      payload.push_back(0x00);
+      payload.push_back(0x41);
+      putS32(payload, int32_t(uint32_t(from)));
+      payload.push_back(0x0b);
+      putU32(payload, uint32_t(to - from));
+      payload.insert(payload.end(), memory.begin() + from, memory.begin() + to);
+    }
+  }
+  stats.segmentsAfter = kept;
+  Bytes section;
+  putU32(section, kept);
+  section.insert(section.end(), payload.begin(), payload.end());
+
+  Bytes out(in.data(), in.data() + 8);
+  for (const RawSection& s : sections) {
+    if (s.id == kData) {
+      putSection(out, kData, section);
+    } else if (s.id == kDataCount) {
+      Bytes count;
+      putU32(count, kept);
+      putSection(out, kDataCount, count);
+    } else {
+      putRange(out, s.begin, s.end);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::vector<uint8_t>> stripDataSegments(std::span<const uint8_t> in, std::string* error,
                                                       StripStats* stats) {
-  StripStats local;
-  try {
+  return guarded(error, [&] {
+    StripStats local;
     Bytes out = strip(in, local);
     if (stats) *stats = local;
     return out;
-  } catch (const WasmError& e) {
-    if (error) *error = e.message;
-  } catch (const std::bad_alloc&) {
-    if (error) *error = "out of memory";
-  }
-  return std::nullopt;
+  });
+}
+
+std::optional<std::vector<uint8_t>> extractEmbeddedFiles(std::span<const uint8_t> in, std::string_view prefix,
+                                                         std::vector<EmbeddedFile>* files, std::string* error,
+                                                         ExtractStats* stats) {
+  return guarded(error, [&] {
+    ExtractStats local;
+    std::vector<EmbeddedFile> found;
+    Bytes out = extractFiles(in, prefix, found, local);
+    if (stats) *stats = local;
+    if (files) *files = std::move(found);
+    return out;
+  });
 }
 
 }  // namespace sw::tools

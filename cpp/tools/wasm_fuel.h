@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sw::tools {
@@ -75,5 +76,33 @@ struct StripStats {
 // a message in *error for a module it cannot read or one already stripped. Never throws; same input, same bytes.
 std::optional<std::vector<uint8_t>> stripDataSegments(std::span<const uint8_t> in, std::string* error,
                                                       StripStats* stats = nullptr);
+
+// --- a prebuilt module's embedded files out of its memory (sw-wasm-fuel --extract-files; docs/fuel-tool.md) ---------
+
+// zeroperl (engines/perl) embeds its Perl library in its data segments: a table of {char* path, uint8_t* start,
+// uint8_t* end} (3 x u32) whose paths start with a prefix ("/zeroperl"), and lookups that claim every path under
+// that prefix (strncmp with the prefix's one string) and never ask WASI for it. extractEmbeddedFiles returns the
+// module with those files' bytes gone from its data segments and the prefix string's first byte set to NUL, so that
+// no path matches it and every open/stat goes to WASI, where the host serves the same files (an archive mount,
+// docs/wasi-host.md); the files come back in *files. It refuses, with a message, anything it cannot identify
+// exactly: the prefix string not exactly once in the data, no longest run of table entries or two, entries whose
+// contents are not contiguous or paths that repeat or are not plain, a table or prefix address no i32.const in the
+// code names, code that names data segments (memory.init, data.drop), passive segments or non-constant addresses.
+// Never throws; same input, same bytes.
+struct EmbeddedFile {
+  std::string path;  // absolute, as the table has it ("/zeroperl/lib/5.42.0/strict.pm")
+  std::vector<uint8_t> data;
+};
+struct ExtractStats {
+  uint32_t files = 0;
+  uint64_t bytes = 0;           // the files' contents, removed from the data segments
+  uint32_t table = 0;           // the table's address
+  uint32_t prefix = 0;          // the prefix string's address
+  uint32_t segmentsBefore = 0;  // active data segments in and out
+  uint32_t segmentsAfter = 0;
+};
+std::optional<std::vector<uint8_t>> extractEmbeddedFiles(std::span<const uint8_t> in, std::string_view prefix,
+                                                         std::vector<EmbeddedFile>* files, std::string* error,
+                                                         ExtractStats* stats = nullptr);
 
 }  // namespace sw::tools

@@ -3,7 +3,10 @@
 // the CLI around instrumentFuel (docs/fuel-tool.md).
 // sw-wasm-fuel --strip-data IN.wasm OUT.wasm: the module without its data segments (stripDataSegments,
 // docs/boot-images.md); prints the text of the sw.nodata section it wrote on stdout.
+// sw-wasm-fuel --extract-files PREFIX IN.wasm OUT.wasm DIR: the module without its embedded file table's contents
+// (extractEmbeddedFiles), each file written to DIR + its path (DIR/zeroperl/lib/... for "/zeroperl").
 #include <cerrno>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,7 +19,8 @@ namespace {
 
 int usage() {
   std::fprintf(stderr, "usage: sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N] [--weighted [--scale N] "
-                       "[--indirect-call-weight N]] [--existing-charge reuse|mute]\n       sw-wasm-fuel --strip-data IN.wasm OUT.wasm\n");
+                       "[--indirect-call-weight N]] [--existing-charge reuse|mute]\n       sw-wasm-fuel --strip-data IN.wasm OUT.wasm\n"
+                       "       sw-wasm-fuel --extract-files PREFIX IN.wasm OUT.wasm DIR\n");
   return 2;
 }
 
@@ -55,7 +59,46 @@ bool writeFile(const std::string& path, const std::vector<uint8_t>& data) {
 
 }  // namespace
 
+// --extract-files PREFIX IN OUT DIR.
+static int extractFiles(const char* prefix, const char* inPath, const char* outPath, const char* dir) {
+  std::vector<uint8_t> in;
+  if (!readFile(inPath, in)) {
+    std::fprintf(stderr, "sw-wasm-fuel: cannot read %s: %s\n", inPath, std::strerror(errno));
+    return 1;
+  }
+  std::string error;
+  std::vector<sw::tools::EmbeddedFile> files;
+  sw::tools::ExtractStats stats;
+  auto out = sw::tools::extractEmbeddedFiles(in, prefix, &files, &error, &stats);
+  if (!out) {
+    std::fprintf(stderr, "sw-wasm-fuel: %s: %s\n", inPath, error.c_str());
+    return 1;
+  }
+  for (const auto& f : files) {
+    const std::filesystem::path target = std::filesystem::path(dir) / f.path.substr(1);  // paths are plain, absolute
+    std::error_code ec;
+    std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec || !writeFile(target.string(), f.data)) {
+      std::fprintf(stderr, "sw-wasm-fuel: cannot write %s\n", target.c_str());
+      return 1;
+    }
+  }
+  if (!writeFile(outPath, *out)) {
+    std::fprintf(stderr, "sw-wasm-fuel: cannot write %s: %s\n", outPath, std::strerror(errno));
+    return 1;
+  }
+  std::fprintf(stderr, "sw-wasm-fuel: %s: %u files (%llu bytes) under %s moved to %s (table at %u, prefix at %u); "
+               "%u -> %u active data segments; %zu -> %zu bytes\n", outPath, stats.files,
+               static_cast<unsigned long long>(stats.bytes), prefix, dir, stats.table, stats.prefix,
+               stats.segmentsBefore, stats.segmentsAfter, in.size(), out->size());
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--extract-files") == 0) {
+    if (argc != 6) return usage();
+    return extractFiles(argv[2], argv[3], argv[4], argv[5]);
+  }
   std::vector<const char*> files;
   sw::tools::FuelOptions options;
   bool stripData = false;

@@ -194,6 +194,73 @@ bool parseTar(const std::vector<uint8_t>& b, Builder& out, std::string& error) {
   return true;
 }
 
+// Splits a plain path into its components: false for an empty component, `.` or `..` (`/a//b`, `a/./b`).
+bool plainComponents(std::string_view path, std::vector<std::string_view>& parts) {
+  parts.clear();
+  while (!path.empty()) {
+    std::size_t end = path.find('/');
+    std::string_view part = path.substr(0, end);
+    if (part.empty() || part == "." || part == ".." || part.size() > detail::kMaxNameBytes) return false;
+    parts.push_back(part);
+    path = end == std::string_view::npos ? std::string_view() : path.substr(end + 1);
+  }
+  return !parts.empty();
+}
+
+// True when one of two absolute plain paths is the other or lies under it.
+bool nested(std::string_view a, std::string_view b) {
+  if (a.size() > b.size()) std::swap(a, b);
+  return b.starts_with(a) && (b.size() == a.size() || b[a.size()] == '/');
+}
+
+// Reads the archive's `.mounts` file and takes each directory it names out of the tree (Archive::mounts); the file
+// itself goes too (`files` counts one file less).
+bool takeMounts(Node& root, std::vector<Archive::ArchiveMount>& mounts, uint32_t& files, std::string& error) {
+  auto file = root.children.find(Archive::kMountsFile);
+  if (file == root.children.end()) return true;
+  error = "Invalid archive mounts";
+  if (file->second->isDir()) return false;
+  std::string_view text(reinterpret_cast<const char*>(file->second->bytes()), std::size_t(file->second->size()));
+  struct Line {
+    std::string_view guest, dir;
+  };
+  std::vector<Line> lines;
+  while (!text.empty()) {
+    std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    if (line.empty()) continue;
+    std::size_t sp = line.find(' ');
+    if (sp == std::string_view::npos) return false;
+    lines.push_back({line.substr(0, sp), line.substr(sp + 1)});
+  }
+  if (lines.size() > Archive::kMaxMounts) return false;
+  std::vector<std::string_view> parts;
+  for (const Line& l : lines) {
+    if (!l.guest.starts_with('/') || !plainComponents(l.guest.substr(1), parts)) return false;
+    for (std::string_view fixed : {"/stdlib", "/dev", "/workspace"}) {
+      if (nested(l.guest, fixed)) return false;
+    }
+    for (const auto& m : mounts) {
+      if (nested(l.guest, m.guestPath)) return false;
+    }
+    if (!plainComponents(l.dir, parts)) return false;
+    Node* parent = &root;
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+      auto it = parent->children.find(parts[i]);
+      if (it == parent->children.end() || !it->second->isDir()) return false;
+      parent = it->second.get();
+    }
+    auto it = parent->children.find(parts.back());
+    if (it == parent->children.end() || !it->second->isDir()) return false;
+    mounts.push_back({std::string(l.guest), detail::unlinkChild(*parent, parts.back())});
+  }
+  detail::unlinkChild(root, Archive::kMountsFile);
+  files--;
+  error.clear();
+  return true;
+}
+
 }  // namespace
 
 Archive::Archive() : mount_(std::make_unique<detail::Mount>()) {
@@ -217,7 +284,7 @@ std::shared_ptr<const Archive> Archive::parse(std::vector<uint8_t> bytes, std::s
   } else {
     ok = parseZip(b, builder, error);
   }
-  if (!ok) return nullptr;
+  if (!ok || !takeMounts(*a->root_, a->mounts_, builder.files, error)) return nullptr;
   a->fileCount_ = builder.files;
   return a;
 }

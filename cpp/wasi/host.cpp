@@ -85,6 +85,9 @@ Host::Host(HostOptions options) : state_(std::make_unique<HostState>()) {
 
   uint32_t next = 5;
   if (s.options.workspace) s.fds.set(next++, directoryFd(s.options.workspace->root(), "/workspace", right::DirAll));
+  if (s.options.stdlib) {
+    for (const auto& m : s.options.stdlib->mounts()) s.fds.set(next++, directoryFd(m.root, m.guestPath, right::DirReadOnly));
+  }
   for (auto& [guestPath, ws] : s.options.extraPreopens) {
     if (ws) s.fds.set(next++, directoryFd(ws->root(), guestPath, right::DirAll));
   }

@@ -95,14 +95,29 @@ class Archive {
   // "Unsupported archive compression", "Invalid archive". An empty buffer is an empty archive.
   static std::shared_ptr<const Archive> parse(std::vector<uint8_t> bytes, std::string& error);
   ~Archive();
-  uint32_t fileCount() const { return fileCount_; }
+  uint32_t fileCount() const { return fileCount_; }  // under root() and the mounts' roots
   const std::shared_ptr<detail::Node>& root() const { return root_; }
+
+  // Further read-only preopens the archive declares in a root file `.mounts` (kMountsFile), one per line:
+  // `<absolute guest path> <directory in the archive>`. Each directory is taken out of /stdlib and preopened at its
+  // guest path after /workspace, in the file's order (docs/wasi-host.md, "The mounts"): an engine whose prebuilt
+  // module looks for its library at a fixed path (zeroperl's /zeroperl) gets it there without a copy in memory.
+  // Errors: "Invalid archive mounts" (a path that is not absolute and plain, one at or around /stdlib, /dev or
+  // /workspace, a repeated one, a directory the archive does not hold), at most kMaxMounts.
+  struct ArchiveMount {
+    std::string guestPath;
+    std::shared_ptr<detail::Node> root;
+  };
+  static constexpr std::string_view kMountsFile = ".mounts";
+  static constexpr std::size_t kMaxMounts = 4;
+  const std::vector<ArchiveMount>& mounts() const { return mounts_; }
 
  private:
   Archive();
   std::vector<uint8_t> bytes_;
   std::unique_ptr<detail::Mount> mount_;
   std::shared_ptr<detail::Node> root_;
+  std::vector<ArchiveMount> mounts_;
   uint32_t fileCount_ = 0;
 };
 
@@ -298,7 +313,7 @@ enum class StdioMode : uint8_t {
 struct HostOptions {
   std::vector<std::string> args{"sandbox"};
   std::vector<std::string> env;  // "KEY=VALUE"
-  std::shared_ptr<const Archive> stdlib;  // null: /stdlib is an empty directory
+  std::shared_ptr<const Archive> stdlib;  // null: /stdlib is an empty directory; its mounts() follow /workspace
   std::shared_ptr<Workspace> workspace;   // null: no fd 5
   // Further read-write preopens after the fixed ones (the runner's --dir); guest path must be absolute.
   std::vector<std::pair<std::string, std::shared_ptr<Workspace>>> extraPreopens;

@@ -5,9 +5,13 @@
 # sandbox_driver.pl, mounted read-only at /stdlib) and our POSIX and Storable (engines/perl/lib/, /stdlib/lib at the
 # end of @INC); engine-build.json and engine-build.js.
 #
-# zeroperl is a prebuilt module: its Perl library is embedded in its data segments (/zeroperl/lib) and it does not
-# speak the wasmify ABI, so the host drives it through its own exports (cpp/wasmify/perl.cpp). Nothing is compiled
-# here but our fuel tool. Cached under $SW_CACHE/engines/perl/engine-<hash of every input>.
+# zeroperl is a prebuilt module that does not speak the wasmify ABI, so the host drives it through its own exports
+# (cpp/wasmify/perl.cpp). Its Perl library (/zeroperl/lib, 16 MB) is embedded in its data segments behind a lookup
+# that claims every path under /zeroperl; our tool moves those files out of the module (`--extract-files /zeroperl`,
+# docs/fuel-tool.md) into stdlib.tar's zeroperl/, which the archive's `.mounts` line has the WASI host preopen at
+# /zeroperl, read-only (docs/wasi-host.md): a program's `require` reads a module from there, so only the modules it
+# loads take memory. Nothing is compiled here but our tool. Cached under $SW_CACHE/engines/perl/engine-<hash of every
+# input>.
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/meter.sh"
@@ -44,8 +48,12 @@ build() {
   local work="$OUT.work.$$"
   rm -rf "$work" && mkdir -p "$work/root"
   tar -xzf "$PERL_CACHE/npm/$PERL_TGZ" -C "$work" package/dist/esm/zeroperl.wasm || { rm -rf "$work"; return 1; }
+  # The library out of the module: root/zeroperl/lib/..., mounted at /zeroperl (the prefix its lookup claimed).
+  "$fuel_tool" --extract-files /zeroperl "$work/package/dist/esm/zeroperl.wasm" "$work/nolib.wasm" "$work/root" ||
+    { rm -rf "$work"; return 1; }
+  printf '/zeroperl zeroperl\n' >"$work/root/.mounts"
   local -a meter; read -r -a meter <<<"$(meter_options perl)"
-  "$fuel_tool" "$work/package/dist/esm/zeroperl.wasm" "$work/engine.wasm" --max-pages "$PERL_MAX_PAGES" "${meter[@]}" ||
+  "$fuel_tool" "$work/nolib.wasm" "$work/engine.wasm" --max-pages "$PERL_MAX_PAGES" "${meter[@]}" ||
     { rm -rf "$work"; return 1; }
   cp "$PERL_ENGINE_DIR/sandbox_driver.pl" "$work/root/"
   mkdir -p "$work/root/lib" && cp "$PERL_ENGINE_DIR"/lib/*.pm "$work/root/lib/"

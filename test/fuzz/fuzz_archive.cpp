@@ -30,10 +30,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   EXPECT(archive->root() && archive->root()->isDir());
-  // Walk the tree iteratively (it is as deep as the longest path), reading every file's bytes.
+  // Walk the tree and every mount's (`.mounts`) iteratively (a tree is as deep as its longest path), reading every
+  // file's bytes. A mount is a plain absolute path, its root a directory taken out of the tree.
   uint32_t files = 0;
   volatile uint8_t sink = 0;
   std::vector<const Node*> stack{archive->root().get()};
+  EXPECT(archive->root()->children.count(Archive::kMountsFile) == 0);
+  for (const auto& m : archive->mounts()) {
+    EXPECT(m.guestPath.size() > 1 && m.guestPath.front() == '/' && m.guestPath.find("//") == std::string::npos);
+    EXPECT(m.root && m.root->isDir() && m.root->parent == nullptr);
+    stack.push_back(m.root.get());
+  }
   while (!stack.empty()) {
     const Node* dir = stack.back();
     stack.pop_back();

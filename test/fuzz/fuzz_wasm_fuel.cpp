@@ -1,5 +1,5 @@
 // libFuzzer target for sw-wasm-fuel (cpp/tools/wasm_fuel.cpp): any input either fails with a message or gives a
-// module that, instrumented again, is refused as already instrumented.
+// module that, instrumented again, is refused as already instrumented (stripped or extracted again: refused too).
 #include <cstdint>
 #include <cstdlib>
 #include <span>
@@ -23,6 +23,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // --strip-data over the same input: refuses with a message or strips, and never strips its own output again.
   if (auto stripped = sw::tools::stripDataSegments(std::span(data, size), &error)) {
     if (sw::tools::stripDataSegments(*stripped, &error)) std::abort();
+  } else if (error.empty()) {
+    std::abort();
+  }
+  error.clear();
+  // --extract-files over the same input (a one-letter prefix, so random data can hold it): refuses with a message, or
+  // extracts, and its output has no prefix string left to find.
+  if (auto extracted = sw::tools::extractEmbeddedFiles(std::span(data, size), "/z", nullptr, &error)) {
+    if (sw::tools::extractEmbeddedFiles(*extracted, "/z", nullptr, &error)) std::abort();
   } else if (error.empty()) {
     std::abort();
   }

@@ -305,6 +305,41 @@ describe("the Perl runtime Worker: hostile and odd input ends as an error inside
   hostileCases((code) => rt.exec(code), cases);
 });
 
+describe("the Perl library at /zeroperl, out of the module (engines/perl/README.md, \"The Perl library\")", () => {
+  it("a module the boot did not load is read from /zeroperl/lib, and %INC says so", async () => {
+    const r = await rt.exec("use Text::Wrap qw(wrap); $Text::Wrap::columns = 10; " +
+      "[wrap('', '', 'aaa bbb ccc ddd'), $INC{'Text/Wrap.pm'}, $INC{'strict.pm'}]");
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results, [{ json: ["aaa bbb\nccc ddd", "/zeroperl/lib/5.42.0/Text/Wrap.pm",
+      "/zeroperl/lib/5.42.0/strict.pm"] }]);
+  });
+
+  it("a module nobody has is a clean Can't locate that names the library's @INC entries", async () => {
+    const r = await rt.exec("use No::Such::Thing; 1");
+    assert.equal(r.error.name, "PerlError");
+    assert.match(r.error.message, /^Can't locate No\/Such\/Thing\.pm in @INC \(you may need to install the No::Such::Thing module\) \(@INC entries checked: [^)]*\/zeroperl\/lib\/5\.42\.0\/wasm32-wasi \/zeroperl\/lib\/5\.42\.0 /);
+  });
+
+  it("is a read-only directory tree: files read as they are, nothing written, nothing of it under /stdlib", async () => {
+    const r = await rt.exec(`
+      my $lib = '/zeroperl/lib/5.42.0';
+      open(my $in, '<', "$lib/strict.pm") or die "read: $!";
+      my $first = <$in>; close $in; chomp $first;
+      my $write = open(my $out, '>>', "$lib/strict.pm") ? 'opened' : 'refused';
+      my $create = open(my $new, '>', "$lib/Mine.pm") ? 'created' : 'refused';
+      my $unlink = unlink("$lib/strict.pm") ? 'removed' : 'refused';
+      opendir(my $d, $lib) or die "opendir: $!";
+      my $listed = grep { $_ eq 'strict.pm' } readdir $d;
+      [$first, $write, $create, $unlink, -d $lib ? 'dir' : 'none', -s "$lib/strict.pm" > 0 ? 'file' : 'none',
+       $listed, -e '/stdlib/zeroperl' ? 'in stdlib' : 'not in stdlib', -e '/stdlib/.mounts' ? '.mounts' : 'no .mounts']`);
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.results, [{ json: ["package strict;", "refused", "refused", "refused", "dir", "file", 1,
+      "not in stdlib", "no .mounts"] }]);
+    // The next request still loads it.
+    assert.deepEqual((await rt.exec("use strict; require Text::Abbrev; 1")).results, [{ text: "1" }]);
+  });
+});
+
 describe("Perl code contexts (protocol §10.5 items 123-126)", () => {
   const run = (contextId, code, extra = {}) => rt.run({ key: "pl", contextId, code, ...extra });
 

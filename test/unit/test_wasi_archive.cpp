@@ -95,3 +95,63 @@ TEST_CASE("wasi archive: invalid archives are refused") {
   REQUIRE(empty);
   CHECK(empty->fileCount() == 0);
 }
+
+TEST_CASE("wasi archive: a directory named in .mounts is preopened at its guest path after /workspace") {
+  std::string error;
+  auto archive = Archive::parse(makeTar({{"driver.pl", "1;"},
+                                         {"perl/lib/5.42.0/strict.pm", "package strict; 1;"},
+                                         {"perl/lib/5.42.0/wasm32-wasi/re.pm", "package re; 1;"},
+                                         {".mounts", "/zeroperl/lib perl/lib\n"}}),
+                                error);
+  REQUIRE(archive);
+  REQUIRE(archive->mounts().size() == 1);
+  CHECK(archive->fileCount() == 3);  // the .mounts file is not one of them
+  CHECK(archive->mounts()[0].guestPath == "/zeroperl/lib");
+  // Taken out of /stdlib, with the .mounts file: each file is seen at one path only.
+  CHECK(archive->root()->children.at("perl")->children.empty());
+  CHECK(archive->root()->children.count(".mounts") == 0);
+  HostOptions o;
+  o.stdlib = archive;
+  Guest g(std::move(o));  // with /workspace at fd 5: the mount is fd 6, the first guest descriptor 7
+  CHECK(g.host->fdBase() == 7);
+  uint32_t name = g.alloc(64), prestat = g.alloc(8);
+  REQUIRE(fd_prestat_get(*g.host, 6, prestat) == Errno::Success);
+  CHECK(g.u32(prestat + 4) == 13);
+  REQUIRE(fd_prestat_dir_name(*g.host, 6, name, 13) == Errno::Success);
+  CHECK(g.str(name, 13) == "/zeroperl/lib");
+  uint32_t fd = 0;
+  REQUIRE(g.open(6, "5.42.0/wasm32-wasi/re.pm", 0, Guest::kReadRights, fd) == Errno::Success);
+  std::string s;
+  REQUIRE(g.read(fd, s) == Errno::Success);
+  CHECK(s == "package re; 1;");
+  REQUIRE(fd_close(*g.host, fd) == Errno::Success);
+  // Read-only, and `..` stops at the mount's root.
+  CHECK(g.open(6, "5.42.0/new.pm", kCreat, Guest::kWriteRights, fd) != Errno::Success);
+  CHECK(g.open(6, "../../stdlib/driver.pl", 0, Guest::kReadRights, fd) != Errno::Success);
+  CHECK(g.open(kStdlibFd, "perl/lib/5.42.0/strict.pm", 0, Guest::kReadRights, fd) == Errno::NoEnt);
+  CHECK(readAll(g, "driver.pl") == "1;");
+  // Without /workspace the mount follows /dev.
+  HostOptions bare;
+  bare.stdlib = archive;
+  Guest g2(std::move(bare), /*withWorkspace*/ false);
+  CHECK(g2.host->fdBase() == 6);
+  REQUIRE(g2.open(5, "5.42.0/strict.pm", 0, Guest::kReadRights, fd) == Errno::Success);
+}
+
+TEST_CASE("wasi archive: .mounts that would shadow a fixed preopen, repeat a path or name no directory are refused") {
+  const std::vector<std::string> bad = {
+      "/stdlib/x d\n", "/dev d\n", "/ d\n", "/work d\n/work/x d\n", "relative d\n", "/a//b d\n", "/a/../b d\n",
+      "/a d/../d\n", "/a nothere\n", "/a d/f\n", "/a\n", "/a d\n/b d\n", "/a d\n/b d\n/c d\n/e d\n/f d\n",
+      "/workspace/x d\n"};
+  for (const auto& text : bad) {
+    std::string error;
+    INFO(text);
+    CHECK_FALSE(Archive::parse(makeTar({{"d/f", "x"}, {"e/f", "y"}, {".mounts", text}}), error));
+    CHECK(error == "Invalid archive mounts");
+  }
+  std::string error;
+  auto two = Archive::parse(makeTar({{"d/f", "x"}, {"e/f", "y"}, {".mounts", "/a d\n\n/b e"}}), error);
+  REQUIRE(two);
+  CHECK(two->mounts().size() == 2);
+  CHECK(two->mounts()[1].guestPath == "/b");
+}

@@ -387,3 +387,103 @@ TEST_CASE("wasm strip-data: malformed input is refused with a message", "[wasm_f
   CHECK_FALSE(sw::tools::stripDataSegments(bad, &error));
   CHECK(error.find("data segment flags") != std::string::npos);
 }
+
+// --- --extract-files (extractEmbeddedFiles; docs/fuel-tool.md) -----------------------------------------------------
+
+namespace {
+
+Bytes u32le(uint32_t v) { return {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)}; }
+
+// i32.const's immediate is a signed LEB128: 64..127 take two bytes.
+Bytes sleb(int32_t value) {
+  Bytes out;
+  int64_t v = value;
+  for (;;) {
+    uint8_t b = v & 0x7f;
+    v >>= 7;
+    if ((v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40))) {
+      out.push_back(b);
+      return out;
+    }
+    out.push_back(b | 0x80);
+  }
+}
+
+Bytes activeAt(uint32_t address, const Bytes& bytes) {
+  return cat({{0x00, 0x41}, sleb(int32_t(address)), {0x0b}, leb(uint32_t(bytes.size())), bytes});
+}
+
+Bytes asBytes(const std::string& s) { return Bytes(s.begin(), s.end()); }
+
+// zeroperl's layout in miniature: the prefix "/zp" at 16, two paths, the files' bytes at 64 (then 4 other bytes), and
+// the table {path, start, end} x 2 at 128; the code names the prefix, and the table when `namesTable`.
+Bytes filesModule(bool namesTable, bool prefixTwice = false) {
+  Bytes code = {0x00};
+  if (namesTable) code = cat({code, {0x41}, sleb(128), {0x1a}});  // i32.const 128; drop
+  code = cat({code, {0x41, 0x10, 0x1a, 0x0b}});                 // i32.const 16; drop; end
+  Bytes table = cat({u32le(32), u32le(64), u32le(68), u32le(48), u32le(68), u32le(70)});
+  Bytes data = cat({{uint8_t(prefixTwice ? 6 : 5)}, activeAt(16, asBytes(std::string("/zp\0", 4))),
+                    activeAt(32, asBytes(std::string("/zp/a.pm\0", 9))),
+                    activeAt(48, asBytes(std::string("/zp/d/b.pm\0", 11))), activeAt(64, asBytes("AAAABBkeep")),
+                    activeAt(128, table)});
+  if (prefixTwice) data = cat({data, activeAt(100, asBytes(std::string("/zp\0", 4)))});
+  return module({section(1, cat({{0x01}, kVoidType})), section(3, {0x01, 0x00}), section(5, {0x01, 0x00, 0x01}),
+                 section(12, {uint8_t(prefixTwice ? 6 : 5)}), section(10, cat({{0x01}, body(code)})),
+                 section(11, data)});
+}
+
+}  // namespace
+
+TEST_CASE("wasm extract-files: the table's files come out, their bytes leave the data, the prefix no longer matches",
+          "[wasm_fuel]") {
+  const Bytes in = filesModule(true);
+  std::string error;
+  std::vector<sw::tools::EmbeddedFile> files;
+  sw::tools::ExtractStats stats;
+  auto out = sw::tools::extractEmbeddedFiles(in, "/zp", &files, &error, &stats);
+  INFO(error);
+  REQUIRE(out);
+  REQUIRE(files.size() == 2);
+  CHECK(files[0].path == "/zp/a.pm");
+  CHECK(files[0].data == asBytes("AAAA"));
+  CHECK(files[1].path == "/zp/d/b.pm");
+  CHECK(files[1].data == asBytes("BB"));
+  CHECK(stats.files == 2);
+  CHECK(stats.bytes == 6);
+  CHECK(stats.table == 128);
+  CHECK(stats.prefix == 16);
+  CHECK(stats.segmentsBefore == 5);
+  CHECK(stats.segmentsAfter == 5);
+  // The prefix starts with NUL now; the files' bytes are gone, what followed them stays at its address.
+  const Bytes table = cat({u32le(32), u32le(64), u32le(68), u32le(48), u32le(68), u32le(70)});
+  CHECK(*findSection(*out, 11) ==
+        cat({{0x05}, activeAt(16, asBytes(std::string("\0zp\0", 4))), activeAt(32, asBytes(std::string("/zp/a.pm\0", 9))),
+             activeAt(48, asBytes(std::string("/zp/d/b.pm\0", 11))), activeAt(70, asBytes("keep")),
+             activeAt(128, table)}));
+  for (uint8_t id : {1, 3, 5, 10, 12}) CHECK(*findSection(*out, id) == *findSection(in, id));
+  CHECK(*sw::tools::extractEmbeddedFiles(in, "/zp", nullptr, &error) == *out);  // deterministic
+  // Run again on its own output: the prefix string is gone, so there is nothing left to identify.
+  CHECK_FALSE(sw::tools::extractEmbeddedFiles(*out, "/zp", nullptr, &error));
+  CHECK(error.find("no prefix string") != std::string::npos);
+}
+
+TEST_CASE("wasm extract-files: a table the code never names, a prefix twice or a bad prefix are refused",
+          "[wasm_fuel]") {
+  std::string error;
+  CHECK_FALSE(sw::tools::extractEmbeddedFiles(filesModule(false), "/zp", nullptr, &error));
+  CHECK(error == "the code never names the file table's address");
+  CHECK_FALSE(sw::tools::extractEmbeddedFiles(filesModule(true, true), "/zp", nullptr, &error));
+  CHECK(error.find("more than once") != std::string::npos);
+  for (const char* prefix : {"zp", "/zp/", "/"}) {
+    CHECK_FALSE(sw::tools::extractEmbeddedFiles(filesModule(true), prefix, nullptr, &error));
+    CHECK(error.find("absolute path") != std::string::npos);
+  }
+  CHECK_FALSE(sw::tools::extractEmbeddedFiles(filesModule(true), "/other", nullptr, &error));
+  CHECK(error.find("no prefix string") != std::string::npos);
+  const Bytes in = filesModule(true);
+  for (size_t n = 9; n < in.size(); n += 3) {
+    Bytes cut(in.begin(), in.begin() + long(n));
+    error.clear();
+    if (!sw::tools::extractEmbeddedFiles(cut, "/zp", nullptr, &error)) CHECK_FALSE(error.empty());
+  }
+}
