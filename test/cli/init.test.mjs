@@ -237,8 +237,11 @@ async function executeBundle(project, code, { config = null, dist = join(project
       body: JSON.stringify({ code }),
     });
     assert.equal(response.status, 200);
+    // The body is read before the next request is made: left unread, it was once found already consumed in CI
+    // ("Body is unusable: Body has already been read").
+    const result = await response.json();
     const probe = await (await mf.dispatchFetch("https://sandbox.internal/interpreter")).json();
-    return { result: await response.json(), probe };
+    return { result, probe };
   } finally {
     await mf.dispose();
   }
