@@ -13,7 +13,7 @@ APT_PACKAGES=(
   icu-devtools  # icupkg, derb, genrb, genccode: the collator data filter (scripts/engines/icu.sh)
   ccache  # compiled objects cached outside the checkout by content (scripts/lib.sh SW_CC_LAUNCHER)
   chromium  # the Playground page test drives it headless with playwright-core (test/playground/page.test.mjs)
-  ruby3.1  # its C bigdecimal is what our Ruby BigDecimal is compared with (test/integration/ruby-bigdecimal.test.mjs)
+  ruby3.1  # /usr/bin/ruby3.1: its C bigdecimal is what our Ruby BigDecimal is compared with (ruby-bigdecimal.test.mjs)
 )
 
 # name=version sha256-of-orig-tarball tarball extracted-dir

@@ -22,7 +22,7 @@ const probe = readFileSync(new URL("./fixtures/bigdecimal-probe.rb", import.meta
 const [header, ...parts] = probe.split(/^#--$/m);
 
 const hostRuby = (program) =>
-  execFileSync("ruby", ["-e", program], { env: { PATH: process.env.PATH, LC_ALL: "C.UTF-8" }, encoding: "utf8" });
+  execFileSync("ruby3.1", ["-e", program], { env: { PATH: process.env.PATH, LC_ALL: "C.UTF-8" }, encoding: "utf8" });
 
 const lines = (out) => out.split("\n").filter(Boolean);
 
