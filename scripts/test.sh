@@ -154,8 +154,9 @@ pool_suite "WASI host: C guests under the core (Node, then a workerd smoke subse
 # node:wasi is a comparison, never a gate (docs/wasi-host.md): run it by hand.
 pool_suite "WASI conformance: our wasm32-wasip1 suite under the core with --full-wasi" \
   "$SW_NODE" test/wasi/conformance.mjs --no-node-wasi
-pool_suite "wasm fuel tool (native C++): a C guest and zeroperl, instrumented, under Node" \
-  "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec test/tools/wasm-fuel.test.mjs
+pool_suite "wasm fuel tool (native C++): a C guest and zeroperl, instrumented, under Node; the memory scanner" \
+  "$SW_NODE" --no-turbo-fast-api-calls --test --test-reporter=spec test/tools/wasm-fuel.test.mjs \
+  test/tools/scanner.test.mjs
 pool_suite "TypeScript declarations (tsc --noEmit)" "$SW_NODE" node_modules/typescript/bin/tsc -p test/types/tsconfig.json
 pool_wait
 # Two files at a time (node's default on two cores is one): one file's waits (workerd starting, Wasm compiling, a

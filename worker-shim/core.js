@@ -2,6 +2,8 @@
 // the core decides every status, header and body; this file only moves bytes and awaits what the core asks for.
 import createCore from "./generated/core.mjs";
 import coreWasm from "./generated/core.wasm";
+// The memory scanner (cpp/tools/scanner.h, made by sw-wasm-fuel --emit-scanner): snapshots read guest memory in place.
+import scannerWasm from "./generated/scanner.wasm";
 import { makeImportObject, makeWasiImports, importStubsOf, bindGuestMemory, unbindGuestMemory } from "./generated/wasi_imports.mjs";
 import { sessionHostImports } from "./js_sessions.js";
 import { engineInstances } from "./instances.js";
@@ -38,6 +40,7 @@ function loadCore(wasmModule = coreWasm) {
       receive(instance, wasmModule);
       return instance.exports;
     },
+    swScanner: scannerWasm, // instantiated by the core's sw_guest_scan (cpp/wasi/wasi_bridge.js)
     servers: new Map(), // engine object -> server handle
     enginesByServer: new Map(), // server handle -> engine object
     importStubs: new Map(), // server handle -> its built-in engine's import stubs (the core's table, read once)

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "../json/json.h"
 #include "../snapshot/snapshot.h"
@@ -30,6 +31,9 @@ uint32_t sw_host_guest_set_global(uint32_t host, const char* name, uint32_t name
 void sw_guest_read(uint32_t host, uint32_t guestPtr, void* corePtr, uint32_t len);
 void sw_guest_write(uint32_t host, uint32_t guestPtr, const void* corePtr, uint32_t len);
 double sw_guest_size(uint32_t host);
+// The memory scanner (cpp/tools/scanner.h) over the guest's memory, in place: 1 = done, 0 = not available or failed.
+uint32_t sw_guest_scan(uint32_t host, uint32_t first, uint32_t count, const uint32_t* refs, uint64_t* hashes,
+                       uint8_t* flags);
 }
 
 namespace sw::core {
@@ -58,6 +62,19 @@ class GuestMemoryView final : public snapshot::Memory {
     return true;
   }
   bool grow(uint32_t totalPages) override { return sw_host_guest_grow(host_, totalPages) != 0; }
+  // In place, by the scanner module the shim instantiates over this guest's memory and the core's (docs/snapshots.md
+  // "Scanning in place"): the base's blocks are named by their address in the core's heap.
+  bool scan(uint32_t first, uint32_t count, const snapshot::Base* base, uint64_t* hashes, uint8_t* asBase) override {
+    if (uint64_t(first) + count > uint64_t(sw_guest_size(host_)) / snapshot::kBlockBytes) return false;
+    refs_.assign(count, 0);
+    bool any = false;
+    for (uint32_t i = 0; base && i < count; i++) {
+      const uint8_t* data = base->blockData(first + i);
+      refs_[i] = uint32_t(reinterpret_cast<uintptr_t>(data));
+      any = any || data;
+    }
+    return sw_guest_scan(host_, first, count, any ? refs_.data() : nullptr, hashes, asBase) != 0;
+  }
   std::span<const uint64_t> knownBlocks() override { return known_; }
   // Set right after the memory was reset to a known image, cleared before the guest runs again.
   void setKnownBlocks(std::span<const uint64_t> known) { known_ = known; }
@@ -82,6 +99,7 @@ class GuestMemoryView final : public snapshot::Memory {
   std::span<const uint64_t> known_;
   std::shared_ptr<const snapshot::Base> base_;
   std::optional<HeldMemory> held_;
+  std::vector<uint32_t> refs_;  // scan's scratch
 };
 
 // Sets the guest's exported mutable globals from {name: value} (numbers, or strings for i64). False if one does not

@@ -40,17 +40,11 @@ constexpr uint64_t splitmix(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-constexpr int kLanes = 8;
-constexpr int kStripeBytes = 64;
-constexpr int kStripesPerGroup = 16;
-constexpr uint64_t kScrambleMul = 0x9e3779b185ebca87ull;  // odd
-
-struct Keys {
-  uint64_t init[kLanes];
-  uint64_t stripe[kStripesPerGroup + kLanes];
-  uint64_t scramble[kLanes];
-  uint64_t fold[kLanes];
-};
+constexpr int kLanes = kHashLanes;
+constexpr int kStripeBytes = kHashStripeBytes;
+constexpr int kStripesPerGroup = kHashStripesPerGroup;
+constexpr uint64_t kScrambleMul = kHashScrambleMul;
+using Keys = HashKeys;
 
 constexpr Keys makeKeys() {
   Keys k{};
@@ -85,15 +79,15 @@ inline uint64_t fold128(uint64_t a, uint64_t b) {
 
 inline uint64_t avalanche(uint64_t h) {
   h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
+  h *= kHashAvalancheMul[0];
   h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
+  h *= kHashAvalancheMul[1];
   h ^= h >> 33;
   return h;
 }
 
 uint64_t finish(const uint64_t* acc, std::size_t len, uint64_t seed) {
-  uint64_t h = uint64_t(len) * 0x9e3779b97f4a7c15ull ^ seed;
+  uint64_t h = uint64_t(len) * kHashLengthMul ^ seed;
   for (int i = 0; i < kLanes; i += 2) h += fold128(acc[i] ^ kKeys.fold[i], acc[i + 1] ^ kKeys.fold[i + 1]);
   return avalanche(h);
 }
@@ -168,6 +162,8 @@ inline void storeState(const State& s, uint64_t* acc) { std::memcpy(acc, s.a, si
 #endif
 
 }  // namespace
+
+const HashKeys& hashKeys() { return kKeys; }
 
 uint64_t hash64(const uint8_t* data, std::size_t len, uint64_t seed) {
   State s;

@@ -218,12 +218,25 @@ bool Held::baseAt(uint32_t block, const Base& b) const {
 
 bool verifyHeld(Memory& memory, const std::shared_ptr<const Base>& base, Held& out) {
   constexpr uint32_t kBatchBlocks = 64;  // 256 KiB per bridge call
+  constexpr uint32_t kScanBlocks = 4096;
   const uint32_t blocks = memory.pages() * kBlocksPerPage;
-  std::vector<uint8_t> buffer(std::size_t(std::min(kBatchBlocks, blocks)) * kBlockBytes);
   out.base = base;
   out.blocks.assign(blocks, kHeldUnknown);
-  for (uint32_t first = 0; first < blocks; first += kBatchBlocks) {
-    const uint32_t count = std::min(kBatchBlocks, blocks - first);
+  // In place when the memory can: the scan compares with the base byte for byte, and a block hashes to 0 only when
+  // it is all zero (blockHash), so both answers are exact.
+  std::vector<uint64_t> hashes(std::min(kScanBlocks, blocks));
+  std::vector<uint8_t> asBase(hashes.size());
+  std::vector<uint8_t> buffer;
+  for (uint32_t first = 0; first < blocks;) {
+    uint32_t count = std::min(kScanBlocks, blocks - first);
+    if (memory.scan(first, count, base.get(), hashes.data(), asBase.data())) {
+      for (uint32_t i = 0; i < count; i++)
+        out.blocks[first + i] = base && asBase[i] ? kHeldBase : hashes[i] == 0 ? kHeldZero : kHeldUnknown;
+      first += count;
+      continue;
+    }
+    count = std::min(kBatchBlocks, blocks - first);
+    buffer.resize(std::size_t(kBatchBlocks) * kBlockBytes);
     if (!memory.read(uint64_t(first) * kBlockBytes, buffer.data(), count * kBlockBytes)) return false;
     for (uint32_t i = 0; i < count; i++) {
       const uint8_t* data = buffer.data() + std::size_t(i) * kBlockBytes;
@@ -232,6 +245,7 @@ bool verifyHeld(Memory& memory, const std::shared_ptr<const Base>& base, Held& o
                               : isZero(data, kBlockBytes)                ? kHeldZero
                                                                          : kHeldUnknown;
     }
+    first += count;
   }
   return true;
 }
@@ -345,20 +359,29 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
     return false;
   };
 
-  // Pass 1: hash every block, write the changed ones.
+  // Pass 1: hash every block, write the changed ones. In place when the memory can (Memory::scan: then only the
+  // changed blocks are read), else from copies read in batches.
+  const uint32_t scanBlocks = std::clamp<uint32_t>(options.scanBlocks, 1, 1u << 16);
+  std::vector<uint64_t> scanned(std::min(blocks, scanBlocks));
+  std::vector<uint8_t> scannedAsBase(scanned.size());
+  std::vector<uint8_t> one;
   uint32_t lastPage = std::numeric_limits<uint32_t>::max();
   for (uint32_t first = 0; first < blocks;) {
-    uint32_t count = std::min<uint32_t>(blocks - first, batch / kBlockBytes);
-    if (!memory.read(uint64_t(first) * kBlockBytes, buffer.data(), count * kBlockBytes)) return readFailed();
+    uint32_t count = std::min<uint32_t>(blocks - first, scanBlocks);
+    const bool inPlace = memory.scan(first, count, base.get(), scanned.data(), scannedAsBase.data());
+    if (!inPlace) {
+      count = std::min<uint32_t>(blocks - first, batch / kBlockBytes);
+      if (!memory.read(uint64_t(first) * kBlockBytes, buffer.data(), count * kBlockBytes)) return readFailed();
+    }
     for (uint32_t i = 0; i < count; i++) {
       uint32_t b = first + i;
-      const uint8_t* data = buffer.data() + std::size_t(i) * kBlockBytes;
+      const uint8_t* data = inPlace ? nullptr : buffer.data() + std::size_t(i) * kBlockBytes;
       // The base's content is recognised byte for byte, not by its hash (which costs the same: one pass over the
       // block): right after a take, a block not stored is exactly the base's or zero (Held::of), and a block a guest
       // aimed at the base's hash is stored like any other change.
-      const uint8_t* ref = base ? base->blockData(b) : nullptr;
-      const bool asBase = ref && sameBytes(data, ref, kBlockBytes);
-      const uint64_t h = asBase ? base->blocks[b] : blockHash(data);
+      const uint8_t* ref = base && !inPlace ? base->blockData(b) : nullptr;
+      const bool asBase = inPlace ? base && scannedAsBase[i] != 0 : ref && sameBytes(data, ref, kBlockBytes);
+      const uint64_t h = asBase ? base->blockHashAt(b) : inPlace ? scanned[i] : blockHash(data);
       if (h) {
         stats.blockCount++;
         if (b / kBlocksPerPage != lastPage) {
@@ -376,6 +399,11 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
         stats.blocksAsBase++;  // back to the base's content: nothing stored
       } else {
         stats.blocksChanged++;
+        if (!data) {
+          one.resize(kBlockBytes);
+          if (!memory.read(uint64_t(b) * kBlockBytes, one.data(), kBlockBytes)) return readFailed();
+          data = one.data();
+        }
         if (!taker.add(b, data, h)) return writeFailed();
       }
       t.hashes[b] = h;

@@ -24,7 +24,9 @@
 // Change detection hashes every block with hash64 (64-bit, 8 lanes of multiply-accumulate; single-word changes can
 // never cancel out inside the accumulators). The per-block hashes live only in the Tracker; restore recomputes them
 // from the restored bytes. Nothing here holds a second copy of guest memory: take() reads memory in
-// Options::batchBytes pieces and holds at most one segment being built.
+// Options::batchBytes pieces and holds at most one segment being built; a memory that can scan itself in place
+// (Memory::scan: the core's guest memory, through the scanner module of cpp/tools/scanner.h) is not copied at all
+// but for the blocks a take stores.
 #pragma once
 
 #include <cstddef>
@@ -55,6 +57,21 @@ inline constexpr uint32_t kMaxEntryBytes = kEntryHeaderBytes + kBlockBytes;
 
 // A 64-bit hash of any byte string; identical on every platform and build (scalar or Wasm SIMD code).
 uint64_t hash64(const uint8_t* data, std::size_t len, uint64_t seed = 0);
+// hash64's shape and constants, for code that must compute the very same value elsewhere (cpp/tools/scanner.cpp emits
+// it as Wasm code that reads a guest's memory in place). Eight 64-bit lanes, 64-byte stripes, a scramble every 16.
+inline constexpr int kHashLanes = 8;
+inline constexpr int kHashStripeBytes = 64;
+inline constexpr int kHashStripesPerGroup = 16;
+inline constexpr uint64_t kHashScrambleMul = 0x9e3779b185ebca87ull;  // odd
+inline constexpr uint64_t kHashLengthMul = 0x9e3779b97f4a7c15ull;    // the length enters the final mix through it
+inline constexpr uint64_t kHashAvalancheMul[2] = {0xff51afd7ed558ccdull, 0xc4ceb9fe1a85ec53ull};
+struct HashKeys {
+  uint64_t init[kHashLanes];
+  uint64_t stripe[kHashStripesPerGroup + kHashLanes];
+  uint64_t scramble[kHashLanes];
+  uint64_t fold[kHashLanes];
+};
+const HashKeys& hashKeys();
 // hash64 of one block, but 0 for an all-zero block (and never 0 for any other: a zero hash is remapped to 1).
 uint64_t blockHash(const uint8_t* block);
 bool isZero(const uint8_t* data, std::size_t len);
@@ -129,6 +146,15 @@ class Memory {
   virtual const Held* held() { return nullptr; }
   // The image this instance started from, which its snapshots are stored relative to (format 2); null = none.
   virtual std::shared_ptr<const Base> base() { return nullptr; }
+  // What take() needs of blocks [first, first + count), computed where the memory is instead of read() copying it
+  // out (docs/snapshots.md, "Scanning in place"): asBase[i] = 1 when block first + i holds exactly `base`'s content
+  // (compared byte for byte with base->blockData; never for a block the base has as zero), else asBase[i] = 0 and
+  // hashes[i] = blockHash of the block. false = not done (not supported, or it failed): take() reads the blocks
+  // and computes the same itself.
+  virtual bool scan(uint32_t /*first*/, uint32_t /*count*/, const Base* /*base*/, uint64_t* /*hashes*/,
+                    uint8_t* /*asBase*/) {
+    return false;
+  }
 };
 
 class VectorMemory final : public Memory {
@@ -242,6 +268,7 @@ struct Options {
   uint32_t maxSegmentBytes = 1900000;  // one row; the platform's limit is 2 MB per row
   bool compress = true;                // LZ per block (false: every block raw; restore reads both)
   uint32_t batchBytes = 262144;        // memory is read in pieces this large (a multiple of kBlockBytes)
+  uint32_t scanBlocks = 4096;          // blocks per Memory::scan call (16 MiB; hashes and flags: 9 bytes a block)
   // Compaction: a segment whose live entries fill less than half its bytes is rewritten from memory; so are all
   // small segments (< maxSegmentBytes / 8) once there are more than smallSegments of them.
   uint32_t smallSegments = 8;

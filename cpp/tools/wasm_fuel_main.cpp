@@ -5,6 +5,9 @@
 // docs/boot-images.md); prints the text of the sw.nodata section it wrote on stdout.
 // sw-wasm-fuel --extract-files PREFIX IN.wasm OUT.wasm DIR: the module without its embedded file table's contents
 // (extractEmbeddedFiles), each file written to DIR + its path (DIR/zeroperl/lib/... for "/zeroperl").
+// sw-wasm-fuel --emit-scanner OUT.wasm: the memory scanner module (cpp/tools/scanner.h, docs/snapshots.md).
+// sw-wasm-fuel --block-hashes FILE: snapshot::blockHash of every whole 4 KiB block of FILE, one 16-digit hex line each
+// (what the scanner must compute; test/tools/scanner.test.mjs).
 #include <cerrno>
 #include <filesystem>
 #include <cstdio>
@@ -13,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "snapshot/snapshot.h"
+#include "tools/scanner.h"
 #include "tools/wasm_fuel.h"
 
 namespace {
@@ -20,7 +25,8 @@ namespace {
 int usage() {
   std::fprintf(stderr, "usage: sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N] [--weighted [--scale N] "
                        "[--indirect-call-weight N]] [--existing-charge reuse|mute]\n       sw-wasm-fuel --strip-data IN.wasm OUT.wasm\n"
-                       "       sw-wasm-fuel --extract-files PREFIX IN.wasm OUT.wasm DIR\n");
+                       "       sw-wasm-fuel --extract-files PREFIX IN.wasm OUT.wasm DIR\n"
+                       "       sw-wasm-fuel --emit-scanner OUT.wasm\n       sw-wasm-fuel --block-hashes FILE\n");
   return 2;
 }
 
@@ -98,6 +104,21 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--extract-files") == 0) {
     if (argc != 6) return usage();
     return extractFiles(argv[2], argv[3], argv[4], argv[5]);
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--emit-scanner") == 0) {
+    if (argc != 3) return usage();
+    if (!writeFile(argv[2], sw::tools::scannerModule())) {
+      std::fprintf(stderr, "sw-wasm-fuel: cannot write %s: %s\n", argv[2], std::strerror(errno));
+      return 1;
+    }
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--block-hashes") == 0) {
+    std::vector<uint8_t> in;
+    if (argc != 3 || !readFile(argv[2], in)) return usage();
+    for (std::size_t at = 0; at + sw::snapshot::kBlockBytes <= in.size(); at += sw::snapshot::kBlockBytes)
+      std::printf("%016llx\n", static_cast<unsigned long long>(sw::snapshot::blockHash(in.data() + at)));
+    return 0;
   }
   std::vector<const char*> files;
   sw::tools::FuelOptions options;

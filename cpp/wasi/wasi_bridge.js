@@ -40,6 +40,32 @@ mergeInto(LibraryManager.library, {
       g.set(HEAPU8.subarray(corePtr, corePtr + len), guestPtr);
     }
   },
+  // The memory scanner (cpp/tools/scanner.h; worker-shim/core.js hands its compiled module over as swScanner),
+  // instantiated once per guest memory over that memory and the core's. 0 (the core then copies and hashes itself)
+  // when there is no scanner or it fails; a scanner that cannot be instantiated is not tried again.
+  sw_guest_scan: function (host, first, count, refs, hashes, flags) {
+    var scanner = Module['swScanner'];
+    var mem = Module['wasiMemories'] && Module['wasiMemories'].get(host);
+    if (!scanner || !mem) return 0;
+    var cache = Module['swScanners'] || (Module['swScanners'] = new WeakMap());
+    var scan = cache.get(mem);
+    if (!scan) {
+      try {
+        scan = new WebAssembly.Instance(scanner, { guest: { memory: mem }, core: { memory: wasmMemory } }).exports.scan;
+      } catch (e) {
+        Module['swScanner'] = null;
+        return 0;
+      }
+      cache.set(mem, scan);
+    }
+    try {
+      var done = scan(first >>> 0, count >>> 0, refs >>> 0, hashes >>> 0, flags >>> 0);
+      Module['swScanCalls'] = (Module['swScanCalls'] || 0) + 1; // tests check the scanner is in use
+      return done;
+    } catch (e) {
+      return 0;
+    }
+  },
   sw_guest_size: function (host) {
     var mem = Module['wasiMemories'] && Module['wasiMemories'].get(host);
     return mem ? mem.buffer.byteLength : 0;

@@ -142,6 +142,23 @@ const text = (result) => result.results.at(-1)?.text;
 
 for (const [name, c] of Object.entries(cases)) {
   describe(`${name}: snapshots relative to the boot image`, () => {
+    it("a snapshot reads the guest's memory in place (the scanner module)", async () => {
+      // docs/snapshots.md, "Scanning in place": the core's snapshot of an engine's memory (a built-in engine's, or
+      // the guest memory an Engine written in JavaScript registered with its WASI host, as Lua's) has the scanner module
+      // (worker-shim/generated/scanner.wasm) hash and compare it where it is instead of copying it out. Values as always.
+      const engine = variant(c.engine, {}, 1);
+      const s = storage();
+      const interpreter = createTestInterpreter(engine, s.state());
+      await create(interpreter, "small");
+      const before = core.swScanCalls ?? 0;
+      await run(interpreter, "small", c.small);
+      assert.equal(text(await run(interpreter, "small", c.inc)), "42");
+      const calls = (core.swScanCalls ?? 0) - before;
+      assert.ok(calls > 0, `${name}: ${calls} scan calls`);
+      await s.idle();
+      s.db.close();
+    });
+
     it("store only what differs from the image, and restore exactly on new and pooled instances", async () => {
       for (const [label, slots] of [["new instance", 0], ["pooled", 1]]) {
         const engine = variant(c.engine, {}, slots);

@@ -1229,3 +1229,105 @@ TEST_CASE("format 1 restores over a memory with a base; the next take moves the 
   REQUIRE(restore(fresh, r.manifest(), chunks, again, error));
   CHECK(fresh.inner.bytes == old.bytes);
 }
+
+namespace {
+
+// A memory started from a base that scans in place (Memory::scan, as the core's guest memory does through the scanner
+// module): asBase by byte comparison with the base's block, else blockHash. Counts what take() still reads.
+struct ScanningMemory final : Memory {
+  VectorMemory inner;
+  std::shared_ptr<const Base> from;
+  bool scans = true;
+  uint64_t bytesRead = 0;
+  uint32_t scanCalls = 0;
+  ScanningMemory(uint32_t pages, std::shared_ptr<const Base> b) : inner(pages), from(std::move(b)) {}
+  uint32_t pages() override { return inner.pages(); }
+  bool read(uint64_t offset, uint8_t* dst, uint32_t len) override {
+    bytesRead += len;
+    return inner.read(offset, dst, len);
+  }
+  bool write(uint64_t offset, const uint8_t* src, uint32_t len) override { return inner.write(offset, src, len); }
+  bool grow(uint32_t totalPages) override { return inner.grow(totalPages); }
+  std::shared_ptr<const Base> base() override { return from; }
+  bool scan(uint32_t first, uint32_t count, const Base* b, uint64_t* hashes, uint8_t* asBase) override {
+    if (!scans) return false;
+    REQUIRE(uint64_t(first) + count <= uint64_t(pages()) * kBlocksPerPage);
+    scanCalls++;
+    for (uint32_t i = 0; i < count; i++) {
+      const uint8_t* data = inner.bytes.data() + std::size_t(first + i) * kBlockBytes;
+      const uint8_t* ref = b ? b->blockData(first + i) : nullptr;
+      asBase[i] = ref && std::memcmp(data, ref, kBlockBytes) == 0;
+      hashes[i] = asBase[i] ? 0x5555 : blockHash(data);  // not read when asBase
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("take and verifyHeld scanning in place: the same rows, manifests and knowledge as reading", "[snapshot]") {
+  std::mt19937 rng(GENERATE(4u, 5u));
+  ImageAndContext ic;
+  ScanningMemory scanned(8, ic.base), copied(8, ic.base);
+  scanned.inner.bytes = copied.inner.bytes = ic.image.bytes;
+  copied.scans = false;
+  Storage s1, s2;
+  Tracker t1, t2;
+  Options o;
+  o.maxSegmentBytes = 120000;
+  o.scanBlocks = 5;  // many scan calls: their boundaries
+  for (int round = 0; round < 40; round++) {
+    std::vector<uint8_t>& bytes = scanned.inner.bytes;
+    switch (rng() % 5) {
+      case 0:
+        if (scanned.pages() < 14) {
+          const uint32_t to = scanned.pages() + 1 + rng() % 2;
+          REQUIRE(scanned.grow(to));
+        }
+        break;
+      case 1: {  // back to the image's content
+        std::size_t block = rng() % (8 * kBlocksPerPage);
+        std::memcpy(bytes.data() + block * kBlockBytes, ic.image.bytes.data() + block * kBlockBytes, kBlockBytes);
+        break;
+      }
+      case 2: {
+        std::size_t at = rng() % bytes.size(), n = std::min<std::size_t>(rng() % 40000, bytes.size() - at);
+        std::memset(bytes.data() + at, 0, n);
+        break;
+      }
+      default: {
+        std::size_t at = rng() % bytes.size(), n = std::min<std::size_t>(rng() % 30000, bytes.size() - at);
+        fillHeapLike(bytes.data() + at, n, rng());
+      }
+    }
+    if (copied.pages() < scanned.pages()) REQUIRE(copied.grow(scanned.pages()));
+    copied.inner.bytes = bytes;
+    scanned.bytesRead = 0;
+    Stats a = snap(scanned, t1, s1, o);
+    Stats b = snap(copied, t2, s2, o);
+    REQUIRE(s1.rows == s2.rows);
+    REQUIRE(t1.manifest() == t2.manifest());
+    REQUIRE(t1.hashes == t2.hashes);
+    CHECK(a.blocksChanged == b.blocksChanged);
+    CHECK(a.blockCount == b.blockCount);
+    CHECK(a.pageCount == b.pageCount);
+    // In place, take() reads only the blocks it writes (changed, or rewritten by compaction).
+    CHECK(scanned.bytesRead == uint64_t(a.blocksChanged + a.blocksCompacted) * kBlockBytes);
+
+    Held h1, h2;
+    REQUIRE(verifyHeld(scanned, ic.base, h1));
+    REQUIRE(verifyHeld(copied, ic.base, h2));
+    CHECK(h1.blocks == h2.blocks);
+    CHECK(h1.base == h2.base);
+  }
+  CHECK(scanned.scanCalls > 0);
+  // Restored over the image, what it holds found by verifyHeld scanning in place: the very bytes.
+  ScanningMemory fresh(8, ic.base);
+  fresh.inner.bytes = ic.image.bytes;
+  Tracker r;
+  auto chunks = s1.chunks();
+  std::string error;
+  REQUIRE(restore(fresh, t1.manifest(), chunks, r, error));
+  CHECK(fresh.inner.bytes == scanned.inner.bytes);
+  CHECK(r.hashes == t1.hashes);
+}
