@@ -35,7 +35,7 @@
 //                  charges for faulting in the pages a new instance's image (or data segments) fills, ms p50.
 //
 //   node bench/engines.mjs [--requests 60] [--contexts 15] [--fresh 5] [--engines javascript,python,perl,ruby]
-//                          [--no-http] [--only contexts] [--root <checkout>] [--json out.json]
+//                          [--no-http] [--only contexts] [--root <checkout>] [--json out.json] [--no-scanner]
 //
 // --only contexts runs (b) alone. --root loads the core, the shim and the engines from another checkout (built), e.g.
 // a worktree of the main branch, so that old and new code run the same bench on the same machine.
@@ -59,6 +59,7 @@ const { values: opts } = parseArgs({
     only: { type: "string" },
     root: { type: "string" },
     json: { type: "string" },
+    "no-scanner": { type: "boolean", default: false },
   },
 });
 const ROOT = path.resolve(opts.root ?? path.join(path.dirname(new URL(import.meta.url).pathname), ".."));
@@ -68,6 +69,9 @@ const { runtimeWorkerOptions, startMiniflare } = await load("test/integration/he
 
 const { handleRequest, getCore, serverFor } = await load("worker-shim/core.js");
 const core = await getCore();
+// --no-scanner: snapshots copy guest memory out and hash it in the core, as before the scanner module (docs/snapshots.md
+// "Scanning in place"): the same build with and without it, for a side-by-side comparison (in-isolate variants only).
+if (opts["no-scanner"]) core.swScanner = null;
 // An Engine object of its own (its own server in the core) whose instance pool has `slots` slots.
 const withPool = (engine, slots) => {
   const e = { ...engine };
@@ -388,7 +392,7 @@ for (const name of opts.engines.split(",")) {
   };
 }
 
-console.log(`machine: ${cpus()[0]?.model} x${cpus().length}, node ${process.version}; ${REQUESTS} stateless requests per variant, interleaved; root ${ROOT}`);
+console.log(`machine: ${cpus()[0]?.model} x${cpus().length}, node ${process.version}; ${REQUESTS} stateless requests per variant, interleaved; root ${ROOT}; scanner ${core.swScanner ? "on" : "off"}`);
 console.log("\n(a) cold stateless `1 + 1` through handleRequest (in-isolate, no transport), ms p50 / p99 (boot p50 / variant p50):");
 for (const [name, r] of Object.entries(results)) {
   const boot = r.stateless.boot;

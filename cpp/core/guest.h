@@ -66,12 +66,15 @@ class GuestMemoryView final : public snapshot::Memory {
   // "Scanning in place"): the base's blocks are named by their address in the core's heap.
   bool scan(uint32_t first, uint32_t count, const snapshot::Base* base, uint64_t* hashes, uint8_t* asBase) override {
     if (uint64_t(first) + count > uint64_t(sw_guest_size(host_)) / snapshot::kBlockBytes) return false;
-    refs_.assign(count, 0);
     bool any = false;
-    for (uint32_t i = 0; base && i < count; i++) {
-      const uint8_t* data = base->blockData(first + i);
-      refs_[i] = uint32_t(reinterpret_cast<uintptr_t>(data));
-      any = any || data;
+    if (base) {
+      blocks_.resize(count);
+      refs_.resize(count);
+      base->blockDataRange(first, count, blocks_.data());
+      for (uint32_t i = 0; i < count; i++) {
+        refs_[i] = uint32_t(reinterpret_cast<uintptr_t>(blocks_[i]));  // wasm32: a pointer is the heap address
+        any = any || blocks_[i];
+      }
     }
     return sw_guest_scan(host_, first, count, any ? refs_.data() : nullptr, hashes, asBase) != 0;
   }
@@ -99,7 +102,8 @@ class GuestMemoryView final : public snapshot::Memory {
   std::span<const uint64_t> known_;
   std::shared_ptr<const snapshot::Base> base_;
   std::optional<HeldMemory> held_;
-  std::vector<uint32_t> refs_;  // scan's scratch
+  std::vector<const uint8_t*> blocks_;  // scan's scratch
+  std::vector<uint32_t> refs_;
 };
 
 // Sets the guest's exported mutable globals from {name: value} (numbers, or strings for i64). False if one does not

@@ -192,6 +192,17 @@ const uint8_t* Base::blockData(uint32_t block) const {
   return at + kBlockBytes <= it->offset + it->bytes.size() ? it->bytes.data() + (at - it->offset) : nullptr;
 }
 
+void Base::blockDataRange(uint32_t first, uint32_t count, const uint8_t** out) const {
+  const uint64_t from = uint64_t(first) * kBlockBytes;
+  auto it = std::upper_bound(runs.begin(), runs.end(), from, [](uint64_t v, const Run& r) { return v < r.offset; });
+  if (it != runs.begin()) --it;
+  for (uint32_t i = 0; i < count; i++) {
+    const uint64_t at = from + uint64_t(i) * kBlockBytes;
+    while (it != runs.end() && it->offset + it->bytes.size() < at + kBlockBytes) ++it;
+    out[i] = it != runs.end() && it->offset <= at ? it->bytes.data() + (at - it->offset) : nullptr;
+  }
+}
+
 // --- Held -----------------------------------------------------------------------------------------------------------
 
 Held Held::of(const Tracker& tracker) {

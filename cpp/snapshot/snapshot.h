@@ -105,6 +105,8 @@ struct Base {
   bool read(uint32_t first, uint32_t count, uint8_t* dst) const;
   // The bytes of one block inside a run, or null (a zero block, or beyond `pages`).
   const uint8_t* blockData(uint32_t block) const;
+  // blockData of blocks [first, first + count) into out: one search, then a walk along the runs.
+  void blockDataRange(uint32_t first, uint32_t count, const uint8_t** out) const;
 };
 
 struct Tracker;

@@ -224,18 +224,23 @@ Bytes hashBody() {
   return c.body();
 }
 
-// ORs (or xors then ORs, against the core at `ref`) the 64 bytes at addr + p: leaves a v128 that is zero iff they are.
-void stripeDiff(Code& c, uint32_t addr, uint32_t p, int ref) {
-  for (uint32_t q = 0; q < 4; q++) {
-    c.get(addr), c.get(p), c.op(kI32Add), c.v128Load(kGuest, 16 * q);
-    if (ref >= 0) c.get(uint32_t(ref)), c.get(p), c.op(kI32Add), c.v128Load(kCore, 16 * q), c.simd(kV128Xor);
+// The bytes a zero check or a comparison takes per loop iteration: 16 v128 loads (32 when comparing) ORed together.
+constexpr uint32_t kChunk = 256;
+
+// ORs the kChunk guest bytes at `guest` (xored with the core's at `core`, when comparing): a v128 that is zero iff
+// they are all zero (all equal).
+void chunkDiff(Code& c, uint32_t guest, int core) {
+  for (uint32_t q = 0; q < kChunk / 16; q++) {
+    c.get(guest), c.v128Load(kGuest, 16 * q);
+    if (core >= 0) c.get(uint32_t(core)), c.v128Load(kCore, 16 * q), c.simd(kV128Xor);
     if (q) c.simd(kV128Or);
   }
 }
 
 Bytes scanBody() {
-  enum : uint32_t { FIRST, COUNT, REFS, HASHES, FLAGS, I, ADDR, REF, P, H };
-  Code c({{4, kI32}, {1, kI64}});
+  enum : uint32_t { FIRST, COUNT, REFS, HASHES, FLAGS, I, ADDR, REF, P, H, GA, CA };
+  Code c({{4, kI32}, {1, kI64}, {2, kI32}});
+  static_assert(kBlockBytes % kChunk == 0);
   auto flagAt = [&] { c.get(FLAGS), c.get(I), c.op(kI32Add); };
   int done = c.block();
   int next = c.loop();
@@ -254,10 +259,12 @@ Bytes scanBody() {
   {
     int differ = c.block();
     c.i32(0), c.set(P);
-    int stripes = c.loop();
-    stripeDiff(c, ADDR, P, int(REF));
+    int chunks = c.loop();
+    c.get(ADDR), c.get(P), c.op(kI32Add), c.set(GA);
+    c.get(REF), c.get(P), c.op(kI32Add), c.set(CA);
+    chunkDiff(c, GA, int(CA));
     c.simd(kAnyTrue), c.brIf(differ);
-    c.get(P), c.i32(64), c.op(kI32Add), c.tee(P), c.i32(int32_t(kBlockBytes)), c.op(kI32LtU), c.brIf(stripes);
+    c.get(P), c.i32(kChunk), c.op(kI32Add), c.tee(P), c.i32(int32_t(kBlockBytes)), c.op(kI32LtU), c.brIf(chunks);
     c.end();
     flagAt(), c.i32(1), c.i32Store8(kCore);
     c.get(I), c.i32(1), c.op(kI32Add), c.set(I);
@@ -271,10 +278,11 @@ Bytes scanBody() {
   {
     int nonZero = c.block();
     c.i32(0), c.set(P);
-    int stripes = c.loop();
-    stripeDiff(c, ADDR, P, -1);
+    int chunks = c.loop();
+    c.get(ADDR), c.get(P), c.op(kI32Add), c.set(GA);
+    chunkDiff(c, GA, -1);
     c.simd(kAnyTrue), c.brIf(nonZero);
-    c.get(P), c.i32(64), c.op(kI32Add), c.tee(P), c.i32(int32_t(kBlockBytes)), c.op(kI32LtU), c.brIf(stripes);
+    c.get(P), c.i32(kChunk), c.op(kI32Add), c.tee(P), c.i32(int32_t(kBlockBytes)), c.op(kI32LtU), c.brIf(chunks);
     c.end();
     c.br(store);
     c.end();

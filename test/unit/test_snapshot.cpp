@@ -934,6 +934,12 @@ TEST_CASE("Base: read copies the image's blocks, zero between its runs; nothing 
   CHECK(ic.base->blockData(5 * kBlocksPerPage + 3) == nullptr);  // zero page 5
   CHECK(ic.base->blockData(8 * kBlocksPerPage) == nullptr);      // beyond its pages
   CHECK(ic.base->blockHashAt(100000) == 0);
+  // blockDataRange: the same pointers, from anywhere, across runs, gaps and the end.
+  for (uint32_t first : {0u, 1u, 79u, 80u, 95u, 96u, 127u, 130u}) {
+    std::vector<const uint8_t*> range(40, reinterpret_cast<const uint8_t*>(1));
+    ic.base->blockDataRange(first, 40, range.data());
+    for (uint32_t i = 0; i < 40; i++) CHECK(range[i] == ic.base->blockData(first + i));
+  }
 }
 
 TEST_CASE("take relative to a base: stores only what differs from the image; restores exactly over anything",
