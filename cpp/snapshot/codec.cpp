@@ -13,6 +13,10 @@
 #include <bit>
 #include <cstring>
 
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
+
 #include "snapshot/snapshot.h"
 
 namespace sw::snapshot {
@@ -34,11 +38,88 @@ inline uint64_t load64(const uint8_t* p) {
   return v;
 }
 
+// --- copies (fixed-size words: one v128 or i64 load and store each in Wasm, never a call) ---------------------------
+
+inline void copy4(uint8_t* d, const uint8_t* s) { std::memcpy(d, s, 4); }
+inline void copy8(uint8_t* d, const uint8_t* s) { std::memcpy(d, s, 8); }
+inline void copy16(uint8_t* d, const uint8_t* s) {
+#ifdef __wasm_simd128__
+  wasm_v128_store(d, wasm_v128_load(s));
+#else
+  std::memcpy(d, s, 16);
+#endif
+}
+
+// Copies exactly n bytes from s to d, touching nothing outside [d, d + n) and [s, s + n). Either the ranges do not
+// overlap, or d - s >= 16 (a match's source lies before its output): each 16-byte word is read only after every
+// byte it covers was written, including the last, overlapping word (it rewrites bytes with their own values).
+inline void copyExact(uint8_t* d, const uint8_t* s, uint32_t n) {
+  if (n >= 16) {
+    for (uint32_t i = 0; i + 16 < n; i += 16) copy16(d + i, s + i);
+    copy16(d + n - 16, s + n - 16);
+  } else if (n >= 8) {
+    copy8(d, s);
+    copy8(d + n - 8, s + n - 8);
+  } else if (n >= 4) {
+    copy4(d, s);
+    copy4(d + n - 4, s + n - 4);
+  } else if (n) {
+    d[0] = s[0];
+    d[n / 2] = s[n / 2];
+    d[n - 1] = s[n - 1];
+  }
+}
+
+// A match: out[i] = out[i - offset] for i < n (offset >= 1, the source may overlap the output); `room` >= n bytes
+// exist at out.
+inline void copyMatch(uint8_t* out, uint32_t offset, uint32_t n, uint32_t room) {
+  const uint8_t* from = out - offset;
+  if (offset >= n || offset >= 16) {
+    copyExact(out, from, n);
+  } else if (offset >= 8) {
+    for (uint32_t i = 0; i + 8 < n; i += 8) copy8(out + i, from + i);  // as copyExact with 8-byte words
+    copy8(out + n - 8, from + n - 8);
+  } else if (8 % offset == 0) {
+    // Periods 1, 2 and 4 (runs of zeros, repeated halfwords and words): one 8-byte pattern, stored repeatedly.
+    uint64_t pattern;
+    if (offset == 1) {
+      pattern = from[0] * 0x0101010101010101ull;
+    } else if (offset == 2) {
+      pattern = (uint32_t(from[0]) | uint32_t(from[1]) << 8) * 0x0001000100010001ull;
+    } else {
+      pattern = load32(from) * 0x0000000100000001ull;
+    }
+    uint32_t i = 0;
+    if (room - n >= 8) {  // whole words, the last one past the end
+      for (; i < n; i += 8) std::memcpy(out + i, &pattern, 8);
+    } else {
+      for (; i + 8 <= n; i += 8) std::memcpy(out + i, &pattern, 8);
+      for (; i < n; i++) out[i] = from[i];
+    }
+  } else {
+    // Periods 3, 5, 6, 7: write one stretch of `period` bytes (a multiple of the offset, at least 8), then copy 8
+    // bytes at a time from a whole number of periods back.
+    uint32_t period = offset;
+    while (period < 8) period += offset;
+    uint32_t i = 0;
+    for (; i < n && i < period; i++) out[i] = from[i];
+    for (; i + 8 <= n; i += 8) copy8(out + i, out + i - period);
+    for (; i < n; i++) out[i] = from[i];
+  }
+}
+
 inline uint32_t hashOf(uint32_t sequence) { return (sequence * 2654435761u) >> (32 - kLzTableBits); }
 
 // Length of the common prefix of a and b, at most `limit` bytes.
 inline uint32_t commonLength(const uint8_t* a, const uint8_t* b, uint32_t limit) {
   uint32_t n = 0;
+#ifdef __wasm_simd128__
+  while (n + 16 <= limit) {
+    const uint32_t same = wasm_i8x16_bitmask(wasm_i8x16_eq(wasm_v128_load(a + n), wasm_v128_load(b + n)));
+    if (same != 0xffff) return n + uint32_t(std::countr_one(same));
+    n += 16;
+  }
+#endif
   while (n + 8 <= limit) {
     uint64_t x = load64(a + n) ^ load64(b + n);
     if (x) return n + uint32_t(std::countr_zero(x) >> 3);
@@ -62,30 +143,31 @@ inline uint8_t* putExtra(uint8_t* op, uint32_t value) {
   return op;
 }
 
+// Writes one sequence at op: `lit` literals from `lits` and, if matchLen > 0, a match; nullptr when it needs more than
+// the end - op bytes left.
+[[gnu::always_inline]] inline uint8_t* putSequence(uint8_t* op, uint8_t* end, const uint8_t* lits, uint32_t lit,
+                                                   uint32_t offset, uint32_t matchLen) {
+  const uint32_t m = matchLen ? matchLen - kMinMatch : 0;
+  const std::size_t need = 1 + extraBytes(lit) + lit + (matchLen ? 2 + extraBytes(m) : 0);
+  if (std::size_t(end - op) < need) return nullptr;
+  *op++ = uint8_t(((lit < 15 ? lit : 15) << 4) | (m < 15 ? m : 15));
+  op = putExtra(op, lit);
+  copyExact(op, lits, lit);
+  op += lit;
+  if (matchLen) {
+    *op++ = uint8_t(offset);
+    *op++ = uint8_t(offset >> 8);
+    op = putExtra(op, m);
+  }
+  return op;
+}
+
 }  // namespace
 
 uint32_t lzCompress(const uint8_t* src, uint32_t len, uint8_t* dst, uint32_t capacity, uint32_t* table) {
   uint8_t* op = dst;
   uint8_t* const end = dst + capacity;
   uint32_t anchor = 0;
-  // Emits literals [anchor, litEnd) and, if matchLen > 0, a match; false when it does not fit.
-  auto emit = [&](uint32_t litEnd, uint32_t offset, uint32_t matchLen) {
-    uint32_t lit = litEnd - anchor;
-    uint32_t m = matchLen ? matchLen - kMinMatch : 0;
-    std::size_t need = 1 + extraBytes(lit) + lit + (matchLen ? 2 + extraBytes(m) : 0);
-    if (std::size_t(end - op) < need) return false;
-    *op++ = uint8_t(((lit < 15 ? lit : 15) << 4) | (m < 15 ? m : 15));
-    op = putExtra(op, lit);
-    if (lit) std::memcpy(op, src + anchor, lit);
-    op += lit;
-    if (matchLen) {
-      *op++ = uint8_t(offset);
-      *op++ = uint8_t(offset >> 8);
-      op = putExtra(op, m);
-    }
-    return true;
-  };
-
   uint32_t ip = 0;
   uint32_t misses = 0;
   while (ip + kMinMatch <= len) {
@@ -101,7 +183,8 @@ uint32_t lzCompress(const uint8_t* src, uint32_t len, uint8_t* dst, uint32_t cap
       }
       uint32_t matchLen = kMinMatch + commonLength(src + ip + kMinMatch, src + candidate + (ip - start) + kMinMatch,
                                                    len - ip - kMinMatch) + (ip - start);
-      if (!emit(start, start - candidate, matchLen)) return 0;
+      op = putSequence(op, end, src + anchor, start - anchor, start - candidate, matchLen);
+      if (!op) return 0;
       ip = start + matchLen;
       anchor = ip;
       misses = 0;
@@ -110,11 +193,15 @@ uint32_t lzCompress(const uint8_t* src, uint32_t len, uint8_t* dst, uint32_t cap
       ip += 1 + (misses++ >> 6);  // skip ahead faster through incompressible data
     }
   }
-  if (!emit(len, 0, 0)) return 0;
-  return uint32_t(op - dst);
+  op = putSequence(op, end, src + anchor, len - anchor, 0, 0);
+  return op ? uint32_t(op - dst) : 0;
 }
 
 bool lzDecompress(const uint8_t* src, uint32_t srcLen, uint8_t* dst, uint32_t len) {
+  // The checks are main's, in the same order; only the copies differ. Where both buffers have room (srcLen - ip and
+  // len - op: dst is exactly `len` bytes), a short literal run or match is copied as whole 16- or 8-byte words that
+  // may write past its end ("wild"): those bytes lie in dst before `len` and are overwritten by the following
+  // sequences before anything reads them (a match reads only bytes below op). Elsewhere copies are exact.
   uint32_t ip = 0, op = 0;
   auto readLength = [&](uint32_t& value) {
     if (value != 15) return true;
@@ -129,40 +216,42 @@ bool lzDecompress(const uint8_t* src, uint32_t srcLen, uint8_t* dst, uint32_t le
   };
   for (;;) {
     if (ip >= srcLen) return false;
-    uint8_t token = src[ip++];
+    const uint8_t token = src[ip++];
     uint32_t lit = token >> 4;
-    if (!readLength(lit)) return false;
-    if (lit > len - op || lit > srcLen - ip) return false;
-    if (lit) std::memcpy(dst + op, src + ip, lit);
+    if (lit != 15 && srcLen - ip >= 16 && len - op >= 16) {
+      copy16(dst + op, src + ip);  // lit <= 14 fits both: the checks below would pass
+    } else {
+      if (!readLength(lit)) return false;
+      if (lit > len - op || lit > srcLen - ip) return false;
+      copyExact(dst + op, src + ip, lit);
+    }
     op += lit;
     ip += lit;
     if (op == len) return (token & 15) == 0 && ip == srcLen;  // the last sequence: literals only, then the end
     if (srcLen - ip < 2) return false;
-    uint32_t offset = uint32_t(src[ip]) | uint32_t(src[ip + 1]) << 8;
+    const uint32_t offset = uint32_t(src[ip]) | uint32_t(src[ip + 1]) << 8;
     ip += 2;
     if (offset == 0 || offset > op) return false;
     uint32_t matchLen = token & 15;
+    uint8_t* out = dst + op;
+    const uint8_t* from = out - offset;
+    if (matchLen != 15 && len - op >= 32 && offset >= 8) {
+      // matchLen + 4 <= 18 fits. Each word reads only bytes below out + (bytes written so far): offset >= its size.
+      if (offset >= 16) {
+        copy16(out, from);
+        copy16(out + 16, from + 16);
+      } else {
+        copy8(out, from);
+        copy8(out + 8, from + 8);
+        copy8(out + 16, from + 16);
+      }
+      op += matchLen + kMinMatch;
+      continue;
+    }
     if (!readLength(matchLen)) return false;
     matchLen += kMinMatch;
     if (matchLen > len - op) return false;
-    uint8_t* out = dst + op;
-    const uint8_t* from = out - offset;
-    if (offset >= matchLen) {
-      std::memcpy(out, from, matchLen);
-    } else if (offset >= 8) {
-      uint32_t i = 0;
-      for (; i + 8 <= matchLen; i += 8) std::memcpy(out + i, from + i, 8);  // 8 <= offset: no overlap per copy
-      for (; i < matchLen; i++) out[i] = from[i];
-    } else {
-      // A short period (runs of zeros, repeated words): write one stretch of `period` bytes (a multiple of the
-      // offset, at least 8), then copy 8 bytes at a time from a whole number of periods back.
-      uint32_t period = offset;
-      while (period < 8) period += offset;
-      uint32_t i = 0;
-      for (; i < matchLen && i < period; i++) out[i] = from[i];
-      for (; i + 8 <= matchLen; i += 8) std::memcpy(out + i, out + i - period, 8);
-      for (; i < matchLen; i++) out[i] = out[i - offset];
-    }
+    copyMatch(out, offset, matchLen, len - op);
     op += matchLen;
   }
 }
