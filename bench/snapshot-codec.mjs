@@ -36,6 +36,11 @@ const base = opt('base', 'main');
 const rounds = Number(opt('rounds', 7));
 const jsonPath = opt('json', null);
 const BLOCK = 4096;
+// An Emscripten module's uncaughtException handler would print its whole source with an error: report and exit.
+const fail = (message) => {
+  console.error(`snapshot-codec: ${message}`);
+  process.exit(1);
+};
 const outDir = path.join(root, 'build/codec-bench');
 const git = (...a) => execFileSync('git', a, { cwd: root, encoding: 'utf8' });
 
@@ -95,14 +100,14 @@ versions[1].label = `tree ${headCommit}${dirty ? '+changes' : ''}`;
 // a segment: "SWSG" header of 16 bytes, entries of u32 block, u16 length, u8 codec, u8 0, u64 hash, the bytes).
 function imageBlocks(file, decode) {
   const b = fs.readFileSync(path.resolve(root, file));
-  if (b.subarray(0, 8).toString('latin1') !== 'SWBOOT2\n') throw new Error(`${file}: not a boot image`);
+  if (b.subarray(0, 8).toString('latin1') !== 'SWBOOT2\n') fail(`${file}: not a boot image`);
   let at = 12 + b.readUInt32LE(8);
   const blocks = [];
   while (at < b.length) {
     const len = b.readUInt32LE(at + 4);
     const seg = b.subarray(at + 8, at + 8 + len);
     at += 8 + len;
-    if (seg.subarray(0, 4).toString('latin1') !== 'SWSG') throw new Error(`${file}: bad segment`);
+    if (seg.subarray(0, 4).toString('latin1') !== 'SWSG') fail(`${file}: bad segment`);
     let e = 16;
     for (let n = seg.readUInt32LE(8); n > 0; n--) {
       const block = seg.readUInt32LE(e), stored = seg.readUInt16LE(e + 4), codec = seg[e + 6];
@@ -118,7 +123,7 @@ const decoder = versions[0].module;
 const one = decoder._malloc(2 * BLOCK);
 const decode = (data) => {
   decoder.HEAPU8.set(data, one);
-  if (!decoder._codec_decode_one(one, data.length, one + BLOCK)) throw new Error('a stored block does not decode');
+  if (!decoder._codec_decode_one(one, data.length, one + BLOCK)) fail('a stored block does not decode');
   return Buffer.from(decoder.HEAPU8.subarray(one + BLOCK, one + 2 * BLOCK));
 };
 const corpus = [];
@@ -168,7 +173,7 @@ function decompressRound(v, timed) {
   const m = v.module;
   const n = compressed.length;
   const ms = m._codec_decompress(v.dpacked, v.dlens, n, v.out, v.ok, timed ? v.us : 0);
-  for (let j = 0; j < n; j++) if (!m.HEAPU8[v.ok + j]) throw new Error(`${v.label}: block ${compressed[j]} does not decode`);
+  for (let j = 0; j < n; j++) if (!m.HEAPU8[v.ok + j]) fail(`${v.label}: block ${compressed[j]} does not decode`);
   if (timed) {
     const us = m.HEAPF64.subarray(v.us / 8, v.us / 8 + n);
     for (let j = 0; j < n; j++) v.decompressUs[j].push(us[j]);
@@ -185,7 +190,7 @@ function decompressRound(v, timed) {
     const a = versions[0], b = versions[1];
     if (lens[0][i] !== lens[1][i] || Buffer.compare(a.module.HEAPU8.subarray(a.packed + i * BLOCK, a.packed + i * BLOCK + lens[0][i]),
       b.module.HEAPU8.subarray(b.packed + i * BLOCK, b.packed + i * BLOCK + lens[1][i])) !== 0)
-      throw new Error(`block ${i}: the compressed bytes differ (${lens[0][i]} and ${lens[1][i]} bytes)`);
+      fail(`block ${i}: the compressed bytes differ (${lens[0][i]} and ${lens[1][i]} bytes)`);
   }
   compressed = lens[0].flatMap((n, i) => (n ? [i] : []));
   for (const v of versions) {
@@ -197,9 +202,9 @@ function decompressRound(v, timed) {
     v.decompressUs = compressed.map(() => []);
     // Every decoded block equals its input (checked on a ring-free pass, one block at a time).
     for (let j = 0; j < compressed.length; j++) {
-      if (!m._codec_decode_one(v.dpacked + j * BLOCK, lens[0][compressed[j]], v.out)) throw new Error(`${v.label}: no decode`);
+      if (!m._codec_decode_one(v.dpacked + j * BLOCK, lens[0][compressed[j]], v.out)) fail(`${v.label}: no decode`);
       if (Buffer.compare(m.HEAPU8.subarray(v.out, v.out + BLOCK), corpus[compressed[j]]) !== 0)
-        throw new Error(`${v.label}: block ${compressed[j]} decodes to other bytes`);
+        fail(`${v.label}: block ${compressed[j]} decodes to other bytes`);
     }
   }
 }

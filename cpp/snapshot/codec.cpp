@@ -198,10 +198,12 @@ uint32_t lzCompress(const uint8_t* src, uint32_t len, uint8_t* dst, uint32_t cap
 }
 
 bool lzDecompress(const uint8_t* src, uint32_t srcLen, uint8_t* dst, uint32_t len) {
-  // The checks are main's, in the same order; only the copies differ. Where both buffers have room (srcLen - ip and
-  // len - op: dst is exactly `len` bytes), a short literal run or match is copied as whole 16- or 8-byte words that
-  // may write past its end ("wild"): those bytes lie in dst before `len` and are overwritten by the following
-  // sequences before anything reads them (a match reads only bytes below op). Elsewhere copies are exact.
+  // Every input gets the verdict it always had: the checks are the format's, in their original order; where a fast
+  // path skips one, it cannot fail there. Only the copies are fast: where both buffers have room (srcLen - ip and
+  // len - op; dst is exactly `len` bytes), a short literal run or match is copied as whole 16- or 8-byte words that
+  // may write past its end ("wild"). Those bytes lie in dst before `len`, and the following sequences overwrite them
+  // before anything reads them (a match reads only bytes below op). Elsewhere copies are exact. test_snapshot_codec
+  // pins the verdicts and the output for a corpus.
   uint32_t ip = 0, op = 0;
   auto readLength = [&](uint32_t& value) {
     if (value != 15) return true;
