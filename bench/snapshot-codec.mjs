@@ -235,7 +235,7 @@ const packedSum = compressed.reduce((s, i) => s + versions[0].module.HEAPU32[ver
 const cpu = os.cpus()[0]?.model ?? '?';
 console.log(`snapshot block codec, Wasm (em++ -O2) under Node ${process.version}; ${os.cpus().length} x ${cpu}`);
 console.log(`command: node bench/snapshot-codec.mjs ${args.join(' ')}`.trim());
-console.log(`load: ${fs.readFileSync('/proc/loadavg', 'utf8').trim()} (1/5/15 min) at ${new Date().toISOString()}`);
+console.log(`load: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (1/5/15 min) at ${new Date().toISOString()}`);
 console.log(`blocks: ${perImage.join(', ')}; ${compressed.length} compress (${((compressed.length * BLOCK) / packedSum).toFixed(2)}x on those), ` +
   `${count - compressed.length} stored raw; compressed bytes identical in both versions; ${rounds} rounds`);
 for (const v of versions) console.log(`  ${v.label.padEnd(24)} flags: ${['-O2', ...v.flags].join(' ')}`);

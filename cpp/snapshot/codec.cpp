@@ -143,6 +143,26 @@ inline uint8_t* putExtra(uint8_t* op, uint32_t value) {
   return op;
 }
 
+// The probe loop of lzCompress, from ip on (a match was just emitted there, or it is the start): the first position
+// whose 4 bytes equal those at the position its hash slot held, as (candidate << 32) | position; kNoMatch << 32 if
+// none is left. Its own function, so that the engine's register allocator keeps the few values of this hottest loop
+// in registers (inlined into lzCompress, V8 reloaded the input and table addresses from the stack on every probe).
+constexpr uint64_t kNoMatch = 0xffffffffu;
+
+[[gnu::noinline]] uint64_t findMatch(const uint8_t* src, uint32_t len, uint32_t* table, uint32_t ip) {
+  uint32_t misses = 0;
+  while (ip + kMinMatch <= len) {
+    const uint32_t sequence = load32(src + ip);
+    const uint32_t h = hashOf(sequence);
+    const uint32_t candidate = table[h];  // may be stale (another block): only used if it really matches
+    table[h] = ip;
+    if (candidate < ip && ip - candidate <= kMaxOffset && load32(src + candidate) == sequence)
+      return uint64_t(candidate) << 32 | ip;
+    ip += 1 + (misses++ >> 6);  // skip ahead faster through incompressible data
+  }
+  return kNoMatch << 32;
+}
+
 // Writes one sequence at op: `lit` literals from `lits` and, if matchLen > 0, a match; nullptr when it needs more than
 // the end - op bytes left.
 [[gnu::always_inline]] inline uint8_t* putSequence(uint8_t* op, uint8_t* end, const uint8_t* lits, uint32_t lit,
@@ -169,29 +189,23 @@ uint32_t lzCompress(const uint8_t* src, uint32_t len, uint8_t* dst, uint32_t cap
   uint8_t* const end = dst + capacity;
   uint32_t anchor = 0;
   uint32_t ip = 0;
-  uint32_t misses = 0;
-  while (ip + kMinMatch <= len) {
-    uint32_t sequence = load32(src + ip);
-    uint32_t h = hashOf(sequence);
-    uint32_t candidate = table[h];  // may be stale (another block): only used if it really matches
-    table[h] = ip;
-    if (candidate < ip && ip - candidate <= kMaxOffset && load32(src + candidate) == sequence) {
-      uint32_t start = ip;
-      while (start > anchor && candidate > 0 && src[start - 1] == src[candidate - 1]) {
-        start--;
-        candidate--;
-      }
-      uint32_t matchLen = kMinMatch + commonLength(src + ip + kMinMatch, src + candidate + (ip - start) + kMinMatch,
-                                                   len - ip - kMinMatch) + (ip - start);
-      op = putSequence(op, end, src + anchor, start - anchor, start - candidate, matchLen);
-      if (!op) return 0;
-      ip = start + matchLen;
-      anchor = ip;
-      misses = 0;
-      if (ip >= 2 && ip - 2 + kMinMatch <= len) table[hashOf(load32(src + ip - 2))] = ip - 2;
-    } else {
-      ip += 1 + (misses++ >> 6);  // skip ahead faster through incompressible data
+  for (;;) {
+    const uint64_t found = findMatch(src, len, table, ip);
+    if (found >> 32 == kNoMatch) break;
+    ip = uint32_t(found);
+    uint32_t candidate = uint32_t(found >> 32);
+    uint32_t start = ip;
+    while (start > anchor && candidate > 0 && src[start - 1] == src[candidate - 1]) {
+      start--;
+      candidate--;
     }
+    uint32_t matchLen = kMinMatch + commonLength(src + ip + kMinMatch, src + candidate + (ip - start) + kMinMatch,
+                                                 len - ip - kMinMatch) + (ip - start);
+    op = putSequence(op, end, src + anchor, start - anchor, start - candidate, matchLen);
+    if (!op) return 0;
+    ip = start + matchLen;
+    anchor = ip;
+    if (ip >= 2 && ip - 2 + kMinMatch <= len) table[hashOf(load32(src + ip - 2))] = ip - 2;
   }
   op = putSequence(op, end, src + anchor, len - anchor, 0, 0);
   return op ? uint32_t(op - dst) : 0;
