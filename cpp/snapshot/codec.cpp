@@ -70,16 +70,20 @@ inline void copyExact(uint8_t* d, const uint8_t* s, uint32_t n) {
   }
 }
 
+// copyExact for the decoder's literal runs off its fast path (long ones, or near either end). Not inlined, like
+// copyMatch: the decoder's loop is smaller without them, and ran 4-8% faster in V8 (bench/snapshot-codec.mjs).
+[[gnu::noinline]] void copyLiterals(uint8_t* d, const uint8_t* s, uint32_t n) { copyExact(d, s, n); }
+
 // A match: out[i] = out[i - offset] for i < n (offset >= 1, the source may overlap the output); `room` >= n bytes
-// exist at out.
-inline void copyMatch(uint8_t* out, uint32_t offset, uint32_t n, uint32_t room) {
+// exist at out. The decoder calls it only off its fast path (long matches, short periods, near the end).
+[[gnu::noinline]] void copyMatch(uint8_t* out, uint32_t offset, uint32_t n, uint32_t room) {
   const uint8_t* from = out - offset;
   if (offset >= n || offset >= 16) {
     copyExact(out, from, n);
   } else if (offset >= 8) {
     for (uint32_t i = 0; i + 8 < n; i += 8) copy8(out + i, from + i);  // as copyExact with 8-byte words
     copy8(out + n - 8, from + n - 8);
-  } else if (8 % offset == 0) {
+  } else if ((offset & (offset - 1)) == 0) {  // 1, 2, 4 (no division: it costs dozens of cycles)
     // Periods 1, 2 and 4 (runs of zeros, repeated halfwords and words): one 8-byte pattern, stored repeatedly.
     uint64_t pattern;
     if (offset == 1) {
@@ -239,7 +243,7 @@ bool lzDecompress(const uint8_t* src, uint32_t srcLen, uint8_t* dst, uint32_t le
     } else {
       if (!readLength(lit)) return false;
       if (lit > len - op || lit > srcLen - ip) return false;
-      copyExact(dst + op, src + ip, lit);
+      copyLiterals(dst + op, src + ip, lit);
     }
     op += lit;
     ip += lit;
