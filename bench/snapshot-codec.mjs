@@ -13,10 +13,10 @@
 // CMakeLists.txt gives sw_snapshot under Emscripten at that version) in build/codec-bench/. Per round and version
 // (the order alternates each round): every block compressed in order with one table, as a take does (capacity 4,095;
 // a block that does not fit is stored raw), then every block that compressed decoded, once timing each call and
-// once timing only the whole loop. Reported: MB/s of the untimed loops (median over rounds), and per block the
-// median over rounds of each call, as p50 / p99 / mean over the blocks. --flags replaces this tree's compile flags (to
-// try others against the base's). The compressed bytes of both versions must be
-// identical, and so must the decoded blocks (equal to the input).
+// once timing only the whole loop. Reported: MB/s of the fastest untimed loop (load on a shared machine only adds
+// time), and per block the median over rounds of each call, as p50 / p99 / mean over the blocks. The compressed bytes
+// of both versions must be identical, and so must the decoded blocks (equal to the input). --flags replaces this
+// tree's compile flags, to try others against the base's.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
