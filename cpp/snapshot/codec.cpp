@@ -269,16 +269,11 @@ bool lzDecompress(const uint8_t* src, uint32_t srcLen, uint8_t* dst, uint32_t le
     uint32_t matchLen = token & 15;
     uint8_t* out = dst + op;
     const uint8_t* from = out - offset;
-    if (matchLen != 15 && len - op >= 32 && offset >= 8) {
+    if (matchLen != 15 && len - op >= 24 && offset >= 8) {
       // matchLen + 4 <= 18 fits. Each word reads only bytes below out + (bytes written so far): offset >= its size.
-      if (offset >= 16) {
-        copy16(out, from);
-        copy16(out + 16, from + 16);
-      } else {
-        copy8(out, from);
-        copy8(out + 8, from + 8);
-        copy8(out + 16, from + 16);
-      }
+      copy8(out, from);  // 8-byte words for every offset >= 8: no branch on the offset
+      copy8(out + 8, from + 8);
+      copy8(out + 16, from + 16);
       op += matchLen + kMinMatch;
       continue;
     }
