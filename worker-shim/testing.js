@@ -19,18 +19,35 @@ export function createTestState(options = {}) {
   let depth = 0;
   let savepoint = 0;
   const bind = (v) => (v instanceof ArrayBuffer ? new Uint8Array(v) : v);
+  // Prepared statements by query text, as workerd's SqlStorage.exec keeps them (its statement cache): the core sends
+  // the same few queries over and over, and preparing each anew would cost more than running it.
+  const statements = new Map();
+  const prepared = (query) => {
+    let entry = statements.get(query);
+    if (entry) {
+      statements.delete(query); // most recently used last: the oldest goes first when the cache is full
+    } else {
+      const stmt = db.prepare(query);
+      const columns = stmt.columns().map((c) => c.name);
+      if (columns.length > 0) stmt.setReturnArrays(true);
+      entry = { stmt, columns };
+      if (statements.size >= 64) statements.delete(statements.keys().next().value);
+    }
+    statements.set(query, entry);
+    return entry;
+  };
   const storage = {
     sql: {
       exec(query, ...bindings) {
-        const stmt = db.prepare(query);
+        const { stmt, columns } = prepared(query);
         const args = bindings.map(bind);
-        const columns = stmt.columns().map((c) => c.name);
         let rows = [];
         if (columns.length > 0) {
-          stmt.setReturnArrays(true);
           rows = stmt.all(...args);
         } else {
           stmt.run(...args);
+          // A schema change: a cached statement's columns (read once, when it was prepared) may be stale now.
+          if (/^\s*(create|alter|drop)\b/i.test(query)) statements.clear();
         }
         return {
           columnNames: columns,
