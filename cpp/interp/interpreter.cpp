@@ -928,11 +928,22 @@ class RowWriter final : public snapshot::ChunkWriter {
     counters_.chunksDeleted++;
     return true;
   }
+  bool stored(uint32_t chunk, const uint8_t*& data, uint32_t& len) override {
+    std::vector<SqlRow> rows;
+    sql_.exec("SELECT data FROM chunks WHERE context_id = ? AND chunk = ?", {SqlArg::text(id_), SqlArg::num(chunk)},
+              &rows);
+    if (rows.size() != 1 || rows[0].size() != 1 || rows[0][0].type != SqlValue::Type::Blob) return false;
+    row_ = std::move(rows[0][0].bytes);
+    data = reinterpret_cast<const uint8_t*>(row_.data());
+    len = uint32_t(row_.size());
+    return true;
+  }
 
  private:
   Sql& sql_;
   std::string id_;
   Counters& counters_;
+  std::string row_;  // the last row stored() read
 };
 
 }  // namespace

@@ -51,6 +51,49 @@ Tracker::Segment* findSegment(std::vector<Tracker::Segment>& segments, uint32_t 
   return it != segments.end() && it->id == id ? &*it : nullptr;
 }
 
+// One entry of a stored row, as walkSegment finds it (data: its `len` stored bytes, after the header).
+struct EntryView {
+  uint32_t block;
+  uint32_t len;
+  uint8_t codec;
+  uint64_t hash;
+  const uint8_t* data;
+};
+
+// Walks a row's entries; false + error on any structural problem.
+template <typename Visit>
+bool walkSegment(const StoredChunk& c, uint32_t totalBlocks, std::string& error, Visit visit) {
+  auto bad = [&](const char* what) {
+    error = "Snapshot chunk " + std::to_string(c.id) + " is damaged: " + what;
+    return false;
+  };
+  if (c.len < kSegmentHeaderBytes || std::memcmp(c.data, kMagic, 4) != 0) return bad("not a snapshot segment");
+  if (c.data[4] != kSegmentFormat) return bad("unknown format version");
+  if (c.data[5] != kBlockShift || get16(c.data + 6) != 0) return bad("unsupported block size");
+  if (get32(c.data + 12) != c.id) return bad("stored under the wrong id");
+  uint32_t count = get32(c.data + 8);
+  uint32_t at = kSegmentHeaderBytes;
+  for (uint32_t i = 0; i < count; i++) {
+    if (c.len - at < kEntryHeaderBytes) return bad("truncated entry");
+    const uint8_t* e = c.data + at;
+    EntryView v{get32(e), get16(e + 4), e[6], get64(e + 8), e + kEntryHeaderBytes};
+    if (v.block >= totalBlocks) return bad("block outside memory");
+    if (e[7] != 0) return bad("unknown entry flags");
+    if (v.codec == kCodecRaw) {
+      if (v.len != kBlockBytes) return bad("raw block of the wrong length");
+    } else if (v.codec == kCodecLz) {
+      if (v.len == 0 || v.len >= kBlockBytes) return bad("compressed block of the wrong length");
+    } else {
+      return bad("unknown codec");
+    }
+    if (c.len - at - kEntryHeaderBytes < v.len) return bad("truncated entry");
+    if (!visit(v, kEntryHeaderBytes + v.len)) return false;
+    at += kEntryHeaderBytes + v.len;
+  }
+  if (at != c.len) return bad("trailing bytes");
+  return true;
+}
+
 // The state of one take(): the tracker being updated and the segment being built.
 class Taker {
  public:
@@ -71,20 +114,7 @@ class Taker {
 
   // Appends the block to the segment being built (starting or flushing one as needed).
   bool add(uint32_t block, const uint8_t* data, uint64_t hash) {
-    if (!buffer_.empty() && buffer_.size() + kMaxEntryBytes > maxBytes()) {
-      if (!flush()) return false;
-    }
-    if (buffer_.empty()) {
-      buffer_.resize(kSegmentHeaderBytes);
-      std::memcpy(buffer_.data(), kMagic, 4);
-      buffer_[4] = uint8_t(kSegmentFormat);
-      buffer_[5] = uint8_t(kBlockShift);
-      put16(&buffer_[6], 0);
-      put32(&buffer_[8], 0);
-      current_ = {};
-      current_.id = t_.nextSegment++;
-      put32(&buffer_[12], current_.id);
-    }
+    if (!makeRoom()) return false;
     std::size_t at = buffer_.size();
     buffer_.resize(at + kMaxEntryBytes);
     uint8_t* entry = buffer_.data() + at;
@@ -104,12 +134,15 @@ class Taker {
     put64(entry + 8, hash);
     uint32_t bytes = kEntryHeaderBytes + len;
     buffer_.resize(at + bytes);
-    entries_++;
-    current_.liveBlocks++;
-    current_.liveBytes += bytes;
-    t_.owner[block] = current_.id;
-    t_.entryBytes[block] = uint16_t(bytes);
-    stats_.rawBytesWritten += kBlockBytes;
+    added(block, bytes);
+    return true;
+  }
+
+  // Appends an entry as an earlier take stored it (header and data, `bytes` in all: compaction's copy).
+  bool addStored(uint32_t block, const uint8_t* entry, uint32_t bytes) {
+    if (!makeRoom()) return false;
+    buffer_.insert(buffer_.end(), entry, entry + bytes);
+    added(block, bytes);
     return true;
   }
 
@@ -131,6 +164,32 @@ class Taker {
 
  private:
   uint32_t maxBytes() const { return std::max(options_.maxSegmentBytes, kMinSegmentBytes); }
+  // Room for one more entry: the segment being built flushed if full, a new one started if none is.
+  bool makeRoom() {
+    if (!buffer_.empty() && buffer_.size() + kMaxEntryBytes > maxBytes()) {
+      if (!flush()) return false;
+    }
+    if (buffer_.empty()) {
+      buffer_.resize(kSegmentHeaderBytes);
+      std::memcpy(buffer_.data(), kMagic, 4);
+      buffer_[4] = uint8_t(kSegmentFormat);
+      buffer_[5] = uint8_t(kBlockShift);
+      put16(&buffer_[6], 0);
+      put32(&buffer_[8], 0);
+      current_ = {};
+      current_.id = t_.nextSegment++;
+      put32(&buffer_[12], current_.id);
+    }
+    return true;
+  }
+  void added(uint32_t block, uint32_t bytes) {
+    entries_++;
+    current_.liveBlocks++;
+    current_.liveBytes += bytes;
+    t_.owner[block] = current_.id;
+    t_.entryBytes[block] = uint16_t(bytes);
+    stats_.rawBytesWritten += kBlockBytes;
+  }
 
   Tracker& t_;
   ChunkWriter& writer_;
@@ -438,6 +497,43 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
     victims.insert(victims.end(), small.begin(), small.end());
   if (!victims.empty()) {
     std::sort(victims.begin(), victims.end());
+    // A victim's live entries are copied from its row as stored (it holds them compressed already) when the writer
+    // can read it back and the row is the one this tracker wrote (its checksum); in block order, as a take writes.
+    struct Copy {
+      uint32_t block, at, bytes;
+    };
+    std::vector<Copy> copies;
+    std::vector<uint8_t> copied;
+    for (uint32_t id : victims) {
+      const Tracker::Segment* s = findSegment(t.segments, id);
+      const uint8_t* data = nullptr;
+      uint32_t len = 0;
+      if (!s || !writer.stored(id, data, len) || len != s->bytes || hash64(data, len, kChecksumSeed) != s->checksum)
+        continue;
+      const std::size_t keptCopies = copies.size(), keptBytes = copied.size();
+      std::string damaged;
+      const bool intact = walkSegment(StoredChunk{id, data, len}, blocks, damaged, [&](const EntryView& v, uint32_t n) {
+        // Superseded, or not the copy the tracker records: left to the memory pass below.
+        if (t.owner[v.block] != id || v.hash != t.hashes[v.block] || t.entryBytes[v.block] != n) return true;
+        copies.push_back({v.block, uint32_t(copied.size()), n});
+        copied.insert(copied.end(), v.data - kEntryHeaderBytes, v.data + v.len);
+        return true;
+      });
+      if (!intact) {
+        copies.resize(keptCopies);
+        copied.resize(keptBytes);
+      }
+    }
+    std::sort(copies.begin(), copies.end(), [](const Copy& a, const Copy& b) { return a.block < b.block; });
+    for (std::size_t i = 0; i < copies.size(); i++) {
+      const Copy& c = copies[i];
+      if (i > 0 && copies[i - 1].block == c.block) continue;  // a row holds a block once; never copied twice
+      taker.drop(c.block);
+      stats.blocksCompacted++;
+      stats.blocksCopied++;
+      if (!taker.addStored(c.block, copied.data() + c.at, c.bytes)) return writeFailed();
+    }
+    // What no row gave: read from memory and compressed again.
     auto isVictim = [&](uint32_t id) { return id && std::binary_search(victims.begin(), victims.end(), id); };
     for (uint32_t b = 0; b < blocks;) {
       if (!isVictim(t.owner[b])) {
@@ -481,52 +577,6 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
 }
 
 // --- restore --------------------------------------------------------------------------------------------------------
-
-namespace {
-
-struct EntryView {
-  uint32_t block;
-  uint32_t len;
-  uint8_t codec;
-  uint64_t hash;
-  const uint8_t* data;
-};
-
-// Walks a row's entries; false + error on any structural problem.
-template <typename Visit>
-bool walkSegment(const StoredChunk& c, uint32_t totalBlocks, std::string& error, Visit visit) {
-  auto bad = [&](const char* what) {
-    error = "Snapshot chunk " + std::to_string(c.id) + " is damaged: " + what;
-    return false;
-  };
-  if (c.len < kSegmentHeaderBytes || std::memcmp(c.data, kMagic, 4) != 0) return bad("not a snapshot segment");
-  if (c.data[4] != kSegmentFormat) return bad("unknown format version");
-  if (c.data[5] != kBlockShift || get16(c.data + 6) != 0) return bad("unsupported block size");
-  if (get32(c.data + 12) != c.id) return bad("stored under the wrong id");
-  uint32_t count = get32(c.data + 8);
-  uint32_t at = kSegmentHeaderBytes;
-  for (uint32_t i = 0; i < count; i++) {
-    if (c.len - at < kEntryHeaderBytes) return bad("truncated entry");
-    const uint8_t* e = c.data + at;
-    EntryView v{get32(e), get16(e + 4), e[6], get64(e + 8), e + kEntryHeaderBytes};
-    if (v.block >= totalBlocks) return bad("block outside memory");
-    if (e[7] != 0) return bad("unknown entry flags");
-    if (v.codec == kCodecRaw) {
-      if (v.len != kBlockBytes) return bad("raw block of the wrong length");
-    } else if (v.codec == kCodecLz) {
-      if (v.len == 0 || v.len >= kBlockBytes) return bad("compressed block of the wrong length");
-    } else {
-      return bad("unknown codec");
-    }
-    if (c.len - at - kEntryHeaderBytes < v.len) return bad("truncated entry");
-    if (!visit(v, kEntryHeaderBytes + v.len)) return false;
-    at += kEntryHeaderBytes + v.len;
-  }
-  if (at != c.len) return bad("trailing bytes");
-  return true;
-}
-
-}  // namespace
 
 namespace {
 

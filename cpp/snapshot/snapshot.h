@@ -176,6 +176,12 @@ class ChunkWriter {
   virtual ~ChunkWriter() = default;
   virtual bool put(uint32_t chunk, const uint8_t* data, uint32_t len) = 0;  // upsert
   virtual bool remove(uint32_t chunk) = 0;
+  // A row as stored before this take (compaction copies its live entries instead of compressing the blocks again),
+  // valid until the next call. false: not available; compaction then reads those blocks from memory.
+  virtual bool stored(uint32_t chunk, const uint8_t*& data, uint32_t& len) {
+    (void)chunk, (void)data, (void)len;
+    return false;
+  }
 };
 
 // One stored row, as read back for restore.
@@ -292,6 +298,7 @@ struct Stats {
   uint32_t blocksZeroed = 0;    // blocks that became all-zero (dropped from storage)
   uint32_t blocksAsBase = 0;    // blocks that came to hold the base's content again (dropped from storage)
   uint32_t blocksCompacted = 0; // unchanged blocks rewritten by compaction
+  uint32_t blocksCopied = 0;    // of those, copied from their row as stored (the rest read from memory, compressed)
   uint64_t rawBytesWritten = 0; // blocks written * 4 KiB: what the written entries hold uncompressed
   bool fullRewrite = false;
 };

@@ -45,6 +45,17 @@ struct Storage final : ChunkWriter {
     REQUIRE(pending.erase(chunk) == 1);  // take() only removes rows it wrote
     return true;
   }
+  // Rows read back for compaction (`readable` false: as a writer that cannot, so compaction reads memory).
+  bool readable = true;
+  int storedReads = 0;
+  bool stored(uint32_t chunk, const uint8_t*& data, uint32_t& len) override {
+    auto it = pending.find(chunk);
+    if (!readable || it == pending.end()) return false;
+    storedReads++;
+    data = it->second.data();
+    len = uint32_t(it->second.size());
+    return true;
+  }
   std::vector<StoredChunk> chunks() const {
     std::vector<StoredChunk> out;
     for (const auto& [id, bytes] : rows) out.push_back({id, bytes.data(), uint32_t(bytes.size())});
@@ -490,6 +501,48 @@ TEST_CASE("take: compaction keeps storage near the live data", "[snapshot]") {
     CHECK(s.rows.size() <= 1 + Options{}.smallSegments + 1);
     checkRestore(t, s, mem.bytes);
   }
+}
+
+TEST_CASE("take: compaction copies a row's live entries as stored, or reads memory when it cannot", "[snapshot]") {
+  // 32 pages of heap-like blocks in one row; then 3 blocks in 4 change, so row 1 is mostly garbage and its 128 live
+  // blocks move. Copied from the row, the take reads only the changed blocks from memory; without the row (a writer
+  // that cannot read back, or a row that is not what the tracker wrote) it reads the moved blocks too. The snapshot
+  // restores to the same memory either way.
+  auto run = [](bool readable, bool damage) {
+    CountingMemory mem(32);
+    fillHeapLike(mem.inner.bytes.data(), mem.inner.bytes.size(), 1);
+    Storage s;
+    Tracker t;
+    snap(mem, t, s);
+    for (uint32_t b = 0; b < 32 * 16; b++)
+      if (b % 4) mem.inner.bytes[std::size_t(b) * kBlockBytes + 9] ^= 0x40;
+    if (damage) s.rows.at(1)[kSegmentHeaderBytes + kEntryHeaderBytes + 3] ^= 1;  // inside the first entry's data
+    s.readable = readable;
+    mem.bytesRead = 0;
+    Stats st = snap(mem, t, s);
+    const uint64_t read = mem.bytesRead;
+    CHECK(st.blocksChanged == 384);
+    CHECK(st.blocksCompacted == 128);
+    CHECK(st.blocksCopied == (readable && !damage ? 128u : 0u));
+    CHECK(s.rows.count(1) == 0);
+    checkRestore(t, s, mem.inner.bytes);
+    // Another round over the compacted rows: nothing changed, nothing written.
+    Stats again = snap(mem, t, s);
+    CHECK(again.chunksWritten == 0);
+    CHECK(again.blocksChanged == 0);
+    return std::pair{read, s.storedReads};
+  };
+  const auto [copiedRead, copiedRows] = run(true, false);
+  const auto [memoryRead, memoryRows] = run(false, false);
+  const auto [damagedRead, damagedRows] = run(true, true);
+  // In place scanning is off for a CountingMemory: pass 1 reads all 512 blocks once.
+  CHECK(copiedRead == 512u * kBlockBytes);
+  CHECK(copiedRows == 1);
+  CHECK(memoryRead == (512u + 128u) * kBlockBytes);
+  CHECK(memoryRows == 0);
+  // The damaged row is read, refused by its checksum, and its blocks come from memory: the stored snapshot heals.
+  CHECK(damagedRead == (512u + 128u) * kBlockBytes);
+  CHECK(damagedRows == 1);
 }
 
 TEST_CASE("take: a fragmented manifest is rewritten in full, once; zero gaps alone never trigger it", "[snapshot]") {
@@ -1317,8 +1370,10 @@ TEST_CASE("take and verifyHeld scanning in place: the same rows, manifests and k
     CHECK(a.blocksChanged == b.blocksChanged);
     CHECK(a.blockCount == b.blockCount);
     CHECK(a.pageCount == b.pageCount);
-    // In place, take() reads only the blocks it writes (changed, or rewritten by compaction).
-    CHECK(scanned.bytesRead == uint64_t(a.blocksChanged + a.blocksCompacted) * kBlockBytes);
+    // In place, take() reads only the blocks it writes (changed, or rewritten by compaction and not copied from
+    // their row).
+    CHECK(a.blocksCopied == b.blocksCopied);
+    CHECK(scanned.bytesRead == uint64_t(a.blocksChanged + a.blocksCompacted - a.blocksCopied) * kBlockBytes);
 
     Held h1, h2;
     REQUIRE(verifyHeld(scanned, ic.base, h1));
