@@ -23,7 +23,9 @@
 //                  (pool off) or, after the isolate was idle (its spare prepared), a pooled instance, also with a
 //                  full GC in that idle time (the previous Interpreters' engine memories are garbage by then; an
 //                  Engine written in JavaScript has no spare: a stateless request in that idle time leaves the pooled
-//                  instance);
+//                  instance); and the newly instantiated module after a full GC (the previous Interpreters' engine
+//                  memories collected first, as an isolate that evicts them now and then rather than back to back
+//                  would have them; without it, V8 frees 12 dead 50 MiB memories while the restores fault in theirs);
 //                  also that latency less the call's own snapshot (its snapshotMs: the take reads all of memory).
 //   (c) sizes      engine.wasm, engine-nodata.wasm, stdlib.tar, boot-image.bin raw and gzip -9.
 //   (d) instantiate new WebAssembly.Instance of engine.wasm (with data segments) and of engine-nodata.wasm, ms p50.
@@ -365,6 +367,7 @@ for (const name of opts.engines.split(",")) {
   }) : {
     ...(all ? { "image, new instance, data segments": await contexts(dataImage(), `${name} image, data segments`) } : {}),
     "image, new instance": await contexts(withPool(withImage, 0), `${name} image`),
+    "image, new instance, GC before": await contexts(withPool(withImage, 0), `${name} image, gc`, { gc: true }),
     "image, pooled instance": await contexts(withPool(withImage, 1), `${name} image, pooled`, { idle: true }),
     "image, pooled, GC while idle": await contexts(withPool(withImage, 1), `${name} pooled, gc`, { idle: true, gc: true }),
     ...(all ? { boot: await contexts(withoutImage, `${name} boot`) } : {}),
