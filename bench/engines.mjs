@@ -34,7 +34,9 @@
 //                  variant "image, new instance, no data segments" (the Engine with that module: what shipping it would
 //                  give), to tell whether stripping would pay (issue 26 item 2).
 //   (e) first touch  24 MiB written into a new WebAssembly.Memory, and into the same memory again: what the machine
-//                  charges for faulting in the pages a new instance's image (or data segments) fills, ms p50.
+//                  charges for faulting in the pages a new instance's image (or data segments) fills; and one byte
+//                  per page read from a new 24 MiB memory, and again: what a snapshot's scan pays for a new
+//                  instance's pages nothing wrote (zero), ms p50. Also with --only contexts.
 //
 //   node bench/engines.mjs [--requests 60] [--contexts 15] [--fresh 5] [--engines javascript,python,perl,ruby]
 //                          [--no-http] [--only contexts] [--root <checkout>] [--json out.json] [--no-scanner]
@@ -300,19 +302,30 @@ function instantiate(dir) {
 }
 
 // (e) the page-fault cost of this machine.
+// Written: what a new instance's image costs. Read: what a snapshot's scan of a new instance's untouched (zero) pages
+// costs, one byte per 4 KiB page (each read maps the page, as the scanner's first load in it does).
 function firstTouch() {
   const src = new Uint8Array(24 << 20).fill(1);
-  const fresh = [], again = [];
+  const fresh = [], again = [], read = [], reread = [];
   for (let i = 0; i < 7; i++) {
-    const g = new Uint8Array(new WebAssembly.Memory({ initial: 512 }).buffer);
+    const g = new Uint8Array(new WebAssembly.Memory({ initial: 384 }).buffer);
     let t0 = performance.now();
     g.set(src);
     fresh.push(performance.now() - t0);
     t0 = performance.now();
     g.set(src);
     again.push(performance.now() - t0);
+    const r = new Uint8Array(new WebAssembly.Memory({ initial: 384 }).buffer);
+    let sum = 0;
+    t0 = performance.now();
+    for (let at = 0; at < r.length; at += 4096) sum += r[at];
+    read.push(performance.now() - t0);
+    t0 = performance.now();
+    for (let at = 0; at < r.length; at += 4096) sum += r[at];
+    reread.push(performance.now() - t0);
+    if (sum !== 0) throw new Error("a new memory is not zero");
   }
-  return { fresh: p50(fresh), again: p50(again) };
+  return { fresh: p50(fresh), again: p50(again), read: p50(read), reread: p50(reread) };
 }
 
 function size(file) {
@@ -427,6 +440,7 @@ console.log("\n(d) new WebAssembly.Instance, ms p50: engine.wasm (data segments)
 for (const [name, r] of Object.entries(results)) {
   if (r.instantiate) console.log(`${name.padEnd(10)} ${fmt(r.instantiate["data segments"])} / ${fmt(r.instantiate["no data"])}`);
 }
-const touch = opts.only === "contexts" ? { fresh: NaN, again: NaN } : firstTouch();
-console.log(`\n(e) 24 MiB written into a new WebAssembly.Memory ${fmt(touch.fresh)} ms, into the same memory again ${fmt(touch.again)} ms (p50 of 7)`);
+const touch = firstTouch();
+console.log(`\n(e) 24 MiB written into a new WebAssembly.Memory ${fmt(touch.fresh)} ms, into the same memory again ${fmt(touch.again)} ms; ` +
+  `one byte per 4 KiB page read from a new 24 MiB memory ${fmt(touch.read)} ms, again ${fmt(touch.reread)} ms (p50 of 7)`);
 if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ ...results, firstTouch: touch }, null, 2));
