@@ -7,6 +7,7 @@
 // the call (docs/code-contexts.md "Ruby"). engines/ruby/README.md has the call sequence.
 #include <random>
 #include <string>
+#include <utility>
 
 #include "../json/json.h"
 #include "wasmify.h"
@@ -149,11 +150,14 @@ void appendHex(std::string& out, std::string_view bytes) {
 }
 
 // One call of Sandbox.run_hex (driver.rb): its String is the outcome JSON. `session`: a code context's execute, which
-// passes the context's cwd (request.cwd, maybe empty) as the third argument.
-Result<std::string> runRuby(GuestCaller& guest, const ExecuteRequest& request, bool session = false) {
+// passes the context's cwd (request.cwd, maybe empty) as the third argument. `prelude` (afterRestore's re-seed) runs
+// first, in the same evaluation.
+Result<std::string> runRuby(GuestCaller& guest, const ExecuteRequest& request, bool session = false,
+                            std::string_view prelude = {}) {
   const std::string_view env = request.envJson.empty() ? std::string_view("{}") : request.envJson;
   std::string call;
-  call.reserve(36 + 2 * (request.code.size() + env.size() + request.cwd.size()));
+  call.reserve(36 + prelude.size() + 2 * (request.code.size() + env.size() + request.cwd.size()));
+  call.append(prelude);
   call.append("Sandbox.run_hex(\"");
   appendHex(call, request.code);
   call.append("\",\"");
@@ -205,12 +209,15 @@ WasmifyDriver makeRubyDriver() {
     return 1;  // one VM per instance
   };
   d.evaluate = [](Instance& instance, std::string_view code) -> Result<std::string> {
-    if (auto r = evalRuby(instance.guest, code, kDriverFailed); !r) return r.failure();
+    const std::string call = std::exchange(instance.prelude, {}) + std::string(code);
+    if (auto r = evalRuby(instance.guest, call, kDriverFailed); !r) return r.failure();
     return std::string();
   };
-  d.runOnce = [](Instance& instance, const ExecuteRequest& request) { return runRuby(instance.guest, request); };
+  d.runOnce = [](Instance& instance, const ExecuteRequest& request) {
+    return runRuby(instance.guest, request, false, std::exchange(instance.prelude, {}));
+  };
   d.sessionExecute = [](Instance& instance, const ExecuteRequest& request) -> Result<SessionOutcome> {
-    auto out = runRuby(instance.guest, request, true);
+    auto out = runRuby(instance.guest, request, true, std::exchange(instance.prelude, {}));
     if (!out) return out.failure();
     // The cwd after the call is the outcome's "cwd" (driver.rb: Dir.pwd when under /workspace); an outcome without
     // one (the driver's own fallback) keeps the context's. The core checks it again before storing it.
@@ -223,9 +230,12 @@ WasmifyDriver makeRubyDriver() {
   d.afterRestore = [](Instance& instance, bool) -> Result<Unit> {
     // Ruby seeded its default Random while booting: every instance restored from the shared boot image would draw
     // the same numbers. A context's own snapshot is re-seeded too, as Python's `random` is (protocol §6.3, §6.5).
+    // Run by the next call into the engine, first in its evaluation (one evaluation fewer per request or restore);
+    // nothing of the guest runs before it.
     std::random_device rd;
     const uint64_t seed = (uint64_t(rd()) << 32) | rd();
-    return evalRuby(instance.guest, "Random.srand(" + std::to_string(seed) + "); nil", kDriverFailed);
+    instance.prelude = "Random.srand(" + std::to_string(seed) + ");";
+    return Unit{};
   };
   return d;
 }

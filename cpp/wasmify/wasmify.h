@@ -156,6 +156,9 @@ struct Instance {
   GuestCaller& guest;
   uint32_t service = 0;
   uint64_t handle = 0;
+  // Code a driver's afterRestore leaves for the next call into the engine to run first, in the same evaluation (Ruby's
+  // re-seed: one evaluation fewer per restore). The driver that sets it applies and clears it.
+  std::string prelude = {};
   Result<std::string> invoke(uint32_t method, std::string_view request) const {
     return wasmify::invoke(guest, service, method, request);
   }
