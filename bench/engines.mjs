@@ -42,7 +42,10 @@
 //                          [--no-http] [--only contexts] [--root <checkout>] [--json out.json] [--no-scanner]
 //
 // --only contexts runs (b) alone. --root loads the core, the shim and the engines from another checkout (built), e.g.
-// a worktree of the main branch, so that old and new code run the same bench on the same machine.
+// a worktree of the main branch, so that old and new code run the same bench on the same machine. A Worker serves one
+// engine: for an engine's cold paths (a new instance) run one engine per process, as bench/RESULTS.md does
+// (`for l in ...; do node bench/engines.mjs --engines $l ...; done`); in one process the engines measured first leave
+// garbage and compiled code that weigh on the later ones (Perl's new-instance restore measured 2x slower that way).
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
