@@ -908,6 +908,16 @@ Step Interpreter::finishRound(SessionOutcome outcome, bool threw) {
 
 namespace {
 
+// One stored row of a context (its bytes into `out`); false if storage has no such row or it is not a blob.
+bool selectRow(Sql& sql, const std::string& contextId, uint32_t chunk, std::string& out) {
+  std::vector<SqlRow> rows;
+  sql.exec("SELECT data FROM chunks WHERE context_id = ? AND chunk = ?", {SqlArg::text(contextId), SqlArg::num(chunk)},
+           &rows);
+  if (rows.size() != 1 || rows[0].size() != 1 || rows[0][0].type != SqlValue::Type::Blob) return false;
+  out = std::move(rows[0][0].bytes);
+  return true;
+}
+
 // The context's rows, inside the execute's transaction.
 class RowWriter final : public snapshot::ChunkWriter {
  public:
@@ -929,11 +939,7 @@ class RowWriter final : public snapshot::ChunkWriter {
     return true;
   }
   bool stored(uint32_t chunk, const uint8_t*& data, uint32_t& len) override {
-    std::vector<SqlRow> rows;
-    sql_.exec("SELECT data FROM chunks WHERE context_id = ? AND chunk = ?", {SqlArg::text(id_), SqlArg::num(chunk)},
-              &rows);
-    if (rows.size() != 1 || rows[0].size() != 1 || rows[0][0].type != SqlValue::Type::Blob) return false;
-    row_ = std::move(rows[0][0].bytes);
+    if (!selectRow(sql_, id_, chunk, row_)) return false;
     data = reinterpret_cast<const uint8_t*>(row_.data());
     len = uint32_t(row_.size());
     return true;
@@ -972,11 +978,8 @@ class RowReader final : public snapshot::ChunkReader {
   bool read(uint32_t id, const uint8_t*& data, uint32_t& len) override {
     auto it = kept_.find(id);
     if (it == kept_.end()) {
-      std::vector<SqlRow> rows;
-      sql_.exec("SELECT data FROM chunks WHERE context_id = ? AND chunk = ?", {SqlArg::text(id_), SqlArg::num(id)},
-                &rows);
-      if (rows.size() != 1 || rows[0].size() != 1 || rows[0][0].type != SqlValue::Type::Blob) return false;
-      std::string bytes = std::move(rows[0][0].bytes);
+      std::string bytes;
+      if (!selectRow(sql_, id_, id, bytes)) return false;
       if (keptBytes_ + bytes.size() > kKeptBytes) {  // the previous rows go before this one is kept
         kept_.clear();
         keptBytes_ = 0;
