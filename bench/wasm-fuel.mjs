@@ -10,7 +10,10 @@
 // Modules are compiled once; only the run (C: wasi.start; Perl: zeroperl_eval) is timed. Also prints zeroperl's
 // size, raw and gzip -9, before and after.
 //
-//   node --no-turbo-fast-api-calls bench/wasm-fuel.mjs [--reps 7] [--rounds 300]
+//   node --no-turbo-fast-api-calls bench/wasm-fuel.mjs [--reps 7] [--rounds 300] [--stack-mark]
+// --stack-mark: what the stack mark costs (docs/fuel-tool.md "The stack mark") instead: "original" is each module
+// metered in weighted mode as the engines are, "instrumented" the same plus --stack-mark (the C guest linked with its
+// stack first; Ruby: the package's ruby.wasm metered both ways).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +24,10 @@ import { bootPerl, buildDir, buildGuest, buildTool, instrument, meter, runComman
   from '../test/tools/fuel-harness.mjs';
 
 const { values: opts } = parseArgs({ options: { reps: { type: 'string', default: '7' },
-  rounds: { type: 'string', default: '300' } } });
+  rounds: { type: 'string', default: '300' }, 'stack-mark': { type: 'boolean', default: false } } });
+const mark = opts['stack-mark'];
+const weighted = ['--weighted', '--existing-charge', 'mute'];
+if (mark) console.log('--stack-mark: weighted metering without the stack mark ("original") against with it');
 const reps = Number(opts.reps);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
@@ -54,13 +60,15 @@ function compare(name, runOriginal, runMetered) {
 }
 
 // 1. The C guest.
-const guest = buildGuest();
-const guestOriginal = new WebAssembly.Module(fs.readFileSync(guest));
-const guestMetered = new WebAssembly.Module(instrument(tool, guest, path.join(buildDir, 'fuel_work.fuel.wasm')));
+const guest = buildGuest({ stackFirst: mark });
+const guestOriginal = new WebAssembly.Module(mark
+  ? instrument(tool, guest, path.join(buildDir, 'fuel_work.fuel.nomark.wasm'), weighted) : fs.readFileSync(guest));
+const guestMetered = new WebAssembly.Module(instrument(tool, guest, path.join(buildDir, 'fuel_work.fuel.wasm'),
+  mark ? [...weighted, '--stack-mark'] : []));
 const args = ['work', opts.rounds];
 let expected;
 compare(`C guest (fuel_work work ${opts.rounds})`,
-  () => { const r = runCommand(guestOriginal, args); expected ??= r.stdout; return 0; },
+  () => { const r = runCommand(guestOriginal, args, mark ? meter() : undefined); expected ??= r.stdout; return 0; },
   () => {
     const r = runCommand(guestMetered, args, meter());
     if (r.stdout !== expected) throw new Error(`output differs: ${r.stdout} vs ${expected}`);
@@ -69,8 +77,10 @@ compare(`C guest (fuel_work work ${opts.rounds})`,
 
 // 2. zeroperl.
 const perlWasm = zeroperlPath();
-const perlBytes = fs.readFileSync(perlWasm);
-const perlFuelBytes = instrument(tool, perlWasm, path.join(buildDir, 'zeroperl.fuel.wasm'));
+const perlBytes = mark ? instrument(tool, perlWasm, path.join(buildDir, 'zeroperl.fuel.nomark.wasm'), weighted)
+  : fs.readFileSync(perlWasm);
+const perlFuelBytes = instrument(tool, perlWasm, path.join(buildDir, 'zeroperl.fuel.wasm'),
+  mark ? [...weighted, '--stack-mark'] : []);
 const perlOriginal = new WebAssembly.Module(perlBytes);
 const perlMetered = new WebAssembly.Module(perlFuelBytes);
 const code = 'my $s=0; $s += $_ for 1..3_000_000; print "$s\\n";';
@@ -90,11 +100,11 @@ function perlRun(module, withMeter) {
   // Boot is not timed: time only the eval (perlRun measures it itself).
   const times = { original: [], metered: [] };
   let spent = 0;
-  perlRun(perlOriginal, false);
+  perlRun(perlOriginal, mark);
   perlRun(perlMetered, true);
   for (let i = 0; i < reps; ++i) {
     for (const which of i % 2 ? ['metered', 'original'] : ['original', 'metered']) {
-      const r = perlRun(which === 'original' ? perlOriginal : perlMetered, which === 'metered');
+      const r = perlRun(which === 'original' ? perlOriginal : perlMetered, mark || which === 'metered');
       times[which].push(r.t);
       if (which === 'metered') spent = r.spent;
     }
@@ -116,8 +126,11 @@ function perlRun(module, withMeter) {
   execFileSync('tar', ['-xzf', path.join(npmDir, tgz), '-C', work, 'package/dist/ruby.wasm']);
   fs.mkdirSync(path.join(work, 'stdlib'));
   execFileSync('tar', ['-xf', path.join(rubyBuild, 'stdlib.tar'), '-C', path.join(work, 'stdlib')]);
-  const original = new WebAssembly.Module(fs.readFileSync(path.join(work, 'package/dist/ruby.wasm')));
-  const metered = new WebAssembly.Module(fs.readFileSync(path.join(rubyBuild, 'engine.wasm')));
+  const pkg = path.join(work, 'package/dist/ruby.wasm');
+  const original = new WebAssembly.Module(mark ? instrument(tool, pkg, path.join(work, 'nomark.wasm'), weighted)
+    : fs.readFileSync(pkg));
+  const metered = new WebAssembly.Module(mark ? instrument(tool, pkg, path.join(work, 'mark.wasm'), [...weighted, '--stack-mark'])
+    : fs.readFileSync(path.join(rubyBuild, 'engine.wasm')));
   const rawOut = fs.openSync('/dev/null', 'w');
   const vms = { original: boot(original, { stdlibDir: path.join(work, 'stdlib'), rawOut }),
     metered: boot(metered, { stdlibDir: path.join(work, 'stdlib'), rawOut }) };

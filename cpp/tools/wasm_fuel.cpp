@@ -231,6 +231,11 @@ struct Layout {
   // Computed once the layout is known.
   uint32_t chargeFunc = 0, refillFunc = 0, bulkFunc = 0, muteFunc = 0, leftGlobal = 0, batchGlobal = 0,
            scaleGlobal = 0;
+  // The stack mark (FuelOptions::stackMark): the stack pointer, the stack's top (its initial value), and the three
+  // globals appended after the meter's.
+  bool stackMark = false;
+  uint32_t spGlobal = 0, stackTop = 0, lowGlobal = 0, stackBaseGlobal = 0, stackTopGlobal = 0;
+  uint32_t addedGlobals() const { return 2 + weighted + (stackMark ? 3 : 0); }
   // Weighted mode: defined functions reached other than by a direct call (exported, in a table, ref.func, start).
   // They keep their own metering: their caller cannot know what they cost.
   mutable std::vector<uint8_t> referenced;
@@ -534,15 +539,51 @@ bool leavesFunction(const Instr& in, int64_t depth) {
 }
 
 struct Counts {
-  uint32_t loops = 0, segments = 0, bulk = 0, muted = 0;
+  uint32_t loops = 0, segments = 0, bulk = 0, muted = 0, marks = 0;
 };
+
+constexpr uint32_t kNoLocal = UINT32_MAX;
+
+// The stack mark's replacement of `global.set $sp`, `mark` being a scratch i32 local: $sp = v, and $low = v when v
+// is lower (unsigned). A branch rather than a select: $low is rarely lowered (once per new depth after a reset), so
+// the common path stores nothing.
+void putStackMark(Bytes& out, const Layout& L, uint32_t mark) {
+  out.push_back(0x22); putU32(out, mark);                // local.tee $mark
+  out.push_back(0x24); putU32(out, L.spGlobal);          // global.set $sp
+  out.push_back(0x20); putU32(out, mark);                // local.get $mark
+  out.push_back(0x23); putU32(out, L.lowGlobal);         // global.get $low
+  out.push_back(0x49);                                   // i32.lt_u
+  out.push_back(0x04); out.push_back(0x40);              // if
+  out.push_back(0x20); putU32(out, mark);                //   local.get $mark
+  out.push_back(0x24); putU32(out, L.lowGlobal);         //   global.set $low
+  out.push_back(0x0b);                                   // end
+}
+
+// True when `in` is `global.set $sp` and the stack mark is on.
+bool setsStackPointer(const Instr& in, const Layout& L) {
+  if (!L.stackMark || in.op != 0x24) return false;
+  Reader idx(in.start + 1, in.end);
+  return idx.u32() == L.spGlobal;
+}
+
+// Stack mark: whether a body (after its locals) sets the stack pointer, so needs the scratch local.
+bool bodySetsStackPointer(Reader r, const Layout& L) {
+  if (!L.stackMark) return false;
+  for (int64_t depth = 0;;) {
+    Instr in = decodeInstr(r);
+    if (setsStackPointer(in, L)) return true;
+    depth += depthChange(in);
+    if (depth < 0) return false;
+  }
+}
 
 // Walks one expression (a body after its locals, or a constant expression) up to its final `end`, copying it to
 // `out` with function indices renumbered. Metering (`meter` true, bodies only): tick mode inserts `tick` after every
 // `loop` header (the caller puts one at entry); weighted mode charges each straight-line run where it starts and
-// each bulk memory instruction by its length.
+// each bulk memory instruction by its length. Stack mark (`mark`, the body's scratch local): every `global.set $sp`
+// becomes putStackMark's sequence.
 Counts rewriteExpr(Reader& r, Bytes& out, const Layout& L, const Bytes& tick, bool meter, bool bodyMustEnd,
-                   uint32_t acc = 0) {
+                   uint32_t acc = 0, uint32_t mark = kNoLocal) {
   std::vector<Segment> segments;
   if (meter && L.weighted) segments = scanSegments(r, L);
   size_t nextSegment = 0;
@@ -596,6 +637,12 @@ Counts rewriteExpr(Reader& r, Bytes& out, const Layout& L, const Bytes& tick, bo
         putU32(out, in.op == 0xd2 ? L.refShift(func) : L.funcShift(func));  // ref.func escapes direct calls
       }
       copied = in.end;
+    }
+    if (mark != kNoLocal && setsStackPointer(in, L)) {
+      flushTo(in.start);
+      putStackMark(out, L, mark);
+      copied = in.end;
+      ++counts.marks;
     }
     if (meter && L.weighted && isBulkMemory(in)) {  // the length is on top of the stack: $bulk charges and keeps it
       flushTo(in.start);
@@ -802,7 +849,7 @@ Bytes rewriteMemories(Reader r, const FuelOptions& options) {
 Bytes rewriteGlobals(Reader r, const Layout& L, uint32_t batch, uint32_t scale) {
   uint32_t n = r.u32();
   Bytes out;
-  putU32(out, n + 2 + L.weighted);
+  putU32(out, n + L.addedGlobals());
   for (uint32_t i = 0; i < n; ++i) {
     const uint8_t* entry = r.pos();
     skipValType(r);
@@ -823,16 +870,23 @@ Bytes rewriteGlobals(Reader r, const Layout& L, uint32_t batch, uint32_t scale) 
   add(1, batch);  // $left; weighted: batch is in weight (units * scale)
   add(0, batch);  // sw_fuel_batch
   if (L.weighted) add(0, scale);  // sw_fuel_scale
+  if (L.stackMark) {
+    add(1, L.stackTop);  // sw_stack_low: nothing below the top written yet
+    add(0, 0);           // sw_stack_base: the stack comes first
+    add(0, L.stackTop);  // sw_stack_top
+  }
   return out;
 }
 
 Bytes rewriteExports(Reader r, const Layout& L) {
   uint32_t n = r.u32();
   Bytes out;
-  putU32(out, n + 2 + L.weighted);
+  putU32(out, n + L.addedGlobals() + (L.stackMark ? 1 : 0));
   for (uint32_t i = 0; i < n; ++i) {
     std::string name = r.name();
-    if (name == "sw_fuel_left" || name == "sw_fuel_batch" || name == "sw_fuel_scale") fail("the module already exports " + name);
+    if (name == "sw_fuel_left" || name == "sw_fuel_batch" || name == "sw_fuel_scale" ||
+        (L.stackMark && name.starts_with("sw_stack_")))
+      fail("the module already exports " + name);
     uint8_t kind = r.u8();
     if (kind > 4) fail(r.at("unknown export kind"));
     uint32_t idx = r.u32();
@@ -851,6 +905,16 @@ Bytes rewriteExports(Reader r, const Layout& L) {
     putName(out, "sw_fuel_scale");
     out.push_back(3);
     putU32(out, L.scaleGlobal);
+  }
+  if (L.stackMark) {
+    for (auto [name, global] : {std::pair<const char*, uint32_t>{"sw_stack_low", L.lowGlobal},
+                                {"sw_stack_base", L.stackBaseGlobal},
+                                {"sw_stack_top", L.stackTopGlobal},
+                                {"sw_stack_pointer", L.spGlobal}}) {
+      putName(out, name);
+      out.push_back(3);
+      putU32(out, global);
+    }
   }
   return out;
 }
@@ -1006,30 +1070,34 @@ Bytes rewriteCode(Reader r, Layout& L, uint32_t batch, uint32_t scale, FuelStats
       if (total > 50000) fail(b.at("too many locals"));  // the JS API limit; also bounds the sum
       skipValType(b);
     }
-    uint32_t acc = 0;
-    if (L.weighted && L.staticCost[i] != kNotStatic) {  // folded into its callers: copied with indices renumbered
+    // Locals appended after the parameters and the declared ones, all i32: weighted mode's $acc (unless the function
+    // is folded into its callers), and the stack mark's scratch local where the body sets the stack pointer.
+    const bool folded = L.weighted && L.staticCost[i] != kNotStatic;
+    const uint32_t addAcc = L.weighted && !folded, addMark = bodySetsStackPointer(b, L);
+    if (total + addAcc + addMark > 50000) fail(b.at("too many locals to add the fuel accumulator or the stack mark"));
+    const uint32_t acc = addAcc ? uint32_t(L.typeParams[L.funcTypes[i]] + total) : 0;
+    const uint32_t mark = addMark ? uint32_t(L.typeParams[L.funcTypes[i]] + total + addAcc) : kNoLocal;
+    if (addAcc + addMark) {
+      putU32(body, groups + 1);
+      Reader again(locals, b.pos());
+      again.u32();
+      putRange(body, again.pos(), b.pos());
+      putU32(body, addAcc + addMark);
+      body.push_back(0x7f);
+    } else {
       putRange(body, locals, b.pos());
-      rewriteExpr(b, body, L, tick, false, true);
+    }
+    if (folded) {  // copied with indices renumbered
+      stats.stackMarks += rewriteExpr(b, body, L, tick, false, true, 0, mark).marks;
       ++stats.folded;
       ++stats.functions;
       putU32(out, uint32_t(body.size()));
       out.insert(out.end(), body.begin(), body.end());
       continue;
     }
-    if (L.weighted) {  // one more i32 local: $acc, after the parameters and the declared locals
-      if (total >= 50000) fail(b.at("too many locals to add the fuel accumulator"));
-      acc = uint32_t(L.typeParams[L.funcTypes[i]] + total);
-      putU32(body, groups + 1);
-      Reader again(locals, b.pos());
-      again.u32();
-      putRange(body, again.pos(), b.pos());
-      putU32(body, 1);
-      body.push_back(0x7f);
-    } else {
-      putRange(body, locals, b.pos());
-      body.insert(body.end(), tick.begin(), tick.end());
-    }
-    Counts c = rewriteExpr(b, body, L, tick, true, true, acc);
+    if (!L.weighted) body.insert(body.end(), tick.begin(), tick.end());
+    Counts c = rewriteExpr(b, body, L, tick, true, true, acc, mark);
+    stats.stackMarks += c.marks;
     stats.loops += c.loops;
     stats.segments += c.segments;
     stats.bulk += c.bulk;
@@ -1149,6 +1217,79 @@ std::optional<Bytes> rewriteNames(Reader r, const Layout& L) {
   }
 }
 
+// The stack mark (FuelOptions::stackMark): finds the stack pointer (the global the name section calls
+// __stack_pointer, else global 0, which is where wasm-ld puts it) and checks that the stack comes first: the linker's
+// data lies above the stack pointer's initial value, the stack's top. A segment below it is accepted only within
+// the 64 KiB under the top, where every layout has stack (the default stack size): a post-link snapshot of memory
+// (ruby.wasm's wasi-vfs pack) keeps the dead frames it found there. Anything else is refused: the host would skip
+// reading memory it must read.
+constexpr uint32_t kStackSlack = 65536;
+void findStack(const Section* globals, const Section* data, const Section* names, Layout& L) {
+  uint32_t sp = 0;
+  bool named = false;
+  if (names) {
+    try {
+      Reader r = names->payload;
+      while (!r.atEnd() && !named) {
+        const uint8_t id = r.u8();
+        Reader sub = r.sub(r.u32());
+        if (id != 7) continue;  // global names
+        for (uint32_t n = sub.u32(), i = 0; i < n; ++i) {
+          const uint32_t idx = sub.u32();
+          if (sub.name() == "__stack_pointer") sp = idx, named = true;
+        }
+      }
+    } catch (const WasmError&) {
+      sp = 0, named = false;  // a bad name section: as if there were none
+    }
+  }
+  if (!named && L.importedGlobals) fail("--stack-mark: the module imports globals and does not name __stack_pointer");
+  if (sp < L.importedGlobals || sp - L.importedGlobals >= L.definedGlobals || !globals)
+    fail("--stack-mark: the stack pointer is not a global the module defines");
+  if (L.importedMemories || L.definedMemories != 1) fail("--stack-mark needs exactly one memory, defined by the module");
+  Reader g = globals->payload;
+  for (uint32_t n = g.u32(), i = 0; i < n; ++i) {
+    const uint8_t* type = g.pos();
+    skipValType(g);
+    const uint8_t mut = g.u8();
+    const bool isSp = i == sp - L.importedGlobals;
+    if (isSp && (type[0] != 0x7f || mut != 1 || g.peek() != 0x41))
+      fail("--stack-mark: the stack pointer is not a mutable i32 with a constant initial value");
+    if (isSp) {
+      g.u8();
+      L.stackTop = uint32_t(g.s32());
+    }
+    while (decodeInstr(g).op != 0x0b) {
+    }
+  }
+  if (L.stackTop == 0 || L.stackTop % 16 != 0) fail("--stack-mark: the stack pointer starts at " + std::to_string(L.stackTop));
+  uint32_t active = 0;
+  if (data) {
+    Reader d = data->payload;
+    for (uint32_t n = d.u32(), i = 0; i < n; ++i) {
+      const uint32_t flags = d.u32();
+      if (flags > 2) fail(d.at("unknown data segment flags"));
+      if (flags == 2 && d.u32() != 0) fail("--stack-mark: a data segment for another memory");
+      if (flags != 1) {
+        if (d.u8() != 0x41) fail("--stack-mark: a data segment's offset is not a constant");
+        const uint32_t at = uint32_t(d.s32());
+        if (d.u8() != 0x0b) fail("--stack-mark: a data segment's offset is not a constant");
+        const uint32_t size = d.u32();
+        if (at < L.stackTop - std::min(L.stackTop, kStackSlack))
+          fail("--stack-mark: data at " + std::to_string(at) + " lies below the stack's top (" +
+               std::to_string(L.stackTop) + "): the stack does not come first (link with --stack-first)");
+        if (uint64_t(at) + size > L.stackTop) ++active;
+        d.bytes(size);
+        continue;
+      }
+      d.bytes(d.u32());
+    }
+  }
+  if (!active) fail("--stack-mark: no data segment above the stack pointer's initial value shows where the stack ends");
+  L.spGlobal = sp;
+  L.stackMark = true;
+}
+
 Bytes instrument(std::span<const uint8_t> in, const FuelOptions& options, FuelStats& stats) {
   if (options.batch < 1 || options.batch > (1u << 30)) fail("--batch must be between 1 and 2^30");
   if (options.scale < 1 || (!options.weighted && options.scale != 1)) fail("--scale needs --weighted and a value of at least 1");
@@ -1208,6 +1349,16 @@ Bytes instrument(std::span<const uint8_t> in, const FuelOptions& options, FuelSt
   L.leftGlobal = L.importedGlobals + L.definedGlobals;
   L.batchGlobal = L.leftGlobal + 1;
   L.scaleGlobal = L.leftGlobal + 2;
+  if (options.stackMark) {
+    const Section* names = nullptr;
+    for (const Section& s : sections) {
+      if (s.customName == "name") names = &s;
+    }
+    findStack(known[kGlobal], known[kData], names, L);
+    L.lowGlobal = L.leftGlobal + 2 + L.weighted;
+    L.stackBaseGlobal = L.lowGlobal + 1;
+    L.stackTopGlobal = L.lowGlobal + 2;
+  }
   const uint32_t batchWeight = options.weighted ? options.batch * options.scale : options.batch;
 
   // Every section we emit, by id; customs are handled in place.

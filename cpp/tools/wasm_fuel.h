@@ -34,6 +34,12 @@ struct FuelOptions {
   // whose comparator is called through a table wants more, an interpreter whose every operation is one less).
   uint32_t indirectCallWeight = 12;
   ExistingCharge existingCharge = ExistingCharge::Refuse;
+  // The stack mark (docs/fuel-tool.md "The stack mark"): every `global.set` of the stack pointer also lowers a new
+  // exported global, sw_stack_low, to the value set when it is lower. The host resets it to the stack pointer
+  // (exported as sw_stack_pointer) and reads it later: the stack below it, less the ABI's red zone, was not written
+  // in between. Only for a module whose stack comes first in memory (wasm-ld --stack-first): the stack is then
+  // [sw_stack_base, sw_stack_top), both exported constants, with every data segment above it.
+  bool stackMark = false;
 };
 
 struct FuelStats {
@@ -44,6 +50,7 @@ struct FuelStats {
   uint32_t folded = 0;     // weighted: small loop-free functions charged at their call sites instead
   uint32_t muted = 0;      // calls of the module's own sandbox.charge sent to the stub
   uint32_t droppedCustomSections = 0;
+  uint32_t stackMarks = 0;  // stack mark: `global.set` of the stack pointer rewritten
 };
 
 // The instrumented module, or nullopt with a message in *error. Never throws; the same input and options give the

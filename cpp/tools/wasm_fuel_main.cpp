@@ -1,5 +1,5 @@
 // sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N] [--weighted [--scale N] [--indirect-call-weight N]]
-//              [--existing-charge reuse|mute]:
+//              [--existing-charge reuse|mute] [--stack-mark]:
 // the CLI around instrumentFuel (docs/fuel-tool.md).
 // sw-wasm-fuel --strip-data IN.wasm OUT.wasm: the module without its data segments (stripDataSegments,
 // docs/boot-images.md); prints the text of the sw.nodata section it wrote on stdout.
@@ -24,7 +24,7 @@ namespace {
 
 int usage() {
   std::fprintf(stderr, "usage: sw-wasm-fuel IN.wasm OUT.wasm [--batch N] [--max-pages N] [--weighted [--scale N] "
-                       "[--indirect-call-weight N]] [--existing-charge reuse|mute]\n       sw-wasm-fuel --strip-data IN.wasm OUT.wasm\n"
+                       "[--indirect-call-weight N]] [--existing-charge reuse|mute] [--stack-mark]\n       sw-wasm-fuel --strip-data IN.wasm OUT.wasm\n"
                        "       sw-wasm-fuel --extract-files PREFIX IN.wasm OUT.wasm DIR\n"
                        "       sw-wasm-fuel --emit-scanner OUT.wasm\n       sw-wasm-fuel --block-hashes FILE\n");
   return 2;
@@ -137,6 +137,8 @@ int main(int argc, char** argv) {
       stripData = true;
     } else if (arg == "--weighted") {
       options.weighted = true;
+    } else if (arg == "--stack-mark") {
+      options.stackMark = true;
     } else if (arg == "--existing-charge") {
       if (i + 1 >= argc) return usage();
       std::string v = argv[++i];
@@ -192,5 +194,7 @@ int main(int argc, char** argv) {
                          "functions charged at their call sites, scale %u; %u own charge calls muted\n",
                  stats.segments, stats.bulk, stats.folded, options.scale, stats.muted);
   }
+  if (options.stackMark)
+    std::fprintf(stderr, "sw-wasm-fuel: stack mark: %u sets of the stack pointer also lower sw_stack_low\n", stats.stackMarks);
   return 0;
 }

@@ -19,6 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                              : (data[0] & 8) ? sw::tools::ExistingCharge::Reuse
                                              : sw::tools::ExistingCharge::Refuse;
   }
+  // The stack mark: refused with a message for any module whose stack it cannot prove comes first.
+  options.stackMark = size > 3 && (data[3] & 1);
   std::string error;
   // --strip-data over the same input: refuses with a message or strips, and never strips its own output again.
   if (auto stripped = sw::tools::stripDataSegments(std::span(data, size), &error)) {

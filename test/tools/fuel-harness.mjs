@@ -24,10 +24,12 @@ export function instrument(tool, input, output, args = []) {
   return fs.readFileSync(output);
 }
 
-export function buildGuest() {
+// The C guest; `stackFirst`: linked with its 1 MiB stack at the start of memory, as our engines are (--stack-mark).
+export function buildGuest({ stackFirst = false } = {}) {
   fs.mkdirSync(buildDir, { recursive: true });
-  const out = path.join(buildDir, 'fuel_work.wasm');
+  const out = path.join(buildDir, stackFirst ? 'fuel_work.stack-first.wasm' : 'fuel_work.wasm');
   execFileSync('clang-16', ['--target=wasm32-wasi', '-O2', '-mbulk-memory', '-Wall', '-Werror', '-Wl,--strip-debug',
+    ...(stackFirst ? ['-Wl,--stack-first', '-Wl,-z,stack-size=1048576'] : []),
     path.join(root, 'test', 'tools', 'guests', 'fuel_work.c'), '-o', out]);
   return out;
 }
@@ -94,7 +96,7 @@ export function runCommand(module, args, m) {
   fs.closeSync(fd);
   const stdout = fs.readFileSync(outPath, 'utf8');
   fs.rmSync(dir, { recursive: true, force: true });
-  return { exit, error, stdout, ticks: m ? ticks(m, instance.exports) : undefined };
+  return { exit, error, stdout, ticks: m ? ticks(m, instance.exports) : undefined, exports: instance.exports };
 }
 
 // A booted zeroperl (its init fails with "Can't open /dev/null" unless /dev/null exists; a stub for its one host

@@ -146,6 +146,71 @@ describe('zeroperl 1.0.10 (prebuilt, asyncify-instrumented)', () => {
   });
 });
 
+// --stack-mark (docs/fuel-tool.md "The stack mark"): each set of the stack pointer also lowers sw_stack_low; the host
+// resets it to sw_stack_pointer and later reads how deep the stack went. Nothing else changes: same output, same fuel.
+describe('the stack mark (--stack-mark)', () => {
+  const args = ['--weighted', '--scale', '4'];
+  let plain, marked, stackFirst;
+  before(() => {
+    stackFirst = buildGuest({ stackFirst: true });
+    plain = new WebAssembly.Module(instrument(tool, stackFirst, path.join(buildDir, 'fuel_work.sf.wasm'), args));
+    const bytes = instrument(tool, stackFirst, path.join(buildDir, 'fuel_work.sf.mark.wasm'), [...args, '--stack-mark']);
+    assert.ok(WebAssembly.validate(bytes));
+    marked = new WebAssembly.Module(bytes);
+  });
+
+  test('a module whose stack does not come first, or that already exports the mark, is refused', () => {
+    const r = spawnSync(tool, [buildGuest(), path.join(buildDir, 'refused.wasm'), '--stack-mark'], { encoding: 'utf8' });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /--stack-mark: data at \d+ lies below the stack's top \(\d+\): the stack does not come first/);
+    const twice = spawnSync(tool, [path.join(buildDir, 'fuel_work.sf.mark.wasm'), path.join(buildDir, 'refused.wasm'),
+      '--stack-mark', '--existing-charge', 'reuse'], { encoding: 'utf8' });
+    assert.equal(twice.status, 1);
+    assert.match(twice.stderr, /the module already exports sw_(fuel_left|stack_low)/);
+  });
+
+  test('the same output and fuel; the mark is how deep the stack went, the pointer back at the top', () => {
+    const a = runCommand(plain, ['work', '20'], meter());
+    const b = runCommand(marked, ['work', '20'], meter());
+    assert.equal(a.exit, 0);
+    assert.equal(b.stdout, a.stdout);
+    assert.equal(b.ticks, a.ticks);
+    const e = b.exports;
+    assert.equal(e.sw_stack_base.value, 0);
+    assert.equal(e.sw_stack_top.value, 1 << 20);
+    assert.equal(e.sw_stack_pointer.value, e.sw_stack_top.value, 'a finished call leaves the pointer at the top');
+    // round_of_work's 2 KiB array and fib(21)'s 21 frames lie between the top and the mark.
+    const used = e.sw_stack_top.value - e.sw_stack_low.value;
+    assert.ok(used > 2048 && used < 64 * 1024, `the stack went ${used} bytes deep`);
+    // Reset to the pointer, nothing run: the mark stays; exported constants cannot be set.
+    e.sw_stack_low.value = e.sw_stack_pointer.value;
+    assert.equal(e.sw_stack_low.value, 1 << 20);
+    assert.throws(() => { e.sw_stack_top.value = 0; });
+  });
+
+  test('zeroperl (asyncify): a die through eval still works, and the mark follows its calls', () => {
+    const out = path.join(buildDir, 'zeroperl.mark.wasm');
+    const perl = bootPerl(new WebAssembly.Module(instrument(tool, zeroperlPath(), out, ['--stack-mark'])), meter());
+    const e = perl.exports;
+    assert.equal(e.sw_stack_base.value, 0);
+    assert.equal(e.sw_stack_top.value, 8 << 20);
+    e.sw_stack_low.value = e.sw_stack_pointer.value;
+    const shallow = perl.eval('print 1 + 1, "\\n";');
+    assert.equal(shallow.stdout, '2\n');
+    const afterShallow = e.sw_stack_low.value;
+    assert.ok(afterShallow < e.sw_stack_top.value);
+    e.sw_stack_low.value = e.sw_stack_pointer.value;
+    const code = 'sub d { my $n = shift; return 0 unless $n; my $r; my @x = sort { $r //= 1 + d($n - 1); 0 } 1, 2; $r } ' +
+      'my $r = eval { die "boom\\n"; 1 }; print "caught=$@", d(100), "\\n";';
+    const deep = perl.eval(code);
+    assert.equal(deep.rc, 0);
+    assert.equal(deep.stdout, 'caught=boom\n100\n');
+    assert.ok(e.sw_stack_low.value < afterShallow - 10_000, `${e.sw_stack_low.value} vs ${afterShallow}`);
+    assert.equal(e.sw_stack_pointer.value, e.sw_stack_top.value);
+    perl.close();
+  });
+});
+
 // Weighted mode (--weighted [--scale N]): every straight-line run charged its static cost, bulk memory by length.
 describe('weighted mode on the C guest', () => {
   let original, modules;

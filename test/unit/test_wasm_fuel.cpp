@@ -487,3 +487,97 @@ TEST_CASE("wasm extract-files: a table the code never names, a prefix twice or a
     if (!sw::tools::extractEmbeddedFiles(cut, "/zp", nullptr, &error)) CHECK_FALSE(error.empty());
   }
 }
+
+// --- --stack-mark (FuelOptions::stackMark; docs/fuel-tool.md "The stack mark") --------------------------------------
+
+namespace {
+
+// One function that moves the stack pointer down and back (a prologue and an epilogue), globals as given, one
+// memory of 4 pages, and active data segments at the given offsets; optionally a name section naming global `named`
+// __stack_pointer.
+Bytes stackModule(const Bytes& globals, std::initializer_list<uint32_t> dataAt, std::optional<uint32_t> named = {},
+                  const Bytes& imports = {0x00}, uint8_t sp = 0) {
+  Bytes data = leb(uint32_t(dataAt.size()));
+  for (uint32_t at : dataAt) {
+    Bytes offset = {0x41};
+    for (int32_t v = int32_t(at);;) {  // signed LEB128
+      uint8_t b = v & 0x7f;
+      v >>= 7;
+      const bool done = (v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40));
+      offset.push_back(done ? b : (b | 0x80));
+      if (done) break;
+    }
+    data = cat({data, {0x00}, offset, {0x0b, 0x02, 'a', 'b'}});
+  }
+  Bytes m = module({
+      section(1, cat({{0x01}, kVoidType})),
+      section(2, imports),
+      section(3, {0x01, 0x00}),
+      section(5, {0x01, 0x00, 0x04}),
+      section(6, globals),
+      section(7, cat({{0x01}, str("run"), {0x00, 0x00}})),
+      section(10, cat({{0x01}, body({0x00, 0x23, sp, 0x41, 0x10, 0x6b, 0x24, sp, 0x23, sp, 0x41, 0x10, 0x6a, 0x24, sp,
+                                     0x0b})})),
+      section(11, data),
+  });
+  if (named) {
+    const Bytes names = cat({{0x01}, leb(*named), str("__stack_pointer")});
+    m = cat({m, section(0, cat({str("name"), {0x07}, leb(uint32_t(names.size())), names}))});
+  }
+  return m;
+}
+
+const Bytes kSp128K = {0x7f, 0x01, 0x41, 0x80, 0x80, 0x08, 0x0b};  // (global (mut i32) (i32.const 131072))
+
+}  // namespace
+
+TEST_CASE("wasm fuel: --stack-mark lowers sw_stack_low at every set of a stack that comes first, or refuses", "[wasm_fuel]") {
+  FuelOptions options;
+  options.stackMark = true;
+  std::string error;
+  FuelStats stats;
+  auto exportsOf = [](const Bytes& m) {
+    auto e = findSection(m, 7);
+    return e ? std::string(e->begin(), e->end()) : std::string();
+  };
+  // Accepted: the stack pointer is global 0, data lies above its initial value (or within 64 KiB under it, as a
+  // post-link snapshot leaves it); both sets are rewritten, the four globals exported.
+  for (auto at : {131072u, 131072u - 100u}) {
+    auto out = instrumentFuel(stackModule(cat({{0x01}, kSp128K}), {at, 131072u + 4096u}), options, &error, &stats);
+    REQUIRE(out);
+    CHECK(stats.stackMarks == 2);
+    for (const char* name : {"sw_stack_low", "sw_stack_base", "sw_stack_top", "sw_stack_pointer"})
+      CHECK(exportsOf(*out).find(name) != std::string::npos);
+    // The rewritten set: local.tee $mark (local 0: the function has no parameters or locals of its own, and tick
+    // mode adds none), global.set $sp, then $low = $mark if lower (global 3: after $left and sw_fuel_batch).
+    const Bytes set = {0x22, 0x00, 0x24, 0x00, 0x20, 0x00, 0x23, 0x03, 0x49, 0x04, 0x40, 0x20, 0x00, 0x24, 0x03, 0x0b};
+    auto code = findSection(*out, 10);
+    REQUIRE(code);
+    CHECK(std::search(code->begin(), code->end(), set.begin(), set.end()) != code->end());
+  }
+  // The name section says which global it is.
+  const Bytes two = cat({{0x02}, {0x7f, 0x01, 0x41, 0x00, 0x0b}, kSp128K});
+  auto named = instrumentFuel(stackModule(two, {131072u}, 1, {0x00}, 1), options, &error, &stats);
+  REQUIRE(named);
+  CHECK(stats.stackMarks == 2);
+  // Refused, with a message: data below the stack (it does not come first), no data above it, an imported global
+  // without a name section, a stack pointer that is immutable or not an i32, two memories' worth of doubt.
+  auto refused = [&](const Bytes& m, const std::string& says) {
+    error.clear();
+    CHECK_FALSE(instrumentFuel(m, options, &error));
+    CHECK(error.find(says) != std::string::npos);
+  };
+  refused(stackModule(cat({{0x01}, kSp128K}), {1024u, 131072u}), "the stack does not come first");
+  refused(stackModule(cat({{0x01}, kSp128K}), {131072u - 100u}), "no data segment above");
+  refused(stackModule(cat({{0x01}, kSp128K}), {131072u},
+                      {}, cat({{0x01}, str("env"), str("g"), {0x03, 0x7f, 0x00}}), 1),
+          "imports globals and does not name __stack_pointer");
+  refused(stackModule(cat({{0x01}, {0x7f, 0x00, 0x41, 0x80, 0x80, 0x08, 0x0b}}), {131072u}), "not a mutable i32");
+  refused(stackModule(cat({{0x01}, {0x7e, 0x01, 0x42, 0x80, 0x80, 0x08, 0x0b}}), {131072u}), "not a mutable i32");
+  refused(stackModule(cat({{0x01}, {0x7f, 0x01, 0x41, 0x03, 0x0b}}), {131072u}), "the stack pointer starts at 3");
+  // Without the option nothing about the stack changes.
+  auto plain = instrumentFuel(stackModule(cat({{0x01}, kSp128K}), {1024u}), FuelOptions{}, &error, &stats);
+  REQUIRE(plain);
+  CHECK(stats.stackMarks == 0);
+  CHECK(exportsOf(*plain).find("sw_stack_") == std::string::npos);
+}
