@@ -429,6 +429,14 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
     return false;
   };
 
+  // Blocks nothing wrote since `previous` (Memory::unwritten) keep its hashes, unread: an incremental take only.
+  // (Within the blocks `previous` tracked: memory that grew since is new.)
+  Memory::Blocks quiet = full ? Memory::Blocks{} : memory.unwritten();
+  const uint32_t tracked = previous.memoryPages * kBlocksPerPage;
+  if (quiet.first >= tracked) quiet = {};
+  quiet.count = std::min(quiet.count, tracked - quiet.first);
+  const uint32_t quietEnd = quiet.first + quiet.count;
+
   // Pass 1: hash every block, write the changed ones. In place when the memory can (Memory::scan: then only the
   // changed blocks are read), else from copies read in batches.
   const uint32_t scanBlocks = std::clamp<uint32_t>(options.scanBlocks, 1, 1u << 16);
@@ -436,11 +444,26 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
   std::vector<uint8_t> scannedAsBase(scanned.size());
   std::vector<uint8_t> one;
   uint32_t lastPage = std::numeric_limits<uint32_t>::max();
+  auto counted = [&](uint32_t b, uint64_t h) {
+    if (!h) return;
+    stats.blockCount++;
+    if (b / kBlocksPerPage != lastPage) {
+      lastPage = b / kBlocksPerPage;
+      stats.pageCount++;
+    }
+  };
   for (uint32_t first = 0; first < blocks;) {
-    uint32_t count = std::min<uint32_t>(blocks - first, scanBlocks);
+    if (quiet.count && first == quiet.first) {
+      for (uint32_t b = first; b < quietEnd; b++) counted(b, t.hashes[b]);
+      stats.blocksUnwritten = quiet.count;
+      first = quietEnd;
+      continue;
+    }
+    const uint32_t limit = quiet.count && first < quiet.first ? quiet.first : blocks;  // up to the unwritten blocks
+    uint32_t count = std::min<uint32_t>(limit - first, scanBlocks);
     const bool inPlace = memory.scan(first, count, base.get(), scanned.data(), scannedAsBase.data());
     if (!inPlace) {
-      count = std::min<uint32_t>(blocks - first, batch / kBlockBytes);
+      count = std::min<uint32_t>(limit - first, batch / kBlockBytes);
       if (!memory.read(uint64_t(first) * kBlockBytes, buffer.data(), count * kBlockBytes)) return readFailed();
     }
     for (uint32_t i = 0; i < count; i++) {
@@ -452,13 +475,7 @@ bool take(Memory& memory, const Tracker& previous, Tracker& next, ChunkWriter& w
       const uint8_t* ref = base && !inPlace ? base->blockData(b) : nullptr;
       const bool asBase = inPlace ? base && scannedAsBase[i] != 0 : ref && sameBytes(data, ref, kBlockBytes);
       const uint64_t h = asBase ? base->blockHashAt(b) : inPlace ? scanned[i] : blockHash(data);
-      if (h) {
-        stats.blockCount++;
-        if (b / kBlocksPerPage != lastPage) {
-          lastPage = b / kBlocksPerPage;
-          stats.pageCount++;
-        }
-      }
+      counted(b, h);
       // Unchanged: zero as before, the base's as before, or a stored block with the same hash (a guest can only
       // confuse its own snapshot that way).
       if (h == t.hashes[b] && (t.owner[b] ? !asBase : h == 0 || asBase)) continue;

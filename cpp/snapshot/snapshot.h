@@ -157,6 +157,15 @@ class Memory {
                     uint8_t* /*asBase*/) {
     return false;
   }
+  // Blocks [first, first + count) that nothing has written since the tracker take() is given as `previous` was
+  // made (by the take or restore that produced it): take() does not look at them and keeps that tracker's hashes
+  // (an incremental take only; a full one reads everything). Whoever implements it keeps it true: the core's guest
+  // memory answers from the engine's stack mark (docs/snapshots.md "The stack mark"). Default: none.
+  struct Blocks {
+    uint32_t first = 0;
+    uint32_t count = 0;
+  };
+  virtual Blocks unwritten() { return {}; }
 };
 
 class VectorMemory final : public Memory {
@@ -299,6 +308,7 @@ struct Stats {
   uint32_t blocksAsBase = 0;    // blocks that came to hold the base's content again (dropped from storage)
   uint32_t blocksCompacted = 0; // unchanged blocks rewritten by compaction
   uint32_t blocksCopied = 0;    // of those, copied from their row as stored (the rest read from memory, compressed)
+  uint32_t blocksUnwritten = 0; // not looked at: Memory::unwritten() says nothing wrote them since `previous`
   uint64_t rawBytesWritten = 0; // blocks written * 4 KiB: what the written entries hold uncompressed
   bool fullRewrite = false;
 };

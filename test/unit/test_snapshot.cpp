@@ -545,6 +545,81 @@ TEST_CASE("take: compaction copies a row's live entries as stored, or reads memo
   CHECK(damagedRows == 1);
 }
 
+// A memory whose caller vouches that some blocks were not written since the last take (Memory::unwritten: the
+// core's stack mark), recording which blocks take() reads.
+struct QuietMemory final : Memory {
+  VectorMemory inner;
+  Blocks quiet;
+  std::set<uint32_t> blocksRead;
+  explicit QuietMemory(uint32_t pages) : inner(pages) {}
+  uint32_t pages() override { return inner.pages(); }
+  bool read(uint64_t offset, uint8_t* dst, uint32_t len) override {
+    for (uint64_t b = offset / kBlockBytes; b < (offset + len + kBlockBytes - 1) / kBlockBytes; b++)
+      blocksRead.insert(uint32_t(b));
+    return inner.read(offset, dst, len);
+  }
+  bool write(uint64_t offset, const uint8_t* src, uint32_t len) override { return inner.write(offset, src, len); }
+  bool grow(uint32_t totalPages) override { return inner.grow(totalPages); }
+  Blocks unwritten() override { return quiet; }
+};
+
+TEST_CASE("take: blocks Memory::unwritten names keep their hashes unread, in an incremental take only", "[snapshot]") {
+  // 4 pages (64 blocks), heap-like; the first 16 blocks are the "stack" the caller vouches for. A twin memory without
+  // the promise takes the same snapshots: the stats a take reports (pages, blocks) and the manifests are the same,
+  // and both restore to the memory.
+  QuietMemory mem(4);
+  VectorMemory twin(4);
+  fillHeapLike(mem.inner.bytes.data(), mem.inner.bytes.size(), 7);
+  std::memset(mem.inner.bytes.data() + 5 * kBlockBytes, 0, kBlockBytes);  // a zero block inside the quiet range
+  twin.bytes = mem.inner.bytes;
+  mem.quiet = {0, 16};
+  Storage s, st;
+  Tracker t, tt;
+  // The first take is a full one: it reads everything.
+  Stats first = snap(mem, t, s);
+  snap(twin, tt, st);
+  CHECK(first.blocksUnwritten == 0);
+  CHECK(mem.blocksRead.size() == 64);
+  // Changes above the quiet blocks only: they are stored, the quiet ones are not read.
+  for (uint32_t b : {20u, 33u, 63u}) {
+    mem.inner.bytes[std::size_t(b) * kBlockBytes + 100] ^= 0x5a;
+    twin.bytes[std::size_t(b) * kBlockBytes + 100] ^= 0x5a;
+  }
+  mem.blocksRead.clear();
+  Stats second = snap(mem, t, s);
+  Stats twinSecond = snap(twin, tt, st);
+  CHECK(second.blocksUnwritten == 16);
+  CHECK(second.blocksChanged == 3);
+  CHECK(second.pageCount == twinSecond.pageCount);
+  CHECK(second.blockCount == twinSecond.blockCount);
+  CHECK(second.blockCount == 63);
+  CHECK(*mem.blocksRead.begin() == 16);
+  CHECK(t.manifest().encode() == tt.manifest().encode());
+  checkRestore(t, s, mem.inner.bytes);
+  // A range past the memory is clamped; a full rewrite reads every block whatever the memory says.
+  mem.quiet = {8, 1000};
+  mem.blocksRead.clear();
+  Stats clamped = snap(mem, t, s);
+  CHECK(clamped.blocksUnwritten == 56);
+  CHECK(mem.blocksRead.size() == 8);
+  Options full;
+  full.fullRewrite = true;
+  mem.blocksRead.clear();
+  Stats rewritten = snap(mem, t, s, full);
+  CHECK(rewritten.blocksUnwritten == 0);
+  CHECK(mem.blocksRead.size() == 64);
+  // Memory grown since the last take: the new blocks are read even when the range covers them.
+  mem.inner.grow(5);
+  mem.inner.bytes[std::size_t(70) * kBlockBytes] = 1;
+  mem.quiet = {0, 80};
+  mem.blocksRead.clear();
+  Stats grown = snap(mem, t, s);
+  CHECK(grown.blocksUnwritten == 64);
+  CHECK(grown.blocksChanged == 1);
+  CHECK(*mem.blocksRead.begin() == 64);
+  checkRestore(t, s, mem.inner.bytes);
+}
+
 TEST_CASE("take: a fragmented manifest is rewritten in full, once; zero gaps alone never trigger it", "[snapshot]") {
   Options o;
   o.maxRuns = 8;
