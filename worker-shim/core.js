@@ -128,6 +128,16 @@ function loadCore(wasmModule = coreWasm) {
         return 0;
       }
     },
+    // The stack mark of an engine module our fuel tool rewrote (docs/fuel-tool.md "The stack mark"): the core reads
+    // it, and resets it to the stack pointer, around a snapshot. 0 = the guest has none.
+    hostGuestStack(host, reset, out) {
+      const e = this.guestInstances.get(host)?.exports;
+      const g = e && [e.sw_stack_low, e.sw_stack_pointer, e.sw_stack_base, e.sw_stack_top];
+      if (!g || !g.every((v) => v instanceof WebAssembly.Global)) return 0;
+      if (reset) g[0].value = g[1].value;
+      for (let i = 0; i < 4; i++) this.HEAPU32[(out >>> 2) + i] = g[i].value >>> 0;
+      return 1;
+    },
     guestInstances: new Map(), // WASI host handle -> guest instance
     guestBindings: new Map(), // WASI host handle -> { instance, binding } (binding.host routes its WASI imports)
     bindGuest(host, guest) {

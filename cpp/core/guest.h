@@ -34,6 +34,10 @@ double sw_guest_size(uint32_t host);
 // The memory scanner (cpp/tools/scanner.h) over the guest's memory, in place: 1 = done, 0 = not available or failed.
 uint32_t sw_guest_scan(uint32_t host, uint32_t first, uint32_t count, const uint32_t* refs, uint64_t* hashes,
                        uint8_t* flags);
+// The stack mark of an engine module our fuel tool rewrote (docs/fuel-tool.md "The stack mark"): with `reset`,
+// sw_stack_low = sw_stack_pointer first; then out = {sw_stack_low, sw_stack_pointer, sw_stack_base, sw_stack_top}.
+// 0 = the guest has none.
+uint32_t sw_host_guest_stack(uint32_t host, uint32_t reset, uint32_t* out);
 }
 
 namespace sw::core {
@@ -82,6 +86,20 @@ class GuestMemoryView final : public snapshot::Memory {
   // Set right after the memory was reset to a known image, cleared before the guest runs again.
   void setKnownBlocks(std::span<const uint64_t> known) { known_ = known; }
   std::shared_ptr<const snapshot::Base> base() override { return base_; }
+  // The stack mark (docs/snapshots.md "The stack mark"): the stack below the lowest value the guest gave its stack
+  // pointer since markClean(), less a red zone, was not written. Only once markClean() was called on this view.
+  Blocks unwritten() override {
+    uint32_t s[4];
+    if (!clean_ || !sw_host_guest_stack(host_, 0, s)) return {};
+    const uint32_t low = std::min(s[0], s[3]), base = s[2];
+    if (low < base + kStackRedZone) return {};
+    const uint32_t first = (base + snapshot::kBlockBytes - 1) / snapshot::kBlockBytes;
+    const uint32_t end = (low - kStackRedZone) / snapshot::kBlockBytes;
+    return end > first ? Blocks{first, end - first} : Blocks{};
+  }
+  // Right when memory is what a tracker describes (a restore wrote it, a take's transaction committed): the stack
+  // mark starts again from the stack pointer.
+  void markClean() { clean_ = sw_host_guest_stack(host_, 1, stack_) != 0; }
   // The boot image's memory the instance started from (a session's: its snapshots are stored relative to it).
   void setBase(std::shared_ptr<const snapshot::Base> base) { base_ = std::move(base); }
   // What the memory holds exactly (snapshot::Held), as of now: valid until anything writes the memory or calls the
@@ -102,6 +120,11 @@ class GuestMemoryView final : public snapshot::Memory {
   std::span<const uint64_t> known_;
   std::shared_ptr<const snapshot::Base> base_;
   std::optional<HeldMemory> held_;
+  // What the guest may write below its lowest stack pointer: the C ABI's red zone is 128 bytes (LLVM's WebAssembly
+  // frame lowering, for leaf functions); one whole block leaves room to spare.
+  static constexpr uint32_t kStackRedZone = snapshot::kBlockBytes;
+  bool clean_ = false;
+  uint32_t stack_[4] = {};
   std::vector<const uint8_t*> blocks_;  // scan's scratch
   std::vector<uint32_t> refs_;
 };

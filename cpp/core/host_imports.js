@@ -46,6 +46,9 @@ mergeInto(LibraryManager.library, {
   sw_host_guest_set_global: function (host, namePtr, nameLen, valuePtr, valueLen) {
     return Module['hostGuestSetGlobal'](host, namePtr >>> 0, nameLen >>> 0, valuePtr >>> 0, valueLen >>> 0);
   },
+  sw_host_guest_stack: function (host, reset, out) {
+    return Module['hostGuestStack'](host, reset, out >>> 0);
+  },
   // Grows a guest's memory to at least `pages` 64 KiB pages (snapshot restore); 1 = ok.
   sw_host_guest_grow: function (host, pages) {
     return Module['hostGuestGrow'](host, pages >>> 0);

@@ -179,6 +179,18 @@ EMSCRIPTEN_KEEPALIVE uint32_t sw_do_new(uint32_t server, uint32_t storage, const
 
 EMSCRIPTEN_KEEPALIVE void sw_do_free(uint32_t h) { delete doOf(h); }
 
+// What the last execute did (interp::Counters), as JSON, for tests and benches: valid until the next call.
+EMSCRIPTEN_KEEPALIVE const char* sw_do_counters(uint32_t h) {
+  static std::string text;
+  const sw::interp::Counters& c = doOf(h)->interp->counters();
+  text = "{\"chunksWritten\":" + std::to_string(c.chunksWritten) + ",\"bytesWritten\":" +
+         std::to_string(c.bytesWritten) + ",\"blocksChanged\":" + std::to_string(c.blocksChanged) +
+         ",\"blocksUnwritten\":" + std::to_string(c.blocksUnwritten) +
+         ",\"memoryBlocks\":" + std::to_string(c.memoryBlocks) + ",\"restored\":" + (c.restored ? "true" : "false") +
+         ",\"booted\":" + (c.booted ? "true" : "false") + "}";
+  return text.c_str();
+}
+
 // Scratch input for executeInContext: the key, then the args JSON; or the encoded getFiles answer.
 EMSCRIPTEN_KEEPALIVE char* sw_do_input(uint32_t h, uint32_t len) { return reserveInput(doOf(h)->input, len); }
 

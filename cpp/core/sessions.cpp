@@ -108,11 +108,15 @@ class BuiltinSession final : public interp::Session {
     memory_->setKnownBlocks(known);
     const bool ok = fill(*memory_);
     memory_->setKnownBlocks({});
+    if (ok) memory_->markClean();  // the restore wrote what its tracker describes; the guest has not run since
     return ok;
   }
   // Right after a committed take: the memory is what the tracker says (a block not stored: zero or the image's,
   // compared byte for byte by the take), until the guest runs again.
-  void holds(const snapshot::Tracker& tracker) override { memory_->setHeld(snapshot::Held::of(tracker)); }
+  void holds(const snapshot::Tracker& tracker) override {
+    memory_->setHeld(snapshot::Held::of(tracker));
+    memory_->markClean();
+  }
   bool invalid() const override { return !session_ || session_->invalid; }
   bool canSnapshot() override { return !invalid() && !wasi::hostOf(host_).hasOpenGuestFds(); }
   snapshot::Memory& memory() override { return *memory_; }
@@ -121,9 +125,16 @@ class BuiltinSession final : public interp::Session {
   std::string extraJson() const override {
     const uint32_t p = sw_host_guest_globals(host_);
     if (p == 0) throw std::runtime_error("cannot read the guest's globals");
-    std::string globals(reinterpret_cast<const char*>(uintptr_t(p)));
+    std::string text(reinterpret_cast<const char*>(uintptr_t(p)));
     std::free(reinterpret_cast<void*>(uintptr_t(p)));
-    return "{\"globals\":" + globals + "}";
+    // The stack mark's globals are the core's bookkeeping, not the guest's state: a snapshot does not carry them.
+    auto globals = json::parseCopy(text);
+    if (!globals.ok() || !globals.value.isObject()) throw std::runtime_error("cannot read the guest's globals");
+    json::Value kept = json::Value::object();
+    for (const auto& [name, value] : globals.value.members()) {
+      if (!std::string_view(name).starts_with("sw_stack_")) kept.set(std::string(name), value);
+    }
+    return "{\"globals\":" + json::stringify(kept) + "}";
   }
 
  private:

@@ -1061,6 +1061,9 @@ void Interpreter::takeSnapshot(Context& ctx) {
   std::string error;
   if (!snapshot::take(resident_->memory(), tracker_, next, writer, stats, error))
     throw SqlError("snapshot failed: " + error);
+  counters_.blocksChanged = stats.blocksChanged;
+  counters_.blocksUnwritten = stats.blocksUnwritten;
+  counters_.memoryBlocks = stats.memoryPages * snapshot::kBlocksPerPage;
   if (maxSnapshotBytes_ > 0 && double(stats.storedBytes) > maxSnapshotBytes_)
     throw SnapshotOverCap("the snapshot would store " + std::to_string(stats.storedBytes) + " bytes, over " +
                           json::formatNumber(maxSnapshotBytes_));

@@ -138,6 +138,9 @@ struct Counters {  // for the benchmark and tests: what the last execute did
   uint32_t chunksDeleted = 0;
   uint64_t bytesWritten = 0;
   uint32_t rowsWritten = 0;
+  uint32_t blocksChanged = 0;    // the snapshot's snapshot::Stats
+  uint32_t blocksUnwritten = 0;
+  uint32_t memoryBlocks = 0;
   double snapshotMs = 0;
   double restoreMs = 0;
   bool restored = false;

@@ -27,9 +27,11 @@ fi
 
 # meter_options ENGINE: the fuel tool's options for ENGINE (one line, for hashing and for the command).
 # `meter.indirectCallWeight`, when the manifest sets one, replaces the tool's default weight of an indirect call (12).
+# --stack-mark: every engine's stack comes first in its memory, and the core skips the stack below the mark when it
+# takes a snapshot (docs/snapshots.md "The stack mark"); the tool refuses a module whose layout it cannot prove.
 meter_options() {
   local scale="${SW_METER_SCALE[$1]:?no meter scale for engine $1}" indirect="${SW_METER_INDIRECT[$1]:-}"
-  echo "--weighted --scale $scale --existing-charge mute${indirect:+ --indirect-call-weight $indirect}"
+  echo "--weighted --scale $scale --existing-charge mute${indirect:+ --indirect-call-weight $indirect} --stack-mark"
 }
 
 # meter_engine ENGINE IN.wasm: prints the path of IN.wasm metered for ENGINE, cached by the sha256 of the input,

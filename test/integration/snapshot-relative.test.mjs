@@ -15,6 +15,7 @@ const { javascriptEngine } = await import("../../engines/javascript/engine.js");
 const { pythonEngine } = await import("../../engines/python/engine.js");
 const { perlEngine } = await import("../../engines/perl/engine.js");
 const { luaEngine } = await import("../../engines/lua/engine.js");
+const { rubyEngine } = await import("../../engines/ruby/engine.js");
 
 let core;
 before(async () => {
@@ -311,6 +312,70 @@ for (const [name, c] of Object.entries(cases)) {
         await s.idle();
         s.db.close();
       }
+    });
+  });
+}
+
+// docs/snapshots.md, "The stack mark": every built-in engine module is rewritten by our fuel tool so that each set of its
+// stack pointer also lowers an exported mark; the core resets the mark when memory is what a snapshot's tracker says
+// and, at the next snapshot, does not read the stack below it (nothing wrote there). What the core did is read through
+// sw_do_counters (interp::Counters of the last execute). The stack used by a call that recursed through C (the
+// engines' own calls from C: QuickJS and Ruby blocks, CPython's repr, Perl's sort comparator) is read and the values
+// restore exactly; a round that used little stack leaves almost all of it unread.
+const stackCases = {
+  javascript: { engine: javascriptEngine, stackMiB: 1, small: "var c = 41",
+    deep: "function d(n) { return n === 0 ? 0 : 1 + d(n - 1); } var depth = d(300); depth", depth: "300", inc: "++c",
+    both: "c + ':' + depth", expect: "'42:300'" },
+  python: { engine: pythonEngine, stackMiB: 1, small: "c = 41",
+    deep: "x = []\nfor _ in range(300): x = [x]\ndepth = len(repr(x))\ndepth", depth: "602", inc: "c += 1\nc",
+    both: "f'{c}:{depth}'", expect: "'42:602'" },
+  perl: { engine: perlEngine, stackMiB: 8, small: "our $c = 41; 1",
+    deep: "sub d { my $n = shift; return 0 unless $n; my $r; my @x = sort { $r //= 1 + d($n - 1); 0 } 1, 2; $r } our $depth = d(200); $depth",
+    depth: "200", inc: "++$c", both: '"$c:$depth"', expect: "42:200" },
+  ruby: { engine: rubyEngine, stackMiB: 16, small: "$c = 41",
+    deep: "def d(n) = n == 0 ? 0 : [n].sum { |x| 1 + d(n - 1) }\n$depth = d(300)", depth: "300", inc: "$c += 1",
+    both: '"#{$c}:#{$depth}"', expect: '"42:300"' },
+};
+const counters = (interpreter) => {
+  let p = core._sw_do_counters(interpreter.handle);
+  let json = "";
+  while (core.HEAPU8[p] !== 0) json += String.fromCharCode(core.HEAPU8[p++]);
+  return JSON.parse(json);
+};
+
+for (const [name, c] of Object.entries(stackCases)) {
+  describe(`${name}: the stack mark`, () => {
+    it("a snapshot skips the stack below the mark, reads what a deep call used, and restores exactly", async () => {
+      const engine = variant(c.engine, {}, 1);
+      const stackBlocks = c.stackMiB * 256;
+      const s = storage();
+      const first = createTestInterpreter(engine, s.state());
+      await create(first, "c");
+      await run(first, "c", c.small);
+      const booted = counters(first);
+      assert.equal(booted.booted, true);
+      assert.equal(booted.blocksUnwritten, 0, "the first snapshot is a full one: it reads everything");
+      assert.equal(text(await run(first, "c", c.deep)), c.depth);
+      const deep = counters(first).blocksUnwritten;
+      assert.equal(text(await run(first, "c", c.inc)), "42");
+      const shallow = counters(first).blocksUnwritten;
+      assert.ok(deep > 0 && deep < shallow, `${name}: ${deep} blocks unread after the deep call, ${shallow} after a small one`);
+      assert.ok(shallow > stackBlocks * 0.9 && shallow < stackBlocks,
+        `${name}: a small execute leaves ${shallow} of the stack's ${stackBlocks} blocks unread`);
+      await s.idle();
+      // Evicted: a new Interpreter restores the context (the mark starts again after the restore wrote memory).
+      const again = createTestInterpreter(engine, s.state());
+      const r = await run(again, "c", c.both);
+      assert.equal(r.context.restoreError, undefined, JSON.stringify(r.context));
+      assert.equal(text(r), c.expect);
+      const restored = counters(again);
+      assert.equal(restored.restored, true);
+      assert.ok(restored.blocksUnwritten > stackBlocks * 0.9, `${name}: ${restored.blocksUnwritten} unread after a restore`);
+      await s.idle();
+      const third = createTestInterpreter(engine, s.state());
+      assert.equal(text(await run(third, "c", c.both)), c.expect);
+      await s.idle();
+      s.db.close();
     });
   });
 }
