@@ -40,6 +40,7 @@
 //
 //   node bench/engines.mjs [--requests 60] [--contexts 15] [--fresh 5] [--engines javascript,python,perl,ruby]
 //                          [--no-http] [--only contexts] [--root <checkout>] [--json out.json] [--no-scanner]
+//                          [--no-stack-mark]
 //
 // --only contexts runs (b) alone. --root loads the core, the shim and the engines from another checkout (built), e.g.
 // a worktree of the main branch, so that old and new code run the same bench on the same machine. A Worker serves one
@@ -67,6 +68,7 @@ const { values: opts } = parseArgs({
     root: { type: "string" },
     json: { type: "string" },
     "no-scanner": { type: "boolean", default: false },
+    "no-stack-mark": { type: "boolean", default: false },
   },
 });
 const ROOT = path.resolve(opts.root ?? path.join(path.dirname(new URL(import.meta.url).pathname), ".."));
@@ -79,6 +81,8 @@ const core = await getCore();
 // --no-scanner: snapshots copy guest memory out and hash it in the core, as before the scanner module (docs/snapshots.md
 // "Scanning in place"): the same build with and without it, for a side-by-side comparison (in-isolate variants only).
 if (opts["no-scanner"]) core.swScanner = null;
+// --no-stack-mark: snapshots read the whole stack, as before the stack mark (docs/snapshots.md "The stack mark").
+if (opts["no-stack-mark"]) core.swStackMark = false;
 // An Engine object of its own (its own server in the core) whose instance pool has `slots` slots.
 const withPool = (engine, slots) => {
   const e = { ...engine };
@@ -411,7 +415,7 @@ for (const name of opts.engines.split(",")) {
   };
 }
 
-console.log(`machine: ${cpus()[0]?.model} x${cpus().length}, node ${process.version}; ${REQUESTS} stateless requests per variant, interleaved; root ${ROOT}; scanner ${core.swScanner ? "on" : "off"}`);
+console.log(`machine: ${cpus()[0]?.model} x${cpus().length}, node ${process.version}; ${REQUESTS} stateless requests per variant, interleaved; root ${ROOT}; scanner ${core.swScanner ? "on" : "off"}; stack mark ${core.swStackMark === false ? "off" : "on"}`);
 console.log("\n(a) cold stateless `1 + 1` through handleRequest (in-isolate, no transport), ms p50 / p99 (boot p50 / variant p50):");
 for (const [name, r] of Object.entries(results)) {
   const boot = r.stateless.boot;

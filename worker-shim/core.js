@@ -131,6 +131,7 @@ function loadCore(wasmModule = coreWasm) {
     // The stack mark of an engine module our fuel tool rewrote (docs/fuel-tool.md "The stack mark"): the core reads
     // it, and resets it to the stack pointer, around a snapshot. 0 = the guest has none.
     hostGuestStack(host, reset, out) {
+      if (this.swStackMark === false) return 0; // bench/engines.mjs --no-stack-mark: as a module without the mark
       const e = this.guestInstances.get(host)?.exports;
       const g = e && [e.sw_stack_low, e.sw_stack_pointer, e.sw_stack_base, e.sw_stack_top];
       if (!g || !g.every((v) => v instanceof WebAssembly.Global)) return 0;
