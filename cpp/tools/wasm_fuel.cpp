@@ -1217,6 +1217,38 @@ std::optional<Bytes> rewriteNames(Reader r, const Layout& L) {
   }
 }
 
+// One active data segment of memory 0 at a constant address.
+struct ActiveSegment {
+  uint32_t address;
+  const uint8_t* bytes;
+  uint32_t size;
+};
+
+// The data section's active segments; a passive one is refused unless `skipPassive` (then left out).
+std::vector<ActiveSegment> activeSegments(Reader d, bool skipPassive = false) {
+  std::vector<ActiveSegment> out;
+  const uint32_t n = d.u32();
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t flags = d.u32();
+    if (flags == 1 && skipPassive) {
+      d.bytes(d.u32());
+      continue;
+    }
+    if (flags == 1) fail(d.at("a passive data segment"));
+    if (flags > 2) fail(d.at("unknown data segment flags " + std::to_string(flags)));
+    if (flags == 2 && d.u32() != 0) fail(d.at("a data segment of another memory"));
+    if (d.u8() != 0x41) fail(d.at("a data segment whose address is not an i32.const"));
+    const int32_t address = d.s32();
+    if (d.u8() != 0x0b) fail(d.at("a data segment whose address is not an i32.const"));
+    const uint32_t len = d.u32();
+    out.push_back(ActiveSegment{uint32_t(address), d.bytes(len), len});
+    // An engine's memory is capped far below this; the memory image below is allocated whole.
+    if (uint64_t(out.back().address) + len > (1ull << 30)) fail(d.at("a data segment beyond 1 GiB"));
+  }
+  expectEnd(d, "data");
+  return out;
+}
+
 // The stack mark (FuelOptions::stackMark): finds the stack pointer (the global the name section calls
 // __stack_pointer, else global 0, which is where wasm-ld puts it) and checks that the stack comes first: the linker's
 // data lies above the stack pointer's initial value, the stack's top. A segment below it is accepted only within
@@ -1264,26 +1296,11 @@ void findStack(const Section* globals, const Section* data, const Section* names
   }
   if (L.stackTop == 0 || L.stackTop % 16 != 0) fail("--stack-mark: the stack pointer starts at " + std::to_string(L.stackTop));
   uint32_t active = 0;
-  if (data) {
-    Reader d = data->payload;
-    for (uint32_t n = d.u32(), i = 0; i < n; ++i) {
-      const uint32_t flags = d.u32();
-      if (flags > 2) fail(d.at("unknown data segment flags"));
-      if (flags == 2 && d.u32() != 0) fail("--stack-mark: a data segment for another memory");
-      if (flags != 1) {
-        if (d.u8() != 0x41) fail("--stack-mark: a data segment's offset is not a constant");
-        const uint32_t at = uint32_t(d.s32());
-        if (d.u8() != 0x0b) fail("--stack-mark: a data segment's offset is not a constant");
-        const uint32_t size = d.u32();
-        if (at < L.stackTop - std::min(L.stackTop, kStackSlack))
-          fail("--stack-mark: data at " + std::to_string(at) + " lies below the stack's top (" +
-               std::to_string(L.stackTop) + "): the stack does not come first (link with --stack-first)");
-        if (uint64_t(at) + size > L.stackTop) ++active;
-        d.bytes(size);
-        continue;
-      }
-      d.bytes(d.u32());
-    }
+  for (const ActiveSegment& seg : data ? activeSegments(data->payload, true) : std::vector<ActiveSegment>{}) {
+    if (seg.address < L.stackTop - std::min(L.stackTop, kStackSlack))
+      fail("--stack-mark: data at " + std::to_string(seg.address) + " lies below the stack's top (" +
+           std::to_string(L.stackTop) + "): the stack does not come first (link with --stack-first)");
+    if (uint64_t(seg.address) + seg.size > L.stackTop) ++active;
   }
   if (!active) fail("--stack-mark: no data segment above the stack pointer's initial value shows where the stack ends");
   L.spGlobal = sp;
@@ -1565,33 +1582,6 @@ Bytes strip(std::span<const uint8_t> in, StripStats& stats) {
   putName(payload, kNoDataSection);
   payload.insert(payload.end(), text.begin(), text.end());
   putSection(out, kCustom, payload);
-  return out;
-}
-
-// One active data segment of memory 0 at a constant address.
-struct ActiveSegment {
-  uint32_t address;
-  const uint8_t* bytes;
-  uint32_t size;
-};
-
-std::vector<ActiveSegment> activeSegments(Reader d) {
-  std::vector<ActiveSegment> out;
-  const uint32_t n = d.u32();
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t flags = d.u32();
-    if (flags == 1) fail(d.at("a passive data segment"));
-    if (flags > 2) fail(d.at("unknown data segment flags " + std::to_string(flags)));
-    if (flags == 2 && d.u32() != 0) fail(d.at("a data segment of another memory"));
-    if (d.u8() != 0x41) fail(d.at("a data segment whose address is not an i32.const"));
-    const int32_t address = d.s32();
-    if (d.u8() != 0x0b) fail(d.at("a data segment whose address is not an i32.const"));
-    const uint32_t len = d.u32();
-    out.push_back(ActiveSegment{uint32_t(address), d.bytes(len), len});
-    // An engine's memory is capped far below this; the memory image below is allocated whole.
-    if (uint64_t(out.back().address) + len > (1ull << 30)) fail(d.at("a data segment beyond 1 GiB"));
-  }
-  expectEnd(d, "data");
   return out;
 }
 
